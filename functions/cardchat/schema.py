@@ -1,0 +1,218 @@
+"""One typed definition per Firestore document shape.
+
+Writers (endpoints, importer, engine) and tests both build documents through
+these, so a field renamed here is renamed everywhere. Timestamps are
+`datetime` (timezone-aware, UTC); Firestore stores them as Timestamps.
+Nothing here imports Firebase: the store adapter turns these into dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+_COMMON = Path(__file__).resolve().parent / "common" / "collections.json"
+if not _COMMON.exists():  # running from the repository, not a deployed copy
+    _COMMON = Path(__file__).resolve().parents[2] / "common" / "collections.json"
+_SHARED = json.loads(_COMMON.read_text())
+
+#: Collection names, shared with the SPA through common/collections.json.
+COLLECTIONS: dict[str, str] = _SHARED["collections"]
+CARDS = COLLECTIONS["cards"]
+USERS = COLLECTIONS["users"]
+CARD_EMBEDDINGS = COLLECTIONS["card_embeddings"]
+CHATS = COLLECTIONS["chats"]
+CHAT_MESSAGES = COLLECTIONS["chat_messages"]
+CHAT_MESSAGES_STREAMING = COLLECTIONS["chat_messages_streaming"]
+#: Server-only: the hidden background of each chat. Rules deny every client.
+CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
+#: Subcollection of a background: the text split into parts below the 1 MiB
+#: document limit (a 1M-token window at 50 % is several MB of text).
+CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
+RATE_LIMITS = COLLECTIONS["rate_limits"]
+FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
+REGION: str = _SHARED["region"]
+
+Visibility = Literal["public", "private"]
+Role = Literal["user", "assistant"]
+Status = Literal["ready", "streaming", "complete", "failed"]
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _dict(obj: Any) -> dict[str, Any]:
+    return asdict(obj)
+
+
+@dataclass
+class Card:
+    """cards/{card_id}"""
+
+    title: str
+    body: str  # Markdown
+    owner: str  # uid
+    visibility: Visibility = "private"
+    viewers: list[str] = field(default_factory=list)  # uids that may read a private card
+    tags: list[str] = field(default_factory=list)
+    created: datetime = field(default_factory=now)
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Card":
+        return cls(
+            title=d.get("title", ""),
+            body=d.get("body", ""),
+            owner=d.get("owner", ""),
+            visibility=d.get("visibility", "private"),
+            viewers=list(d.get("viewers") or []),
+            tags=list(d.get("tags") or []),
+            created=d.get("created") or now(),
+            updated=d.get("updated") or now(),
+        )
+
+    def visible_to(self, uid: str | None) -> bool:
+        """The same predicate as firestore.rules' cardIsVisible()."""
+        if self.visibility == "public":
+            return True
+        return uid is not None and (uid == self.owner or uid in self.viewers)
+
+
+@dataclass
+class UserDoc:
+    """users/{uid}: written only by the server or the admin CLI."""
+
+    may_use_ai: bool = False
+    admin: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class CardEmbedding:
+    """card_embeddings/{card_id}: server-only.
+
+    `vector` is little-endian float32 bytes (see embeddings.pack): 1.5 KB for
+    384-d, read back with one numpy.frombuffer and no per-element decoding.
+    """
+
+    model: str
+    dim: int
+    vector: bytes
+    text_hash: str
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class Collection:
+    description: str = ""
+    configuration: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Chat:
+    """chats/{chat_id}: small, for listing. Readable by the owner (and, once
+    published, by anyone with the link), so it holds nothing of the cards'
+    text: only ids and counts."""
+
+    owner: str
+    title: str
+    model: str
+    background_length: int  # target tokens
+    background_tokens: int  # tokens used
+    card_ids: list[str]  # included cards in rank order; citation [n] is card_ids[n-1]
+    card_count_requested: int
+    collection: Collection = field(default_factory=Collection)
+    # how many requested cards had no usable embedding and were ranked last
+    cards_unranked: int = 0
+    published: bool = False
+    created: datetime = field(default_factory=now)
+    last_updated: datetime = field(default_factory=now)
+    message_count: int = 2  # next message_index; bumped in the same transaction as appends
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatBackground:
+    """chat_backgrounds/{chat_id} (+ parts/{i} with `text`): server-only, the
+    hidden system text. Rules deny every client, admins included."""
+
+    chat: str
+    owner: str
+    model: str
+    tokens: int
+    parts: int
+    created: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class ChatMessage:
+    """chat_messages/{message_id}"""
+
+    chat: str
+    message_index: int
+    role: Role
+    content: str
+    status: Status
+    timestamp: datetime = field(default_factory=now)
+    model: str | None = None
+    # engine bookkeeping (assistant messages)
+    run_id: str | None = None
+    lease_expires: datetime | None = None
+    attempts: int = 0
+    usage: Usage | None = None
+    timings: dict[str, float] | None = None
+    error: str | None = None  # readable, scrubbed: never the prompt or a key
+    dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class StreamChunk:
+    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas."""
+
+    chat: str
+    message: str
+    message_index: int
+    index: int
+    content: str
+    timestamp: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class RateLimit:
+    """rate_limits/{uid}: server-only."""
+
+    recent: list[datetime] = field(default_factory=list)  # message times in the last minute
+    day: str = ""  # YYYY-MM-DD (UTC) the token count belongs to
+    day_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)

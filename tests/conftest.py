@@ -1,0 +1,76 @@
+"""Shared fixtures: real emulators only, never a Firestore mock.
+
+`scripts/test` runs pytest inside `firebase emulators:exec`, which sets
+FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST. A developer can run
+the Firestore-only tests against a bare emulator by exporting
+FIRESTORE_EMULATOR_HOST themselves. With CARDCHAT_REQUIRE_ALL=1 (set by
+scripts/test) a missing emulator is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+
+import pytest
+
+#: In-process tests use their own project: the Functions emulator's triggers
+#: listen on APP_PROJECT only, so a stub written here is not also claimed by a
+#: generator in the emulator.
+PROJECT = "demo-cardchat-test"
+#: The project the Functions emulator serves (callables, triggers).
+APP_PROJECT = "demo-cardchat"
+REQUIRE_ALL = os.environ.get("CARDCHAT_REQUIRE_ALL") == "1"
+
+
+def _missing(what: str) -> None:
+    if REQUIRE_ALL:
+        pytest.fail(f"{what} is not running, and CARDCHAT_REQUIRE_ALL=1")
+    pytest.skip(f"{what} is not running")
+
+
+def _clear_firestore(host: str, project: str = PROJECT) -> None:
+    req = urllib.request.Request(
+        f"http://{host}/emulator/v1/projects/{project}/databases/(default)/documents",
+        method="DELETE",
+    )
+    urllib.request.urlopen(req, timeout=10).read()
+
+
+@pytest.fixture(scope="session")
+def firestore_host() -> str:
+    host = os.environ.get("FIRESTORE_EMULATOR_HOST")
+    if not host:
+        _missing("the Firestore emulator (FIRESTORE_EMULATOR_HOST)")
+    return host
+
+
+@pytest.fixture
+def db(firestore_host):
+    """A Firestore client on an emptied emulator database."""
+    from google.cloud import firestore
+
+    _clear_firestore(firestore_host)
+    client = firestore.Client(project=PROJECT)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def functions_base() -> str:
+    """Base URL of the callable functions, e.g. http://127.0.0.1:5001/demo-cardchat/us-central1"""
+    host = os.environ.get("FUNCTIONS_EMULATOR_HOST") or os.environ.get("CARDCHAT_FUNCTIONS_HOST")
+    if not host or not os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):
+        _missing("the Functions and Auth emulators")
+    return f"http://{host}/{APP_PROJECT}/us-central1"
+
+
+@pytest.fixture
+def app_db(firestore_host, functions_base):
+    """A Firestore client on the emptied database the Functions emulator serves."""
+    from google.cloud import firestore
+
+    _clear_firestore(firestore_host, APP_PROJECT)
+    client = firestore.Client(project=APP_PROJECT)
+    yield client
+    client.close()
