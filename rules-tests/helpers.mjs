@@ -1,0 +1,276 @@
+// Shared set-up for the rules tests: the emulator environment, the actors of
+// the security matrix, seeding that bypasses the rules, and fixtures shaped
+// like functions/cardchat/schema.py.
+//
+// Not a test file itself (node --test only picks up *.test.mjs here).
+
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { initializeTestEnvironment } from '@firebase/rules-unit-testing';
+import {
+  Bytes, Timestamp, collection, doc, getDoc, getDocs, onSnapshot, setLogLevel, writeBatch,
+} from 'firebase/firestore';
+
+// Denials are the point of half the tests: keep the SDK from logging each one.
+setLogLevel('silent');
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const shared = JSON.parse(readFileSync(resolve(REPO, 'common/collections.json'), 'utf8'));
+/** Collection names, from common/collections.json. */
+export const C = shared.collections;
+
+/** The rules under test: CARDCHAT_RULES_FILE (run.mjs swaps in permissive.rules). */
+export function rulesPath() {
+  const file = process.env.CARDCHAT_RULES_FILE || 'firestore.rules';
+  return isAbsolute(file) ? file : resolve(REPO, file);
+}
+
+/** uids of the matrix's actors. */
+export const UID = {
+  owner: 'alice',
+  other: 'bob',
+  admin: 'ada',
+  viewer: 'vic', // listed in a private card's `viewers`
+  notAdmin: 'mallory', // users doc says admin: false, token claims admin
+};
+
+/** The matrix's columns: client key in setUp().db → label in test names. */
+export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
+
+/**
+ * Field names of a dataclass in schema.py, so fixtures cannot silently fall
+ * behind the schema (every Chat field gets its own "owner may not change it"
+ * test).
+ */
+export function schemaFields(className) {
+  const source = readFileSync(resolve(REPO, 'functions/cardchat/schema.py'), 'utf8')
+    .replace(/"""[\s\S]*?"""/g, '');
+  const start = source.search(new RegExp(`^class ${className}\\b`, 'm'));
+  if (start < 0) throw new Error(`schema.py has no class ${className}`);
+  const rest = source.slice(start).split('\n').slice(1);
+  const fields = [];
+  for (const line of rest) {
+    if (/^\S/.test(line)) break; // next top-level statement ends the class
+    const m = /^ {4}(\w+)\s*:/.exec(line);
+    if (m) fields.push(m[1]);
+  }
+  return fields;
+}
+
+function checkShape(className, data) {
+  const expected = schemaFields(className).sort();
+  const actual = Object.keys(data).sort();
+  if (JSON.stringify(expected) !== JSON.stringify(actual)) {
+    throw new Error(`fixture for ${className} has fields ${actual} but schema.py has ${expected}`);
+  }
+  return data;
+}
+
+const T0 = Timestamp.fromDate(new Date('2026-01-01T00:00:00Z'));
+
+export function chatDoc(over = {}) {
+  return checkShape('Chat', {
+    owner: UID.owner,
+    title: 'What do my notes say about tides?',
+    model: 'claude-test',
+    background_length: 20000,
+    background_tokens: 12345,
+    card_ids: ['card-a', 'card-b'],
+    card_count_requested: 3,
+    collection: { description: 'ocean notes', configuration: { tag: 'ocean' } },
+    cards_unranked: 1,
+    published: false,
+    created: T0,
+    last_updated: T0,
+    message_count: 2,
+    ...over,
+  });
+}
+
+export function messageDoc(chat, over = {}) {
+  return checkShape('ChatMessage', {
+    chat,
+    message_index: 0,
+    role: 'assistant',
+    content: 'The tides follow the moon [1].',
+    status: 'complete',
+    timestamp: T0,
+    model: 'claude-test',
+    run_id: 'run-1',
+    lease_expires: null,
+    attempts: 1,
+    usage: { input_tokens: 100, output_tokens: 10 },
+    timings: { first_token: 0.5 },
+    error: null,
+    dropped_turns: 0,
+    ...over,
+  });
+}
+
+export function chunkDoc(chat, over = {}) {
+  return checkShape('StreamChunk', {
+    chat,
+    message: 'msg-1',
+    message_index: 1,
+    index: 0,
+    content: 'The tides',
+    timestamp: T0,
+    ...over,
+  });
+}
+
+export function cardDoc(over = {}) {
+  return checkShape('Card', {
+    title: 'Tides',
+    body: 'The moon pulls the sea.',
+    owner: UID.owner,
+    visibility: 'private',
+    viewers: [],
+    tags: ['ocean'],
+    created: T0,
+    updated: T0,
+    ...over,
+  });
+}
+
+export function backgroundDoc(chat, over = {}) {
+  return checkShape('ChatBackground', {
+    chat, owner: UID.owner, model: 'claude-test', tokens: 12345, parts: 1, created: T0, ...over,
+  });
+}
+
+export function userDoc(over = {}) {
+  return checkShape('UserDoc', { may_use_ai: false, admin: false, ...over });
+}
+
+export function embeddingDoc(over = {}) {
+  return checkShape('CardEmbedding', {
+    model: 'all-MiniLM-L6-v2',
+    dim: 4,
+    vector: Bytes.fromUint8Array(new Uint8Array(new Float32Array([0.1, 0.2, 0.3, 0.4]).buffer)),
+    text_hash: 'abc123',
+    updated: T0,
+    ...over,
+  });
+}
+
+export function rateLimitDoc(over = {}) {
+  return checkShape('RateLimit', { recent: [T0], day: '2026-01-01', day_tokens: 1234, ...over });
+}
+
+/** A chat_messages document builder, or a chat_messages_streaming one. */
+export const MESSAGE_KINDS = [
+  { name: C.chat_messages, build: messageDoc, changes: { content: 'edited', status: 'failed' } },
+  { name: C.chat_messages_streaming, build: chunkDoc, changes: { content: 'edited', index: 7 } },
+];
+
+/**
+ * Documents to seed before a file's tests run, registered while the tests
+ * are defined: each write test gets its own document, so a write that the
+ * permissive rules let through cannot disturb another test, and seeding is
+ * one batch instead of one round trip per test.
+ */
+export function fixtures() {
+  const docs = {};
+  let n = 0;
+  const newId = (prefix = 'w') => { n += 1; return `${prefix}-${n}`; };
+  return {
+    docs,
+    newId,
+    /** Registers `data` at `coll/<new id>`; returns the id. */
+    add(coll, data, prefix) {
+      const id = newId(prefix);
+      docs[`${coll}/${id}`] = data;
+      return id;
+    },
+  };
+}
+
+/**
+ * A fresh emulator project with the rules under test, the users documents
+ * that make `ada` an admin, `docs` ({ 'path/to/doc': data }) seeded, and the
+ * actors' Firestore clients.
+ */
+export async function setUp(projectId, docs = {}) {
+  const [host, port] = (process.env.FIRESTORE_EMULATOR_HOST || '').split(':');
+  if (!host || !port) throw new Error('set FIRESTORE_EMULATOR_HOST=host:port');
+  const env = await initializeTestEnvironment({
+    // run.mjs runs the permissive check alongside the real suite: a suffix
+    // keeps their emulator projects (and rules) apart.
+    projectId: projectId + (process.env.CARDCHAT_RULES_PROJECT_SUFFIX || ''),
+    firestore: { rules: readFileSync(rulesPath(), 'utf8'), host, port: Number(port) },
+  });
+  await env.clearFirestore();
+  const db = {
+    owner: env.authenticatedContext(UID.owner).firestore(),
+    other: env.authenticatedContext(UID.other).firestore(),
+    signedOut: env.unauthenticatedContext().firestore(),
+    admin: env.authenticatedContext(UID.admin).firestore(),
+    viewer: env.authenticatedContext(UID.viewer).firestore(),
+    notAdmin: env.authenticatedContext(UID.notAdmin, { admin: true }).firestore(),
+  };
+  const h = {
+    env,
+    db,
+    /** Writes documents with the rules off: { 'path/to/doc': data }. */
+    async seed(toWrite) {
+      await env.withSecurityRulesDisabled(async (ctx) => {
+        const s = ctx.firestore();
+        const entries = Object.entries(toWrite);
+        for (let i = 0; i < entries.length; i += 400) { // a batch holds 500 writes at most
+          const batch = writeBatch(s);
+          for (const [p, d] of entries.slice(i, i + 400)) batch.set(doc(s, p), d);
+          await batch.commit();
+        }
+      });
+    },
+    /** Reads a document with the rules off (undefined if missing). */
+    async peek(path) {
+      let data;
+      await env.withSecurityRulesDisabled(async (ctx) => {
+        const snap = await getDoc(doc(ctx.firestore(), path));
+        data = snap.exists() ? snap.data() : undefined;
+      });
+      return data;
+    },
+    async tearDown() {
+      await env.cleanup();
+    },
+  };
+  await h.seed({
+    [`${C.users}/${UID.admin}`]: userDoc({ admin: true, may_use_ai: true }),
+    [`${C.users}/${UID.notAdmin}`]: userDoc({ admin: false }),
+    ...docs,
+  });
+  return h;
+}
+
+/** getDoc that must succeed and find nothing (a not-found, not a denial). */
+export async function expectMissing(ref) {
+  const snap = await getDoc(ref);
+  if (snap.exists()) throw new Error(`${ref.path} unexpectedly exists`);
+}
+
+/** getDoc that must succeed and find the document. */
+export async function expectFound(ref) {
+  const snap = await getDoc(ref);
+  if (!snap.exists()) throw new Error(`${ref.path} was not found`);
+  return snap;
+}
+
+/** getDocs that must succeed; returns the sorted ids it found. */
+export async function listIds(q) {
+  const snap = await getDocs(q);
+  return snap.docs.map((d) => d.id).sort();
+}
+
+/** The first snapshot of a listener, or its error: what the SPA's onSnapshot sees. */
+export function firstSnapshot(q) {
+  return new Promise((resolveSnap, reject) => {
+    const stop = onSnapshot(q, (snap) => { stop(); resolveSnap(snap); }, reject);
+  });
+}
+
+export { collection, doc };

@@ -1,0 +1,123 @@
+// chat_messages and chat_messages_streaming: readable by whoever may read the
+// parent chat (owner; anyone once published; admins), listed only with a
+// where('chat', '==', id) filter; written by the server alone.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertFails } from '@firebase/rules-unit-testing';
+import { deleteDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
+import {
+  ACTORS, C, MESSAGE_KINDS, UID, chatDoc, collection, doc, expectFound, expectMissing, firstSnapshot,
+  fixtures, setUp,
+} from './helpers.mjs';
+
+const READERS = {
+  unpublished: { owner: true, other: false, signedOut: false, admin: true },
+  published: { owner: true, other: true, signedOut: true, admin: true },
+};
+
+const chatIds = { unpublished: 'chat-unpublished', published: 'chat-published' };
+const goneChat = 'chat-deleted';
+const w = fixtures();
+const seeds = {
+  [`${C.chats}/${chatIds.unpublished}`]: chatDoc(),
+  [`${C.chats}/${chatIds.published}`]: chatDoc({ published: true }),
+  [`${C.chats}/chat-of-bob`]: chatDoc({ owner: UID.other }),
+};
+
+let h;
+
+describe('messages', () => {
+  // Runs after this describe body has registered every test's fixtures.
+  before(async () => { h = await setUp('demo-rules-messages', { ...seeds, ...w.docs }); });
+  after(() => h.tearDown());
+
+  for (const kind of MESSAGE_KINDS) {
+    describe(kind.name, () => {
+      const msgIds = {};
+      for (const [state, chatId] of Object.entries(chatIds)) {
+        msgIds[state] = w.add(kind.name, kind.build(chatId), `msg-${state}`);
+      }
+      const orphan = w.add(kind.name, kind.build(goneChat), 'msg-orphan');
+      const msg = (actor, id) => doc(h.db[actor], kind.name, id);
+      const msgs = (actor) => collection(h.db[actor], kind.name);
+      const ofChat = (actor, chatId) => query(msgs(actor), where('chat', '==', chatId));
+
+      // --- get and list, per chat state and actor -----------------------------
+      for (const [state, chatId] of Object.entries(chatIds)) {
+        for (const [actor, label] of Object.entries(ACTORS)) {
+          if (READERS[state][actor]) {
+            test(`allow: ${label} gets a ${kind.name} doc of the owner's ${state} chat`,
+              () => expectFound(msg(actor, msgIds[state])));
+            test(`allow: ${label} lists ${kind.name} of the owner's ${state} chat filtered on chat`, async () => {
+              const snap = await getDocs(ofChat(actor, chatId));
+              assert.ok(snap.docs.some((d) => d.id === msgIds[state]));
+              assert.ok(snap.docs.every((d) => d.data().chat === chatId));
+            });
+            test(`allow: ${label} listens to ${kind.name} of the owner's ${state} chat`, async () => {
+              const snap = await firstSnapshot(ofChat(actor, chatId));
+              assert.ok(snap.docs.some((d) => d.id === msgIds[state]));
+            });
+          } else {
+            test(`deny: ${label} gets a ${kind.name} doc of the owner's ${state} chat`,
+              () => assertFails(expectFound(msg(actor, msgIds[state]))));
+            test(`deny: ${label} lists ${kind.name} of the owner's ${state} chat filtered on chat`,
+              () => assertFails(getDocs(ofChat(actor, chatId))));
+            test(`deny: ${label} listens to ${kind.name} of the owner's ${state} chat`,
+              () => assertFails(firstSnapshot(ofChat(actor, chatId))));
+          }
+        }
+      }
+      for (const [actor, label] of Object.entries(ACTORS)) {
+        test(`allow: ${label} gets a missing ${kind.name} doc and sees not-found`,
+          () => expectMissing(msg(actor, 'no-such-message')));
+        if (actor === 'admin') {
+          test(`allow: admin lists all ${kind.name} without a filter`, async () => {
+            const snap = await getDocs(msgs('admin'));
+            const ids = snap.docs.map((d) => d.id);
+            assert.ok([msgIds.unpublished, msgIds.published, orphan].every((id) => ids.includes(id)));
+          });
+          test(`allow: admin gets a ${kind.name} doc whose chat is gone`, () => expectFound(msg('admin', orphan)));
+        } else {
+          test(`deny: ${label} lists ${kind.name} without a filter`, () => assertFails(getDocs(msgs(actor))));
+          test(`deny: ${label} gets a ${kind.name} doc whose chat is gone`,
+            () => assertFails(expectFound(msg(actor, orphan))));
+        }
+      }
+      test(`deny: owner lists ${kind.name} filtered on another field than chat`,
+        () => assertFails(getDocs(query(msgs('owner'), where('message_index', '>=', 0)))));
+      if (kind.name === C.chat_messages_streaming) {
+        // The SPA follows one message's chunks: chat AND message, never message alone.
+        const mid = kind.build(chatIds.published).message;
+        test(`allow: signed-out visitor lists ${kind.name} of a published chat filtered on chat and message`,
+          async () => {
+            const snap = await getDocs(query(msgs('signedOut'), where('chat', '==', chatIds.published),
+              where('message', '==', mid)));
+            assert.ok(snap.docs.some((d) => d.id === msgIds.published));
+          });
+        test(`deny: signed-out visitor lists ${kind.name} filtered on message alone`,
+          () => assertFails(getDocs(query(msgs('signedOut'), where('message', '==', mid)))));
+        test(`deny: owner lists ${kind.name} of own chat filtered on message alone`,
+          () => assertFails(getDocs(query(msgs('owner'), where('message', '==', mid)))));
+      }
+
+      // --- writes: postMessage, retryMessage and the engine only -------------
+      for (const [actor, label] of Object.entries(ACTORS)) {
+        for (const [state, chatId] of Object.entries(chatIds)) {
+          test(`deny: ${label} creates a ${kind.name} doc in the owner's ${state} chat`,
+            () => assertFails(setDoc(msg(actor, w.newId('new')), kind.build(chatId))));
+          for (const [field, value] of Object.entries(kind.changes)) {
+            const id = w.add(kind.name, kind.build(chatId));
+            test(`deny: ${label} updates ${field} of a ${kind.name} doc in the owner's ${state} chat`,
+              () => assertFails(updateDoc(msg(actor, id), { [field]: value })));
+          }
+          const id = w.add(kind.name, kind.build(chatId));
+          test(`deny: ${label} deletes a ${kind.name} doc in the owner's ${state} chat`,
+            () => assertFails(deleteDoc(msg(actor, id))));
+        }
+      }
+      test(`deny: other user creates a ${kind.name} doc in their own chat`,
+        () => assertFails(setDoc(msg('other', w.newId('new')), kind.build('chat-of-bob'))));
+    });
+  }
+});

@@ -1,0 +1,54 @@
+// card_embeddings, rate_limits and any collection the rules do not name:
+// server-only. Every client, the owner of the data and admins included, is
+// denied every read and write.
+
+import { after, before, describe, test } from 'node:test';
+import { assertFails } from '@firebase/rules-unit-testing';
+import { deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
+import {
+  ACTORS, C, UID, cardDoc, chatDoc, collection, doc, embeddingDoc, expectFound, fixtures, rateLimitDoc, setUp,
+} from './helpers.mjs';
+
+const CARD = 'card-public';
+const CHAT = 'chat-published';
+
+// Each: a name for the test titles, the path of a collection, a document for
+// it (keyed by the owner's uid or card where the server does so), a field to
+// change.
+const PLACES = [
+  { name: C.card_embeddings, coll: [C.card_embeddings], id: CARD, data: embeddingDoc(), change: { dim: 5 } },
+  { name: C.rate_limits, coll: [C.rate_limits], id: UID.owner, data: rateLimitDoc(), change: { day_tokens: 0 } },
+  { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
+  { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
+  { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
+];
+
+describe('server-only collections', () => {
+  let h;
+  const w = fixtures();
+  const seeds = {
+    [`${C.cards}/${CARD}`]: cardDoc({ visibility: 'public' }),
+    [`${C.chats}/${CHAT}`]: chatDoc({ published: true }),
+  };
+  for (const p of PLACES) seeds[`${p.coll.join('/')}/${p.id}`] = p.data;
+
+  before(async () => { h = await setUp('demo-rules-server-only', { ...seeds, ...w.docs }); });
+  after(() => h.tearDown());
+
+  for (const p of PLACES) {
+    const coll = (actor) => collection(h.db[actor], ...p.coll);
+    for (const [actor, label] of Object.entries(ACTORS)) {
+      test(`deny: ${label} gets a doc of ${p.name}`, () => assertFails(expectFound(doc(coll(actor), p.id))));
+      // A denial, not a not-found: what the server keeps must not be probeable.
+      test(`deny: ${label} gets a missing doc of ${p.name}`, () => assertFails(getDoc(doc(coll(actor), 'missing'))));
+      test(`deny: ${label} lists ${p.name}`, () => assertFails(getDocs(coll(actor))));
+      test(`deny: ${label} lists ${p.name} filtered on owner`,
+        () => assertFails(getDocs(query(coll(actor), where('owner', '==', UID.owner)))));
+      test(`deny: ${label} creates a doc in ${p.name}`, () => assertFails(setDoc(doc(coll(actor), w.newId('new')), p.data)));
+      const upd = w.add(p.coll.join('/'), p.data);
+      test(`deny: ${label} updates a doc of ${p.name}`, () => assertFails(updateDoc(doc(coll(actor), upd), p.change)));
+      const del = w.add(p.coll.join('/'), p.data);
+      test(`deny: ${label} deletes a doc of ${p.name}`, () => assertFails(deleteDoc(doc(coll(actor), del))));
+    }
+  }
+});
