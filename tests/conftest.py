@@ -10,6 +10,7 @@ scripts/test) a missing emulator is a failure, never a skip.
 from __future__ import annotations
 
 import os
+import urllib.error
 import urllib.request
 
 import pytest
@@ -74,3 +75,63 @@ def app_db(firestore_host, functions_base):
     client = firestore.Client(project=APP_PROJECT)
     yield client
     client.close()
+
+
+# --- callables through the Functions + Auth emulators -----------------------
+
+import json as _json
+import uuid as _uuid
+
+
+class CallError(Exception):
+    def __init__(self, status: str, message: str, details=None):
+        super().__init__(f"{status}: {message}")
+        self.status, self.message, self.details = status, message, details
+
+
+def _post(url: str, body: dict, headers: dict | None = None, timeout: float = 120) -> dict:
+    req = urllib.request.Request(
+        url, data=_json.dumps(body).encode(), method="POST",
+        headers={"content-type": "application/json", **(headers or {})},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return _json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return _json.loads(e.read() or b"{}")
+
+
+class Caller:
+    """Calls callables the way the JS SDK does: POST {data}, Bearer ID token."""
+
+    def __init__(self, base: str):
+        self.base = base
+
+    def __call__(self, name: str, data: dict, token: str | None = None):
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        out = _post(f"{self.base}/{name}", {"data": data}, headers)
+        if "error" in out:
+            err = out["error"]
+            raise CallError(err.get("status", "?"), err.get("message", ""), err.get("details"))
+        return out["result"]
+
+
+@pytest.fixture(scope="session")
+def call(functions_base) -> Caller:
+    return Caller(functions_base)
+
+
+@pytest.fixture(scope="session")
+def sign_up(functions_base):
+    """sign_up() -> (uid, id_token) of a fresh Auth-emulator user."""
+    host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+
+    def make(email: str | None = None) -> tuple[str, str]:
+        email = email or f"u{_uuid.uuid4().hex[:10]}@cardchat.test"
+        out = _post(
+            f"http://{host}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-key",
+            {"email": email, "password": "secret-pass", "returnSecureToken": True},
+        )
+        return out["localId"], out["idToken"]
+
+    return make

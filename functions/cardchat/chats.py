@@ -1,0 +1,191 @@
+"""createChat: a conversation that appears to be with a whole collection.
+
+Cull the cards the caller may not view, rank the rest against the first
+message, pack the best into the model's budget as a hidden background, and
+write chat + background + first messages atomically. The caller learns the
+chat id and counts, never which requested ids exist or what the cards say.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from cardchat import models
+from cardchat.errors import InvalidArgument, PermissionDenied
+from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection, now
+
+MAX_MESSAGE_CHARS = 32_000
+MAX_CARD_IDS = 20_000
+MAX_DESCRIPTION_CHARS = 2_000
+MAX_CONFIGURATION_BYTES = 20_000
+DEFAULT_BACKGROUND_PERCENTAGE = 0.5
+#: Cards without a fresh embedding are embedded on the spot up to this many
+#: (about a second of MiniLM on two cores); the rest are ranked last.
+EMBED_ON_THE_SPOT = 256
+
+
+@dataclass
+class CreateChatRequest:
+    card_ids: list[str]
+    initial_message: str
+    model: str
+    background_percentage: float
+    collection: Collection
+
+
+@dataclass
+class CreateChatResult:
+    chat_id: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _require_str(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{name}: must be a string")
+    return value
+
+
+def parse_message(value: Any, name: str) -> str:
+    text = _require_str(value, name).strip()
+    if not text:
+        raise InvalidArgument(f"{name}: must not be empty")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise InvalidArgument(f"{name}: {len(text)} characters is over the limit of {MAX_MESSAGE_CHARS}")
+    return text
+
+
+def _valid_card_id(cid: Any) -> bool:
+    return isinstance(cid, str) and 0 < len(cid.encode()) <= 1500 and "/" not in cid and cid not in (".", "..")
+
+
+def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRequest:
+    if not isinstance(data, dict):
+        raise InvalidArgument("request: must be an object")
+    message = parse_message(data.get("initial_message"), "initial_message")
+
+    ids = data.get("card_ids")
+    if not isinstance(ids, list) or not ids:
+        raise InvalidArgument("card_ids: at least one card id is required")
+    if len(ids) > MAX_CARD_IDS:
+        raise InvalidArgument(f"card_ids: {len(ids)} ids is over the limit of {MAX_CARD_IDS}")
+    if not all(_valid_card_id(c) for c in ids):
+        raise InvalidArgument("card_ids: every id must be a non-empty string without '/'")
+    card_ids = list(dict.fromkeys(ids))  # de-duplicated, order kept
+
+    model_id = data.get("model") or models.default_model_id(env)
+    spec = models.MODELS.get(model_id) if isinstance(model_id, str) else None
+    if spec is None:
+        raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
+    if not models.key_present(spec, env):
+        raise InvalidArgument(f"model: {spec.label} is not available here (no API key is configured for it)")
+
+    pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)
+    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 < pct <= 1:
+        raise InvalidArgument("background_percentage: must be a number above 0 and at most 1")
+
+    coll = data.get("collection") or {}
+    if not isinstance(coll, dict):
+        raise InvalidArgument("collection: must be an object")
+    description = coll.get("description", "")
+    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION_CHARS:
+        raise InvalidArgument(f"collection.description: must be a string of at most {MAX_DESCRIPTION_CHARS} characters")
+    configuration = coll.get("configuration") or {}
+    if not isinstance(configuration, dict) or len(repr(configuration)) > MAX_CONFIGURATION_BYTES:
+        raise InvalidArgument("collection.configuration: must be an object of at most 20 KB")
+
+    return CreateChatRequest(card_ids, message, spec.id, float(pct), Collection(description, configuration))
+
+
+def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
+    if not user_doc or user_doc.get("may_use_ai") is not True:
+        raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
+
+
+def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
+    """Everything after parsing and authorisation (see main.createChat)."""
+    # Heavy modules load here, not when the endpoint module is imported.
+    from cardchat import background, retrieval, text, titles
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import cards as card_repo
+    from cardchat.repo import chats as chat_repo
+    from cardchat.repo import embeddings as emb_repo
+
+    t: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        t[name] = round((time.perf_counter() - clock) * 1000, 1)
+        clock = time.perf_counter()
+
+    spec = models.MODELS[req.model]
+    embedder = get_embedder()
+
+    loaded = card_repo.load_cards(db, req.card_ids)
+    # Cards the caller may not view are dropped without a trace: the answer
+    # is the same whether such an id exists or not.
+    visible = {cid: c for cid in req.card_ids if (c := loaded.get(cid)) is not None and c.visible_to(uid)}
+    ids = list(visible)
+    texts = [text.embeddable_text(visible[c].title, visible[c].body) for c in ids]
+    hashes = [text.text_hash(visible[c].title, visible[c].body) for c in ids]
+    lap("load_cards")
+
+    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
+    lap("load_embeddings")
+    missing = [c for c in ids if c not in vectors]
+    if missing:
+        fresh = emb_repo.embed_and_store(db, {c: visible[c] for c in missing[:EMBED_ON_THE_SPOT]}, embedder)
+        vectors.update(fresh)
+    query_vec = embedder.embed([req.initial_message])[0]
+    lap("embed")
+
+    has_vector = np.array([c in vectors for c in ids], dtype=bool)
+    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
+    for i, c in enumerate(ids):
+        if has_vector[i]:
+            matrix[i] = vectors[c]
+    order = retrieval.rank_cards(
+        req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes
+    )
+    lap("rank")
+
+    budget = int(req.background_percentage * spec.context_window)
+    bg = background.fit_background(
+        [(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
+    )
+    lap("fit")
+
+    chat_id = uuid.uuid4().hex[:20]
+    stamp = now()
+    chat = Chat(
+        owner=uid,
+        title=titles.fallback_title(req.initial_message),
+        model=spec.id,
+        background_length=budget,
+        background_tokens=bg.tokens,
+        card_ids=bg.card_ids,
+        card_count_requested=len(req.card_ids),
+        collection=req.collection,
+        cards_unranked=int((~has_vector).sum()),
+        created=stamp,
+        last_updated=stamp,
+        message_count=2,
+    )
+    user_msg = ChatMessage(chat=chat_id, message_index=0, role="user", content=req.initial_message,
+                           status="complete", timestamp=stamp)
+    stub = ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready",
+                       timestamp=stamp, model=spec.id)
+    chat_repo.write_new_chat(
+        db, chat_id, chat,
+        ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
+        bg.text,
+        [(f"{chat_id}-0000", user_msg), (f"{chat_id}-0001", stub)],
+    )
+    lap("write")
+    return CreateChatResult(chat_id, t)

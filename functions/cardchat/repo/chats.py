@@ -1,0 +1,110 @@
+"""Firestore adapter for chats and their hidden backgrounds.
+
+The background lives in `chat_backgrounds/{chat_id}` plus `parts/{i}`: a
+collection the rules close to every client, admins included. It is split into
+parts because a large context window at 50 % is several MB of text and a
+Firestore document holds at most 1 MiB.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Sequence
+
+from google.cloud import firestore
+
+from cardchat.schema import (
+    CHAT_BACKGROUND_PARTS,
+    CHAT_BACKGROUNDS,
+    CHAT_MESSAGES,
+    CHAT_MESSAGES_STREAMING,
+    CHATS,
+    Chat,
+    ChatBackground,
+    ChatMessage,
+)
+
+#: Characters per background part: well under 1 MiB even if every character
+#: took 3 bytes in UTF-8.
+PART_CHARS = 300_000
+_DELETE_BATCH = 400
+
+
+def split_parts(text: str, size: int = PART_CHARS) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def write_new_chat(
+    db: firestore.Client,
+    chat_id: str,
+    chat: Chat,
+    background: ChatBackground,
+    background_text: str,
+    messages: Sequence[tuple[str, ChatMessage]],
+) -> None:
+    """Chat, background and first messages in one atomic batch: a reader never
+    sees a chat without its background, or a stub without its chat."""
+    parts = split_parts(background_text)
+    background.parts = len(parts)
+    batch = db.batch()
+    batch.set(db.collection(CHATS).document(chat_id), chat.to_dict())
+    bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
+    batch.set(bg_ref, background.to_dict())
+    for i, part in enumerate(parts):
+        batch.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
+    for message_id, message in messages:
+        batch.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
+    batch.commit()
+
+
+def read_background(db: firestore.Client, chat_id: str) -> str:
+    bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
+    head = bg_ref.get()
+    if not head.exists:
+        raise LookupError(f"chat {chat_id} has no background")
+    n = int(head.get("parts"))
+    refs = [bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}") for i in range(n)]
+    texts = {snap.id: snap.get("text") for snap in db.get_all(refs)}
+    return "".join(texts[f"{i:04d}"] for i in range(n))
+
+
+def _delete_query(db: firestore.Client, query) -> int:
+    deleted = 0
+    while True:
+        docs = list(query.limit(_DELETE_BATCH).stream())
+        if not docs:
+            return deleted
+        batch = db.batch()
+        for d in docs:
+            batch.delete(d.reference)
+        batch.commit()
+        deleted += len(docs)
+
+
+def delete_chat(db: firestore.Client, chat_id: str) -> None:
+    """Everything of a chat: chunks first, the chat document last, so a
+    half-finished delete still shows the chat and can be repeated."""
+    bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
+    queries = [
+        db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
+        db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
+        bg_ref.collection(CHAT_BACKGROUND_PARTS),
+    ]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(lambda q: _delete_query(db, q), queries))
+    bg_ref.delete()
+    db.collection(CHATS).document(chat_id).delete()
+
+
+def get_chat(db: firestore.Client, chat_id: str) -> dict | None:
+    snap = db.collection(CHATS).document(chat_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def set_title(db: firestore.Client, chat_id: str, title: str) -> None:
+    ref = db.collection(CHATS).document(chat_id)
+    try:
+        ref.update({"title": title})
+    except Exception as e:  # the chat was deleted meanwhile: nothing to retitle
+        if type(e).__name__ != "NotFound":
+            raise

@@ -1,0 +1,16 @@
+"""users/{uid}: written only by the server or the admin CLI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardchat.schema import USERS, UserDoc
+
+
+def get_user(db, uid: str) -> dict[str, Any] | None:
+    snap = db.collection(USERS).document(uid).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def set_user(db, uid: str, user: UserDoc) -> None:
+    db.collection(USERS).document(uid).set(user.to_dict(), merge=True)

@@ -1,0 +1,212 @@
+"""Cloud Functions entry points. Each endpoint is thin: parse, authorise, call
+the domain (cardchat.*), map its errors to HttpsError codes.
+
+Heavy modules (ONNX, tokenizers, provider SDKs) are imported inside the
+functions that need them, so a cold start of listModels or postMessage never
+pays for the embedding model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable
+
+from firebase_functions import firestore_fn, https_fn, options
+
+from cardchat import models
+from cardchat.errors import CardchatError, Unauthenticated
+from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
+
+log = logging.getLogger("cardchat")
+
+options.set_global_options(region=REGION, max_instances=20)
+
+# Which model keys this deployment holds as Firebase secrets (set in
+# functions/.env, read at deploy time), e.g. CARDCHAT_SECRETS=ANTHROPIC_API_KEY.
+# Declaring a secret that was never created would fail the deploy, so only the
+# listed ones are bound; locally the keys come from functions/.secret.local or
+# the environment.
+SECRETS = [k for k in os.environ.get("CARDCHAT_SECRETS", "").replace(" ", "").split(",") if k in models.KEY_NAMES]
+
+_db = None
+
+
+def db():
+    """The Firestore client, made on first use (not at import: discovery and
+    the health probe must not touch credentials)."""
+    global _db
+    if _db is None:
+        if os.environ.get("FIRESTORE_EMULATOR_HOST"):
+            # The emulator takes any credential and there is no ADC here; the
+            # functions SDK may already have made a default firebase_admin app
+            # with ADC, so don't go through firebase_admin at all.
+            from google.auth.credentials import AnonymousCredentials
+            from google.cloud import firestore
+
+            project = os.environ.get("GCLOUD_PROJECT") or os.environ.get("GOOGLE_CLOUD_PROJECT")
+            _db = firestore.Client(project=project, credentials=AnonymousCredentials())
+        else:
+            import firebase_admin
+            from firebase_admin import firestore
+
+            if not firebase_admin._apps:
+                firebase_admin.initialize_app()
+            _db = firestore.client()
+    return _db
+
+
+def _uid(req: https_fn.CallableRequest) -> str:
+    if req.auth is None or not req.auth.uid:
+        raise Unauthenticated("Sign in first")
+    return req.auth.uid
+
+
+def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_fn.CallableRequest], Any]:
+    """Maps domain errors to HttpsError; anything unexpected is logged
+    server-side and answered with a generic message (no internals leak)."""
+
+    def wrapper(req: https_fn.CallableRequest) -> Any:
+        try:
+            return fn(req)
+        except CardchatError as e:
+            details = {"retry_after": round(e.retry_after, 1)} if hasattr(e, "retry_after") else None
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details)
+        except https_fn.HttpsError:
+            raise
+        except Exception:
+            log.exception("%s failed", fn.__name__)
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, "Something went wrong on our side; please try again")
+
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=SECRETS or None)
+@_endpoint
+def listModels(req: https_fn.CallableRequest) -> dict:
+    return {
+        "models": [m.public() for m in models.available_models()],
+        "default": models.default_model_id(),
+    }
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=SECRETS or None)
+@_endpoint
+def createChat(req: https_fn.CallableRequest) -> dict:
+    from cardchat import chats, ratelimit
+    from cardchat.repo import users
+
+    uid = _uid(req)
+    parsed = chats.parse_request(req.data)
+    chats.check_may_use_ai(users.get_user(db(), uid))
+    ratelimit.check_and_record(db(), uid)
+    result = chats.create_chat(db(), uid, parsed)
+    log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
+    return {"chat_id": result.chat_id}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_512)
+@_endpoint
+def postMessage(req: https_fn.CallableRequest) -> dict:
+    from cardchat import chats, conversation, ratelimit
+    from cardchat.repo import users
+
+    uid = _uid(req)
+    data = req.data if isinstance(req.data, dict) else {}
+    chat_id = data.get("chat_id")
+    if not isinstance(chat_id, str) or not chat_id or "/" in chat_id:
+        from cardchat.errors import InvalidArgument
+
+        raise InvalidArgument("chat_id: a chat id is required")
+    content = chats.parse_message(data.get("content"), "content")
+    chats.check_may_use_ai(users.get_user(db(), uid))
+    ratelimit.check_and_record(db(), uid)
+    return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def retryMessage(req: https_fn.CallableRequest) -> dict:
+    from cardchat import conversation
+    from cardchat.errors import InvalidArgument
+
+    uid = _uid(req)
+    data = req.data if isinstance(req.data, dict) else {}
+    message_id = data.get("message_id")
+    if not isinstance(message_id, str) or not message_id or "/" in message_id:
+        raise InvalidArgument("message_id: a message id is required")
+    return {"message_id": conversation.retry_message(db(), uid, message_id)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
+@_endpoint
+def deleteChat(req: https_fn.CallableRequest) -> dict:
+    from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
+    from cardchat.repo import chats as chat_repo
+
+    uid = _uid(req)
+    data = req.data if isinstance(req.data, dict) else {}
+    chat_id = data.get("chat_id")
+    if not isinstance(chat_id, str) or not chat_id or "/" in chat_id:
+        raise InvalidArgument("chat_id: a chat id is required")
+    chat = chat_repo.get_chat(db(), chat_id)
+    if chat is None:
+        raise NotFound("No such chat")
+    if chat.get("owner") != uid:
+        raise PermissionDenied("Only the owner may delete a chat")
+    chat_repo.delete_chat(db(), chat_id)
+    return {}
+
+
+@firestore_fn.on_document_written(document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1)
+def embedCard(event: firestore_fn.Event) -> None:
+    """Keeps card_embeddings in step with cards (recomputed only when the
+    embeddable text changed)."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embeddings as emb_repo
+    from cardchat.schema import Card
+
+    after = event.data.after
+    card = Card.from_dict(after.to_dict()) if after is not None and after.exists else None
+    outcome = emb_repo.refresh_card_embedding(db(), event.params["cardId"], card, get_embedder())
+    log.info("embedCard %s: %s", event.params["cardId"], outcome)
+
+
+@firestore_fn.on_document_written(
+    document=f"{CHAT_MESSAGES}/{{messageId}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=540,
+    secrets=SECRETS or None,
+)
+def generateAnswer(event: firestore_fn.Event) -> None:
+    """Turns a `ready` assistant stub into a streamed answer. Every write the
+    engine makes re-triggers this; should_generate() ends those at once, and
+    the claim transaction makes a duplicate delivery harmless."""
+    from cardchat import engine
+
+    after = event.data.after
+    data = after.to_dict() if after is not None and after.exists else None
+    if not engine.should_generate(data):
+        return
+    status = engine.generate(db(), event.params["messageId"])
+    if status == "complete" and data.get("message_index") == 1:
+        _retitle(data["chat"], data.get("model"))
+
+
+def _retitle(chat_id: str, model_id: str | None) -> None:
+    """A model-written title replaces the first words once the first answer is
+    in; it is made from the question alone, never from the background."""
+    from cardchat import titles
+    from cardchat.repo import chats as chat_repo
+
+    first = db().collection(CHAT_MESSAGES).document(f"{chat_id}-0000").get()
+    if not first.exists or not model_id:
+        return
+    title = titles.make_title(model_id, first.get("content"))
+    chat_repo.set_title(db(), chat_id, title)
+
+
+# Names the SPA calls, from common/collections.json: a rename there that isn't
+# made here fails at import rather than at the first call.
+assert set(FUNCTION_NAMES.values()) <= set(globals()), "common/collections.json names a function main.py lacks"
