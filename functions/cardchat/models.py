@@ -46,7 +46,7 @@ MODELS: dict[str, ModelSpec] = {
             key_env=None,
             tokenizer="o200k_base",
         ),
-        ModelSpec("claude-sonnet-4-5", "anthropic", "Claude Sonnet 4.5", 200_000, 16_000,
+        ModelSpec("claude-sonnet-4-6", "anthropic", "Claude Sonnet 4.6", 200_000, 16_000,
                   "ANTHROPIC_API_KEY", "estimate-claude"),
         ModelSpec("claude-haiku-4-5", "anthropic", "Claude Haiku 4.5", 200_000, 8_192,
                   "ANTHROPIC_API_KEY", "estimate-claude"),

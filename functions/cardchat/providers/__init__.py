@@ -1,0 +1,81 @@
+"""Model providers behind one call: `stream(model_id, messages, system)`.
+
+Adding a model is one entry in models.MODELS; adding a provider is one module
+here and one entry in PROVIDERS. Provider modules import their SDKs, so they
+load only when a model of theirs is first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Callable, Iterator
+
+from cardchat.models import MODELS, ModelSpec, key_present
+from cardchat.providers.base import Message, Provider, ProviderError
+from cardchat.schema import Usage
+from cardchat.scrub import scrub_error
+
+__all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "stream"]
+
+
+def _lazy(module: str, cls: str) -> Callable[[], Provider]:
+    def factory() -> Provider:
+        return getattr(importlib.import_module(f"cardchat.providers.{module}"), cls)()
+
+    return factory
+
+
+PROVIDERS: dict[str, Callable[[], Provider]] = {
+    "anthropic": _lazy("anthropic", "AnthropicProvider"),
+    "openai": _lazy("openai", "OpenAIProvider"),
+    "gemini": _lazy("gemini", "GeminiProvider"),
+    "offline": _lazy("offline", "OfflineProvider"),
+}
+
+
+def resolve(model_id: str) -> ModelSpec:
+    spec = MODELS.get(model_id)
+    if spec is None:
+        raise ProviderError(f"Unknown model {model_id[:60]!r}", kind="bad_request")
+    if not key_present(spec):
+        raise ProviderError(f"{spec.label} is not available: no API key is configured", kind="auth")
+    return spec
+
+
+def stream(
+    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
+) -> Iterator[str | Usage]:
+    """Text deltas, then exactly one Usage. Raises ProviderError only."""
+    spec = resolve(model_id)
+    if not messages or messages[-1]["role"] != "user":
+        raise ProviderError("The conversation must end with a user message", kind="bad_request")
+    budget = spec.max_output_tokens if max_tokens is None else max(1, min(max_tokens, spec.max_output_tokens))
+    usage_seen = False
+    try:
+        for item in PROVIDERS[spec.provider]().stream(spec, messages, system, budget):
+            if isinstance(item, Usage):
+                usage_seen = True
+            yield item
+    except ProviderError:
+        raise
+    except Exception as e:  # an SDK surprise must not leak its text unscrubbed
+        secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+        said = scrub_error(str(e), secrets=secrets, background=system,
+                           prompt=[m["content"] for m in messages], limit=160)
+        raise ProviderError(f"{spec.label}: unexpected {type(e).__name__}: {said}", kind="provider") from None
+    if not usage_seen:
+        yield Usage()
+
+
+def complete(
+    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
+) -> tuple[str, Usage]:
+    parts: list[str] = []
+    usage = Usage()
+    for item in stream(model_id, messages, system, max_tokens):
+        if isinstance(item, Usage):
+            usage = item
+        else:
+            parts.append(item)
+    return "".join(parts), usage

@@ -1,0 +1,94 @@
+"""Claude through the Messages API, streamed (server-sent events)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Iterator
+
+from cardchat.providers.base import Failures, Message
+from cardchat.schema import Usage
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+
+    from cardchat.models import ModelSpec
+
+LABEL = "Anthropic"
+
+
+def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "anthropic.Anthropic":
+    import anthropic
+
+    # The engine owns retries (it knows the lease and the user is waiting), so
+    # the SDK must not retry on its own behind our back.
+    return anthropic.Anthropic(
+        api_key=api_key,
+        http_client=http_client,
+        max_retries=0,
+        timeout=anthropic.Timeout(180.0, connect=10.0),
+    )
+
+
+class AnthropicProvider:
+    def __init__(self, http_client: "httpx2.Client | None" = None):
+        self._http_client = http_client
+
+    def stream(
+        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+    ) -> Iterator[str | Usage]:
+        import anthropic
+
+        api_key = os.environ.get(spec.key_env or "ANTHROPIC_API_KEY", "").strip()
+        client = make_client(api_key, self._http_client)
+        fail = Failures(LABEL, api_key, system, messages)
+        params: dict[str, Any] = {
+            "model": spec.id,
+            "max_tokens": max_tokens,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        }
+        if system:
+            # The background is re-sent unchanged on every turn of a chat:
+            # caching it makes follow-up turns cheaper and their first token faster.
+            params["system"] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
+        usage = Usage()
+        finished = False
+        try:
+            for event in client.messages.create(stream=True, **params):
+                if event.type == "message_start":
+                    u = event.message.usage
+                    # Cached input is billed and counted apart from input_tokens:
+                    # the prompt's size is their sum.
+                    usage.input_tokens = (
+                        (u.input_tokens or 0)
+                        + (getattr(u, "cache_creation_input_tokens", None) or 0)
+                        + (getattr(u, "cache_read_input_tokens", None) or 0)
+                    )
+                    usage.output_tokens = u.output_tokens or 0
+                elif event.type == "content_block_delta":
+                    if event.delta.type == "text_delta" and event.delta.text:
+                        yield event.delta.text
+                elif event.type == "message_delta":
+                    if event.usage.output_tokens is not None:
+                        usage.output_tokens = event.usage.output_tokens
+                elif event.type == "message_stop":
+                    finished = True
+        except anthropic.APIStatusError as e:
+            raise fail.http(e.status_code, getattr(e, "type", None), _detail(e), e.response.headers) from None
+        except anthropic.APIConnectionError as e:
+            raise fail.of("network", type(e).__name__) from None
+        finally:
+            if self._http_client is None:
+                client.close()
+        if not finished:
+            raise fail.of("network", "the stream ended before the answer was complete")
+        yield usage
+
+
+def _detail(e: Any) -> str:
+    """The provider's own short explanation, not the whole body."""
+    said = getattr(e, "api_message", None)
+    kind = getattr(e, "type", None)
+    if said:
+        return f"{kind}: {said}" if kind else str(said)
+    return str(kind or "")

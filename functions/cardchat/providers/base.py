@@ -1,0 +1,159 @@
+"""What every model provider offers the engine: one streaming call, one error type.
+
+A provider turns (model, messages, hidden background, token budget) into text
+deltas and a final Usage, and turns every failure into a ProviderError whose
+message is safe to show a client: the engine owns retries and decides by
+`kind`, so SDK retries stay off.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Protocol, TypedDict
+
+from cardchat.schema import Usage
+from cardchat.scrub import scrub_error
+
+if TYPE_CHECKING:
+    from cardchat.models import ModelSpec
+
+Message = TypedDict("Message", {"role": Literal["user", "assistant"], "content": str})
+
+ErrorKind = Literal[
+    "rate_limited", "overloaded", "auth", "bad_request", "context_too_long", "network", "provider"
+]
+#: Kinds worth another attempt later (the engine's policy decides how often).
+RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limited", "overloaded", "network", "provider"})
+
+#: Phrases providers use when the prompt does not fit the model's window.
+_CONTEXT_SIGNS = (
+    "context_length_exceeded",
+    "context length",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the maximum number of tokens",
+    "input token count",
+    "maximum number of tokens",
+    "request_too_large",
+)
+
+
+class ProviderError(Exception):
+    """A failed model call. `message` is short, readable and already scrubbed
+    (no key, no prompt text, no stack trace): it may be stored and shown."""
+
+    def __init__(self, message: str, *, kind: ErrorKind | str, retry_after: float | None = None):
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE_KINDS
+
+    def __repr__(self) -> str:
+        return f"ProviderError({self.message!r}, kind={self.kind!r}, retry_after={self.retry_after!r})"
+
+
+class Provider(Protocol):
+    def stream(
+        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+    ) -> Iterator[str | Usage]:
+        """Text deltas as they arrive, then exactly one Usage."""
+        ...
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Retry-After as seconds: delta-seconds or an HTTP date (RFC 9110)."""
+    if not headers:
+        return None
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if not value:
+            continue
+        try:
+            seconds = float(value)
+            return seconds / 1000 if name == "retry-after-ms" else seconds
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(when.timestamp() - time.time(), 0.0)
+        except (TypeError, ValueError):
+            pass
+    return None
+
+
+def classify(status: int | None, error_type: str | None, text: str) -> ErrorKind:
+    """The kind of an HTTP-level failure, from status code, the provider's
+    error type/code and (for context length, which shares 400) its wording."""
+    t = (error_type or "").lower()
+    lowered = text.lower()
+    if t in ("overloaded_error", "unavailable") or status in (503, 529):
+        return "overloaded"
+    if t in ("insufficient_quota", "billing_error"):
+        # a spent quota does not come back by waiting: treat it like a bad key
+        return "auth"
+    if t in ("rate_limit_error", "rate_limit_exceeded", "resource_exhausted") or status == 429:
+        return "rate_limited"
+    if t in ("authentication_error", "permission_error", "unauthenticated", "permission_denied",
+             "invalid_api_key") or status in (401, 403) or "api key not valid" in lowered:
+        return "auth"
+    if status == 413 or any(sign in lowered or sign in t for sign in _CONTEXT_SIGNS):
+        return "context_too_long"
+    if status is not None and 400 <= status < 500:
+        return "bad_request"
+    return "provider"
+
+
+_HEADLINES: dict[str, str] = {
+    "rate_limited": "rate limit reached",
+    "overloaded": "the service is overloaded",
+    "auth": "the API key was refused",
+    "bad_request": "the request was rejected",
+    "context_too_long": "the conversation is too long for the model's context window",
+    "network": "could not reach the service",
+    "provider": "the service failed",
+}
+
+
+class Failures:
+    """Builds one call's ProviderErrors, scrubbed of that call's key and prompt.
+
+    Reads e.g. "Anthropic: the service is overloaded (HTTP 529):
+    overloaded_error: Overloaded": our headline, then the provider's own words.
+    """
+
+    def __init__(self, label: str, api_key: str, system: str, messages: list[Message]):
+        self.label = label
+        self._secrets = [api_key]
+        self._system = system
+        self._prompt = [m["content"] for m in messages]
+
+    def http(
+        self,
+        status: int | None,
+        error_type: str | None,
+        detail: str,
+        headers: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
+    ) -> ProviderError:
+        """A failure the provider reported: an HTTP error, or an error event
+        inside a stream (whose 200 status says nothing, so it is left out)."""
+        status = status if status and status >= 400 else None
+        if retry_after is None:
+            retry_after = retry_after_seconds(headers)
+        return self.of(classify(status, error_type, detail), detail, status=status, retry_after=retry_after)
+
+    def of(
+        self, kind: ErrorKind, detail: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> ProviderError:
+        head = f"{self.label}: {_HEADLINES.get(kind, 'the service failed')}"
+        if status:
+            head += f" (HTTP {status})"
+        said = scrub_error(detail or "", secrets=self._secrets, background=self._system, prompt=self._prompt,
+                           limit=200)
+        return ProviderError(f"{head}: {said}" if said else head, kind=kind, retry_after=retry_after)

@@ -1,0 +1,127 @@
+"""Gemini through google-genai's streamGenerateContent (server-sent events)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import TYPE_CHECKING, Any, Iterator
+
+from cardchat.providers.base import Failures, Message
+from cardchat.schema import Usage
+
+if TYPE_CHECKING:
+    import httpx2
+    from google import genai
+
+    from cardchat.models import ModelSpec
+
+LABEL = "Gemini"
+#: Below this output budget a request is a short task (a title): Gemini 2.5
+#: spends the output budget on thinking first and could return no text at all.
+_SHORT_TASK = 1024
+#: The least thinking a model accepts (2.5 Pro cannot turn it off).
+_MIN_THINKING = {"gemini-2.5-pro": 128}
+
+
+def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "genai.Client":
+    from google import genai
+    from google.genai import types
+
+    return genai.Client(
+        vertexai=False,  # the Developer API with an API key, whatever the environment says
+        api_key=api_key,
+        http_options=types.HttpOptions(
+            httpx_client=http_client,
+            # one attempt: the engine owns retries
+            retry_options=types.HttpRetryOptions(attempts=1),
+            timeout=180_000,  # milliseconds
+        ),
+    )
+
+
+class GeminiProvider:
+    def __init__(self, http_client: "httpx2.Client | None" = None):
+        self._http_client = http_client
+
+    def stream(
+        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+    ) -> Iterator[str | Usage]:
+        from google.genai import errors, types
+
+        api_key = os.environ.get(spec.key_env or "GEMINI_API_KEY", "").strip()
+        client = make_client(api_key, self._http_client)
+        fail = Failures(LABEL, api_key, system, messages)
+        contents = [
+            types.Content(role="model" if m["role"] == "assistant" else "user", parts=[types.Part(text=m["content"])])
+            for m in messages
+        ]
+        config = types.GenerateContentConfig(system_instruction=system or None, max_output_tokens=max_tokens)
+        if max_tokens < _SHORT_TASK and spec.id.startswith("gemini-2.5"):
+            floor = _MIN_THINKING.get(spec.id, 0)
+            config.thinking_config = types.ThinkingConfig(thinking_budget=floor)
+            config.max_output_tokens = max_tokens + floor
+        usage = Usage()
+        finished = False
+        try:
+            for chunk in client.models.generate_content_stream(model=spec.id, contents=contents, config=config):
+                feedback = chunk.prompt_feedback
+                if feedback is not None and feedback.block_reason:
+                    raise fail.of("bad_request", f"the prompt was blocked ({feedback.block_reason})")
+                for candidate in chunk.candidates or []:
+                    for part in (candidate.content.parts if candidate.content else None) or []:
+                        if part.text and not part.thought:
+                            yield part.text
+                    if candidate.finish_reason:
+                        finished = True
+                meta = chunk.usage_metadata
+                if meta is not None:
+                    usage = Usage(
+                        meta.prompt_token_count or 0,
+                        # thinking is billed as output
+                        (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                    )
+        except errors.APIError as e:
+            raise fail.http(_int(e.code), e.status, _detail(e), getattr(e.response, "headers", None),
+                            _retry_delay(e.details)) from None
+        except Exception as e:
+            if _is_transport_error(e):
+                raise fail.of("network", type(e).__name__) from None
+            raise
+        finally:
+            if self._http_client is None:
+                client.close()
+        if not finished:
+            raise fail.of("network", "the stream ended before the answer was complete")
+        yield usage
+
+
+def _int(code: Any) -> int | None:
+    try:
+        return int(code)
+    except (TypeError, ValueError):
+        return None
+
+
+def _detail(e: Any) -> str:
+    said = e.message or ""
+    return f"{e.status}: {said}" if e.status else str(said)
+
+
+def _retry_delay(details: Any) -> float | None:
+    """google.rpc.RetryInfo's retryDelay ("17s"), Gemini's Retry-After."""
+    error = details.get("error", details) if isinstance(details, dict) else {}
+    for item in error.get("details", []) if isinstance(error, dict) else []:
+        if isinstance(item, dict) and str(item.get("@type", "")).endswith("RetryInfo"):
+            m = re.fullmatch(r"(\d+(?:\.\d+)?)s", str(item.get("retryDelay", "")))
+            if m:
+                return float(m.group(1))
+    return None
+
+
+def _is_transport_error(e: Exception) -> bool:
+    for module in ("httpx2", "httpx"):
+        lib = sys.modules.get(module)
+        if lib is not None and isinstance(e, lib.TransportError):
+            return True
+    return False

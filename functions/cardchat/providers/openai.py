@@ -1,0 +1,95 @@
+"""GPT models through Chat Completions, streamed.
+
+Chat Completions rather than the Responses API: the app keeps its own history
+and needs nothing stateful on OpenAI's side, and the chunk stream with
+`include_usage` gives exactly deltas then one usage record.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Iterator
+
+from cardchat.providers.base import Failures, Message
+from cardchat.schema import Usage
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+    from cardchat.models import ModelSpec
+
+LABEL = "OpenAI"
+
+
+def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "openai.OpenAI":
+    import openai
+
+    # The engine owns retries; the SDK must not retry behind its back.
+    return openai.OpenAI(
+        api_key=api_key,
+        http_client=http_client,
+        max_retries=0,
+        timeout=openai.Timeout(180.0, connect=10.0),
+    )
+
+
+class OpenAIProvider:
+    def __init__(self, http_client: "httpx2.Client | None" = None):
+        self._http_client = http_client
+
+    def stream(
+        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+    ) -> Iterator[str | Usage]:
+        import openai
+
+        api_key = os.environ.get(spec.key_env or "OPENAI_API_KEY", "").strip()
+        client = make_client(api_key, self._http_client)
+        fail = Failures(LABEL, api_key, system, messages)
+        wire: list[dict[str, str]] = [{"role": "system", "content": system}] if system else []
+        wire += [{"role": m["role"], "content": m["content"]} for m in messages]
+        usage: Usage | None = None
+        finished = False
+        try:
+            chunks = client.chat.completions.create(
+                model=spec.id,
+                messages=wire,  # type: ignore[arg-type]
+                max_completion_tokens=max_tokens,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            for chunk in chunks:
+                for choice in chunk.choices:
+                    if choice.delta and choice.delta.content:
+                        yield choice.delta.content
+                    if choice.finish_reason:
+                        finished = True
+                if chunk.usage is not None:
+                    usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+        except openai.APIStatusError as e:
+            raise fail.http(e.status_code, _code(e), _detail(e), e.response.headers) from None
+        except openai.APIConnectionError as e:
+            raise fail.of("network", type(e).__name__) from None
+        except openai.APIError as e:  # an error object inside a 200 stream
+            raise fail.http(None, _code(e), _detail(e)) from None
+        finally:
+            if self._http_client is None:
+                client.close()
+        if not finished:
+            raise fail.of("network", "the stream ended before the answer was complete")
+        yield usage or Usage()
+
+
+def _code(e: Any) -> str | None:
+    return getattr(e, "code", None) or getattr(e, "type", None)
+
+
+def _detail(e: Any) -> str:
+    body = getattr(e, "body", None)
+    said = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        said = inner.get("message") if isinstance(inner, dict) else None
+    said = said or getattr(e, "message", "") or ""
+    code = _code(e)
+    return f"{code}: {said}" if code else str(said)

@@ -1,0 +1,137 @@
+"""The OpenAI provider against Chat Completions' real chunk stream.
+
+The SDK talks to an httpx2 MockTransport replaying hand-built
+`chat.completion.chunk` SSE (tests/fixtures/providers/openai_*).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from cardchat import providers
+from cardchat.models import MODELS
+from cardchat.providers.base import ProviderError
+from cardchat.providers.openai import OpenAIProvider
+from cardchat.schema import Usage
+
+FIXTURES = Path(__file__).parent / "fixtures" / "providers"
+KEY = "sk-proj-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789ABCDEFwxyz"
+BACKGROUND = (
+    "[1] Tides\nThe moon's gravity pulls the oceans into two bulges that the earth rotates through.\n\n"
+    "[2] Secret card\nThe launch code for the internal project is written on the blue whiteboard in room 4."
+)
+SPEC = MODELS["gpt-4.1"]
+MESSAGES = [
+    {"role": "user", "content": "Why are there tides?"},
+    {"role": "assistant", "content": "Because of the moon [1]."},
+    {"role": "user", "content": "And twice a day?"},
+]
+
+
+class Wire:
+    def __init__(self, *responses: httpx2.Response):
+        self.responses = list(responses)
+        self.requests: list[httpx2.Request] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        return self.responses.pop(0)
+
+    def client(self) -> httpx2.Client:
+        return httpx2.Client(transport=httpx2.MockTransport(self))
+
+    def body(self, i: int = 0) -> dict:
+        return json.loads(self.requests[i].content)
+
+
+def sse(name: str) -> httpx2.Response:
+    return httpx2.Response(
+        200, headers={"content-type": "text/event-stream"}, content=(FIXTURES / name).read_bytes()
+    )
+
+
+def fixture_response(status: int, name: str, **headers: str) -> httpx2.Response:
+    return httpx2.Response(
+        status, headers={"content-type": "application/json", **headers}, content=(FIXTURES / name).read_bytes()
+    )
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def test_streams_deltas_then_final_usage_chunk_with_system_message_first():
+    wire = Wire(sse("openai_stream.sse"))
+    items = list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
+
+    assert items == ["Tides follow", " the moon [1].", Usage(input_tokens=1187, output_tokens=8)]
+    request = wire.requests[0]
+    assert request.url.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    body = wire.body()
+    assert body["model"] == "gpt-4.1"
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["max_completion_tokens"] == 700
+    assert body["messages"][0] == {"role": "system", "content": BACKGROUND}
+    assert body["messages"][1:] == MESSAGES
+
+
+def test_error_object_mid_stream_after_deltas():
+    wire = Wire(sse("openai_error_midstream.sse"))
+    got: list = []
+    with pytest.raises(ProviderError) as err:
+        for item in OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700):
+            got.append(item)
+    assert got == ["Partial", " answer"]
+    assert err.value.kind == "provider"
+    assert "server_error" in err.value.message
+
+
+def test_429_rate_limit_with_retry_after():
+    wire = Wire(fixture_response(429, "openai_rate_limit_429.json", **{"retry-after": "2"}))
+    with pytest.raises(ProviderError) as err:
+        list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
+    assert err.value.kind == "rate_limited"
+    assert err.value.retry_after == 2.0
+    assert len(wire.requests) == 1
+
+
+def test_context_length_exceeded():
+    wire = Wire(fixture_response(400, "openai_context_400.json"))
+    with pytest.raises(ProviderError) as err:
+        list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
+    assert err.value.kind == "context_too_long"
+
+
+def test_invalid_key_is_auth_and_masked_key_shape_is_removed():
+    wire = Wire(fixture_response(401, "openai_invalid_key_401.json"))
+    with pytest.raises(ProviderError) as err:
+        list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
+    assert err.value.kind == "auth"
+    assert "sk-proj" not in err.value.message and "wxyz" not in err.value.message
+
+
+def test_500_echoing_the_prompt_is_scrubbed():
+    # a provider once echoed the whole request in its error text
+    body = {"error": {"message": f"Bad request body: {json.dumps({'messages': [{'role': 'system', 'content': BACKGROUND}]})}",
+                      "type": "server_error", "code": None}}
+    wire = Wire(httpx2.Response(500, json=body))
+    with pytest.raises(ProviderError) as err:
+        list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
+    assert err.value.kind == "provider"
+    assert "launch code" not in err.value.message and "gravity" not in err.value.message
+
+
+def test_registry_complete(monkeypatch):
+    wire = Wire(sse("openai_stream.sse"))
+    monkeypatch.setitem(providers.PROVIDERS, "openai", lambda: OpenAIProvider(wire.client()))
+    assert providers.complete("gpt-4o-mini", MESSAGES, BACKGROUND, 50) == (
+        "Tides follow the moon [1].", Usage(1187, 8)
+    )
+    assert wire.body()["model"] == "gpt-4o-mini"

@@ -1,0 +1,72 @@
+"""Chat titles: asked of the model with the question only, cleaned, and
+falling back to the question's first words offline or on any failure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from cardchat import providers
+from cardchat.models import OFFLINE_MODEL_ID
+from cardchat.providers.anthropic import AnthropicProvider
+from cardchat.titles import clean_title, fallback_title, make_title
+
+FIXTURES = Path(__file__).parent / "fixtures" / "providers"
+QUESTION = "Why do most   coasts get two high tides every single day, and not one?"
+
+
+class Wire:
+    def __init__(self, *responses: httpx2.Response):
+        self.responses = list(responses)
+        self.requests: list[httpx2.Request] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        return self.responses.pop(0)
+
+    def client(self) -> httpx2.Client:
+        return httpx2.Client(transport=httpx2.MockTransport(self))
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+
+
+def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
+    wire = Wire(httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                                content=(FIXTURES / "anthropic_title.sse").read_bytes()))
+    monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
+    title = make_title("claude-haiku-4-5", QUESTION)
+    assert title == "Why Tides Come Twice a Day, Explained"
+    body = json.loads(wire.requests[0].content)
+    assert body["messages"] == [{"role": "user", "content": QUESTION}]
+    assert "title" in body["system"][0]["text"] and "<card" not in body["system"][0]["text"]
+    assert body["max_tokens"] <= 64
+
+
+def test_provider_failure_falls_back_to_the_question(monkeypatch):
+    wire = Wire(httpx2.Response(529, json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+    monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
+    assert make_title("claude-sonnet-4-6", QUESTION) == "Why do most coasts get two high"
+    assert len(wire.requests) == 1
+
+
+def test_offline_and_unknown_models_never_call_a_provider():
+    assert make_title(OFFLINE_MODEL_ID, QUESTION) == "Why do most coasts get two high"
+    assert make_title("no-such-model", "“Quoted” question?") == "Quoted question?"
+
+
+def test_missing_key_falls_back(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert make_title("claude-sonnet-4-6", "tides?") == "tides?"
+
+
+def test_clean_title_limits():
+    assert clean_title("**Title:** 'A b c d e f g h i'") == "A b c d e f g"
+    assert len(clean_title("x" * 500)) == 80
+    assert len(clean_title(" ".join(["abcdefghijklmnop"] * 7))) <= 80
+    assert fallback_title("   \n ") == "New chat"
