@@ -1,0 +1,224 @@
+"""A chat's turns: posting a message, retrying a failed answer, and choosing
+which earlier turns fit the model's context window.
+
+Posting appends the user's message and an assistant stub (`ready`) in one
+transaction on the chat document; the Firestore trigger on the stub starts
+the engine. Only one answer is ever in flight per chat: a new message is
+refused until the last answer is complete, so turns never interleave.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import string
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Sequence
+
+from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.models import ModelSpec
+from cardchat.providers.base import Message
+from cardchat.repo import messages as repo
+from cardchat.schema import ChatMessage
+from cardchat.schema import now as utc_now
+
+MAX_CONTENT_CHARS = 32_000
+#: Tokens a provider adds around each message (role markers, separators).
+MESSAGE_OVERHEAD_TOKENS = 8
+_ID_ALPHABET = string.ascii_letters + string.digits
+
+
+def new_message_id() -> str:
+    """Same shape as a Firestore auto-id: 20 random alphanumerics."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))
+
+
+def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
+    """An answer left `streaming` whose lease ran out: its generator died.
+    The SPA offers retry for it, as for a failed one."""
+    if msg.get("status") != "streaming":
+        return False
+    lease = msg.get("lease_expires")
+    return lease is None or lease <= now
+
+
+def validate_content(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidArgument("content must be a non-empty string")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise InvalidArgument(
+            f"content is {len(content):,} characters; at most {MAX_CONTENT_CHARS:,} are allowed"
+        )
+    return content
+
+
+def _require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
+    if chat is None:
+        raise NotFound("chat not found")
+    if chat.get("owner") != uid:
+        raise PermissionDenied("only the chat's owner can do this")
+    return chat
+
+
+def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
+    if last is None or last.get("role") != "assistant" or last.get("status") == "complete":
+        return
+    if last.get("status") == "failed":
+        raise FailedPrecondition("the last answer failed: retry it before sending a new message")
+    if is_stalled(last, now):
+        raise FailedPrecondition(
+            "the last answer stopped before it finished: retry it before sending a new message")
+    raise FailedPrecondition("the last answer is still being written: wait for it to finish")
+
+
+def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | None = None) -> str:
+    """Append the user's message and an assistant stub; returns the stub's id."""
+    text = validate_content(content)
+    when = now or utc_now()
+    stub_id = new_message_id()
+
+    def decide(chat: dict[str, Any] | None, last: dict[str, Any] | None) -> repo.TurnDecision:
+        chat = _require_owner(chat, uid)
+        _refuse_unfinished(last, when)
+        n = int(chat.get("message_count") or 0)
+        user = ChatMessage(chat=chat_id, message_index=n, role="user", content=text,
+                           status="complete", timestamp=when)
+        stub = ChatMessage(chat=chat_id, message_index=n + 1, role="assistant", content="",
+                           status="ready", timestamp=when, model=chat.get("model"))
+        return (
+            [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
+            {"message_count": n + 2, "last_updated": when},
+        )
+
+    repo.append_turn(db, chat_id, decide)
+    return stub_id
+
+
+def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None) -> str:
+    """Put a failed or stalled answer back to `ready` (same place in the chat),
+    which starts a new generation; returns the message id."""
+    when = now or utc_now()
+
+    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None) -> dict[str, Any]:
+        if msg is None:
+            raise NotFound("message not found")
+        _require_owner(chat, uid)
+        if msg.get("role") != "assistant":
+            raise FailedPrecondition("only an answer can be retried")
+        if msg.get("status") != "failed" and not is_stalled(msg, when):
+            raise FailedPrecondition(
+                f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
+        return {
+            "status": "ready",
+            "content": "",
+            "error": None,
+            "run_id": None,
+            "lease_expires": None,
+            "usage": None,
+            "timings": None,
+            "dropped_turns": 0,
+        }
+
+    repo.reset_message(db, message_id, decide)
+    return message_id
+
+
+# --- history windowing -------------------------------------------------------
+
+
+class ContextTooSmall(Exception):
+    """Even with every earlier turn dropped, the request does not fit."""
+
+
+@dataclass(frozen=True)
+class Window:
+    messages: list[Message]
+    dropped: int  # earlier messages left out, oldest first
+    max_tokens: int  # output budget handed to the provider
+
+
+def history_before(messages: Sequence[dict[str, Any]], index: int) -> list[Message]:
+    """The conversation a model sees before answer `index`: every user message
+    and every complete answer, oldest first. A failed or unfinished answer's
+    partial text is not something the model said."""
+    out: list[Message] = []
+    for m in sorted(messages, key=lambda m: m.get("message_index", 0)):
+        if m.get("message_index", 0) >= index:
+            continue
+        role = m.get("role")
+        if role == "user" or (role == "assistant" and m.get("status") == "complete"):
+            out.append({"role": role, "content": m.get("content") or ""})
+    return out
+
+
+def output_reserve(spec: ModelSpec) -> int:
+    """Room kept for the answer: the model's output limit, but never more than
+    a quarter of its window (a 64k-output model must not starve the history)."""
+    return min(spec.max_output_tokens, spec.context_window // 4)
+
+
+def fit_history(
+    history: list[Message],
+    counts: Sequence[int],
+    background_tokens: int,
+    spec: ModelSpec,
+) -> Window:
+    """Drop the oldest turns until background + history + the output reserve
+    fit the window. The background and the newest (last) message always stay;
+    the kept history always starts with a user message."""
+    if len(counts) != len(history):
+        raise ValueError("one token count per message")
+    sizes = [c + MESSAGE_OVERHEAD_TOKENS for c in counts]
+    reserve = output_reserve(spec)
+    budget = spec.context_window - background_tokens - reserve
+    total = sum(sizes)
+    start = 0
+    last = len(history) - 1
+    while start < last and (total > budget or history[start]["role"] != "user"):
+        total -= sizes[start]
+        start += 1
+    if total > budget:
+        # Give the answer what is left if that is still a useful length.
+        room = spec.context_window - background_tokens - total
+        if room < min(reserve, 256):
+            raise ContextTooSmall(
+                "the question and the chat's background do not fit this model's context window"
+            )
+        reserve = room
+    return Window(messages=list(history[start:]), dropped=start, max_tokens=reserve)
+
+
+def byte_bounds(texts: Sequence[str], tokenizer: str) -> list[int]:
+    """An upper bound on each text's token count without loading a tokenizer:
+    a byte-level BPE token covers at least one UTF-8 byte, and the estimated
+    tokenizers scale an o200k count by a known factor."""
+    from cardchat.tokens import ESTIMATE_FACTORS
+
+    factor = ESTIMATE_FACTORS.get(tokenizer, 1.0)
+    return [math.ceil(len(t.encode("utf-8")) * factor) for t in texts]
+
+
+def window_for(
+    messages: Sequence[dict[str, Any]],
+    index: int,
+    background_tokens: int,
+    spec: ModelSpec,
+    count: Callable[[list[str], str], list[int]] | None = None,
+) -> Window:
+    """The history for answer `index`, fitted to `spec`'s window.
+
+    Loading a tokenizer costs seconds on a cold instance, all of it before
+    the first token; most chats fit even by the byte bound, so the real count
+    runs only when the bound says turns might have to go."""
+    history = history_before(messages, index)
+    texts = [m["content"] for m in history]
+    try:
+        bounded = fit_history(history, byte_bounds(texts, spec.tokenizer), background_tokens, spec)
+        if bounded.dropped == 0 and bounded.max_tokens == output_reserve(spec):
+            return bounded
+    except ContextTooSmall:
+        pass  # the bound is loose: only the real count can say
+    if count is None:
+        from cardchat.tokens import count_tokens as count
+    return fit_history(history, count(texts, spec.tokenizer) if texts else [], background_tokens, spec)

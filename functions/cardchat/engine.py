@@ -1,0 +1,244 @@
+"""Answer generation: claim a `ready` answer, stream the model's text into
+coalesced chunk documents, then write the whole answer once.
+
+The Firestore trigger on chat_messages calls `generate` for every write whose
+`after` passes `should_generate`. Delivery is at-least-once and two triggers
+can race, so the claim is a transaction that only a `ready` message passes.
+The run then holds a lease it renews while it streams; if the function dies,
+the lease runs out, the answer counts as stalled and the owner may retry it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable
+
+from cardchat import providers
+from cardchat.conversation import ContextTooSmall, is_stalled, window_for
+from cardchat.models import MODELS
+from cardchat.providers.base import ProviderError
+from cardchat.ratelimit import add_tokens
+from cardchat.repo import chats as chats_repo
+from cardchat.repo import messages as repo
+from cardchat.schema import StreamChunk, Usage
+from cardchat.schema import now as utc_now
+from cardchat.scrub import scrub_error
+from cardchat.streaming import StreamWriter, WriterFailed
+
+__all__ = ["generate", "should_generate", "is_stalled", "lease_seconds"]
+
+log = logging.getLogger(__name__)
+
+LEASE_ENV = "CARDCHAT_LEASE_SECONDS"
+DEFAULT_LEASE = 30.0
+#: Attempts per chunk write before the run gives up (transient store errors).
+WRITE_ATTEMPTS = 3
+GENERIC_ERROR = "The answer could not be generated because of an internal error. Please retry."
+
+
+def lease_seconds() -> float:
+    raw = os.environ.get(LEASE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LEASE
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
+def should_generate(after: dict[str, Any] | None) -> bool:
+    """The trigger's filter: an assistant message that is waiting for its answer."""
+    return bool(after) and after.get("role") == "assistant" and after.get("status") == "ready"
+
+
+class _Run:
+    """One generation attempt of one message, owning it through `run_id`."""
+
+    def __init__(self, db: Any, message_id: str, msg: dict[str, Any], run_id: str, lease: float,
+                 now: Callable[[], datetime], sleep: Callable[[float], None]) -> None:
+        self.db = db
+        self.message_id = message_id
+        self.msg = msg
+        self.run_id = run_id
+        self.lease = lease
+        self.now = now
+        self.sleep = sleep
+
+    def lease_end(self) -> datetime:
+        return self.now() + timedelta(seconds=self.lease)
+
+    def write_chunk(self, index: int, text: str, renew: bool) -> None:
+        chunk = StreamChunk(chat=self.msg["chat"], message=self.message_id,
+                            message_index=self.msg["message_index"], index=index,
+                            content=text, timestamp=self.now())
+        self._retrying(lambda: repo.write_chunk(
+            self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None))
+
+    def renew(self) -> None:
+        self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end()))
+
+    def _retrying(self, write: Callable[[], None]) -> None:
+        # Chunk writes are idempotent (fixed document id), so repeating one
+        # whose commit may or may not have landed is safe.
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                write()
+                return
+            except repo.LostOwnership:
+                raise
+            except Exception:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                self.sleep(0.2 * 3**attempt)
+
+    def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
+        repo.finish(self.db, self.message_id, self.run_id, {**fields, "lease_expires": None},
+                    self.msg["chat"], chat_fields)
+
+
+def generate(
+    db: Any,
+    message_id: str,
+    *,
+    now: Callable[[], datetime] = utc_now,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    lease: float | None = None,
+) -> str:
+    """Generate the answer of a `ready` message. Returns the status it ended
+    in: "complete" or "failed"; "skipped" when another delivery owns it or it
+    was not ready; "superseded" when the run lost its lease to a retry."""
+    lease = lease_seconds() if lease is None else lease
+    run_id = uuid.uuid4().hex
+    msg = repo.claim(db, message_id, run_id, now() + timedelta(seconds=lease))
+    if msg is None:
+        return "skipped"
+    run = _Run(db, message_id, msg, run_id, lease, now, sleep)
+    started = clock()
+    background = ""
+    secrets: list[str | None] = []
+    parts: list[str] = []
+    writer: StreamWriter | None = None
+    try:
+        chat = chats_repo.get_chat(db, msg["chat"]) or {}
+        spec = MODELS.get(msg.get("model") or chat.get("model") or "")
+        if spec is None:
+            return _fail(run, f"The model {msg.get('model')!r} is not available.", "")
+        secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+        if int(msg.get("attempts") or 0) > 1:
+            repo.delete_chunks(db, message_id)  # left by a run that died
+        background = chats_repo.read_background(db, msg["chat"])
+        try:
+            history = [m for _, m in repo.chat_messages(db, msg["chat"])]
+            window = window_for(history, msg["message_index"],
+                                int(chat.get("background_tokens") or 0), spec)
+        except ContextTooSmall as e:
+            return _fail(run, f"{spec.label}: {e}.", "")
+        writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
+        usage = Usage()
+        ttft: float | None = None
+        deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
+        try:
+            for item in deltas:
+                if isinstance(item, Usage):
+                    usage = item
+                    continue
+                if ttft is None:
+                    ttft = clock() - started
+                parts.append(item)
+                writer.put(item)
+        finally:
+            deltas.close()  # a run that stops early hangs up on the provider at once
+        chunks = writer.close()
+        writer = None
+        content = "".join(parts)
+        total = clock() - started
+        run.finish(
+            {
+                "status": "complete",
+                "content": content,
+                "model": spec.id,
+                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+                "timings": {"ttft": round(ttft if ttft is not None else total, 3),
+                            "total": round(total, 3), "chunks": chunks},
+                "dropped_turns": window.dropped,
+                "error": None,
+            },
+            {"last_updated": now()},
+        )
+        repo.delete_chunks(db, message_id)
+        _count_tokens(db, chat.get("owner"), usage, now())
+        return "complete"
+    except ProviderError as e:
+        _stop(writer)
+        said = scrub_error(e.message, secrets=secrets, background=background)
+        return _fail(run, said or "The model failed without saying why.", "".join(parts))
+    except (repo.LostOwnership, WriterFailed) as e:
+        _stop(writer)
+        if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
+            return _superseded(run)
+        _log_unexpected(message_id, e.__cause__ or e, secrets, background)
+        return _fail(run, GENERIC_ERROR, "".join(parts))
+    except Exception as e:
+        _stop(writer)
+        _log_unexpected(message_id, e, secrets, background)
+        return _fail(run, GENERIC_ERROR, "".join(parts))
+
+
+def _stop(writer: StreamWriter | None) -> None:
+    """Stop the chunk writer without flushing: the chunks are deleted next,
+    and a write still in flight must land before that delete."""
+    if writer is not None:
+        writer.close(flush=False)
+
+
+def _fail(run: _Run, error: str, partial: str) -> str:
+    try:
+        run.finish({"status": "failed", "error": error, "content": partial})
+    except repo.LostOwnership:
+        return _superseded(run)
+    except Exception as e:  # the lease runs out and the answer shows as stalled
+        log.error("generate %s: could not record the failure: %s", run.message_id, type(e).__name__)
+        return "failed"
+    repo.delete_chunks(run.db, run.message_id)
+    return "failed"
+
+
+def _superseded(run: _Run) -> str:
+    """Another run owns the message now, so its chunks are not ours to
+    delete, unless the message itself is gone (chat deleted mid-answer)."""
+    if repo.get_message(run.db, run.message_id) is None:
+        repo.delete_chunks(run.db, run.message_id)
+    log.info("generate %s: run %s lost ownership", run.message_id, run.run_id)
+    return "superseded"
+
+
+def _count_tokens(db: Any, uid: str | None, usage: Usage, when: datetime) -> None:
+    if not uid:
+        return
+    try:
+        add_tokens(db, uid, usage.input_tokens + usage.output_tokens, when)
+    except Exception as e:  # the answer is written; a missed count must not fail it
+        log.error("generate: could not count tokens for a user: %s", type(e).__name__)
+
+
+def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:
+    """Type, scrubbed message and code locations: never the exception's raw
+    text or locals, which may quote the background."""
+    said = scrub_error(str(exc), secrets=secrets, background=background)
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
+        tb = tb.tb_next
+    log.error("generate %s failed: %s: %s at %s",
+              message_id, type(exc).__name__, said, " < ".join(reversed(frames)))
