@@ -1,0 +1,115 @@
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,grant-ai,eval}`.
+
+A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
+and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
+else the real project with application-default credentials.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def _client(project: str):
+    from google.cloud import firestore
+
+    return firestore.Client(project=project)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from cardchat.importer import CardImportError, import_cards
+
+    try:
+        plan = import_cards(_client(args.project), Path(args.path), args.owner, args.visibility, args.dry_run)
+    except CardImportError as e:
+        print(f"import refused, nothing written:\n{e}", file=sys.stderr)
+        return 2
+    verb = "would write" if args.dry_run else "wrote"
+    print(f"{verb} {len(plan.writes)} cards, {len(plan.skipped)} unchanged")
+    return 0
+
+
+def _demo_deck(args: argparse.Namespace) -> int:
+    from cardchat.demo_deck import MissingGitDoc, write_deck
+
+    try:
+        n = write_deck(args.out, args.doc_dir)
+    except MissingGitDoc as e:
+        print(e, file=sys.stderr)
+        return 1
+    print(f"wrote {n} cards to {args.out}")
+    return 0
+
+
+def _backfill(args: argparse.Namespace) -> int:
+    from cardchat.backfill import backfill
+
+    done, fresh = backfill(_client(args.project), args.model, args.limit)
+    print(f"embedded {done} cards ({fresh} already fresh)")
+    return 0
+
+
+def _grant_ai(args: argparse.Namespace) -> int:
+    from cardchat.access import grant_ai
+
+    admin = (not args.revoke) if args.admin else None
+    doc = grant_ai(_client(args.project), args.uid, not args.revoke, admin)
+    print(f"users/{args.uid}: may_use_ai={doc.may_use_ai} admin={doc.admin}")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from cardchat.evaluation import main
+
+    return main(args.sets, args.model)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m cardchat")
+    project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
+    p.add_argument("--project", default=os.environ.get("GCLOUD_PROJECT") or "demo-cardchat", help=project_help)
+    # Also accepted after the subcommand; SUPPRESS keeps the top-level value when absent there.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--project", default=argparse.SUPPRESS, help=project_help)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("import", parents=[common], help="upsert cards from a Markdown folder or a JSON export")
+    s.add_argument("path")
+    s.add_argument("--owner", help="uid for cards that name no owner")
+    s.add_argument("--visibility", choices=("public", "private"), help="for cards that do not say")
+    s.add_argument("--dry-run", action="store_true")
+    s.set_defaults(run=_import)
+
+    s = sub.add_parser("demo-deck", help="write the git-doc demo deck as a JSON export")
+    s.add_argument("out")
+    s.add_argument("--doc-dir", default="/usr/share/doc/git-doc")
+    s.set_defaults(run=_demo_deck)
+
+    s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
+    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
+    s.add_argument("--limit", type=int)
+    s.set_defaults(run=_backfill)
+
+    s = sub.add_parser("grant-ai", parents=[common], help="let a user chat with the AI (users/{uid}.may_use_ai)")
+    s.add_argument("uid")
+    s.add_argument("--revoke", action="store_true")
+    s.add_argument("--admin", action="store_true", help="also grant (with --revoke: revoke) admin")
+    s.set_defaults(run=_grant_ai)
+
+    s = sub.add_parser("eval", help="recall@5/10 and MRR of dense, sparse and hybrid ranking")
+    s.add_argument("sets", nargs="*", help="eval set JSON files (default: every eval/sets/*.json)")
+    s.add_argument("--model", default="minilm")
+    s.set_defaults(run=_eval)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
