@@ -29,30 +29,39 @@ options.set_global_options(region=REGION, max_instances=20)
 # the environment.
 SECRETS = [k for k in os.environ.get("CARDCHAT_SECRETS", "").replace(" ", "").split(",") if k in models.KEY_NAMES]
 
+def _init_app() -> None:
+    """The default firebase_admin app, at import: the callable wrapper
+    verifies ID tokens with it before our code runs. In the emulators there
+    are no Application Default Credentials and none are needed (the Auth
+    emulator's tokens are verified without a signature check)."""
+    import firebase_admin
+    from firebase_admin import credentials
+
+    if firebase_admin._apps:
+        return
+    if os.environ.get("FUNCTIONS_EMULATOR") == "true":
+        from google.auth.credentials import AnonymousCredentials
+
+        class Anonymous(credentials.Base):
+            def get_credential(self):
+                return AnonymousCredentials()
+
+        firebase_admin.initialize_app(Anonymous(), {"projectId": os.environ.get("GCLOUD_PROJECT")})
+    else:
+        firebase_admin.initialize_app()
+
+
+_init_app()
 _db = None
 
 
 def db():
-    """The Firestore client, made on first use (not at import: discovery and
-    the health probe must not touch credentials)."""
+    """The Firestore client, made on first use."""
     global _db
     if _db is None:
-        if os.environ.get("FIRESTORE_EMULATOR_HOST"):
-            # The emulator takes any credential and there is no ADC here; the
-            # functions SDK may already have made a default firebase_admin app
-            # with ADC, so don't go through firebase_admin at all.
-            from google.auth.credentials import AnonymousCredentials
-            from google.cloud import firestore
+        from firebase_admin import firestore
 
-            project = os.environ.get("GCLOUD_PROJECT") or os.environ.get("GOOGLE_CLOUD_PROJECT")
-            _db = firestore.Client(project=project, credentials=AnonymousCredentials())
-        else:
-            import firebase_admin
-            from firebase_admin import firestore
-
-            if not firebase_admin._apps:
-                firebase_admin.initialize_app()
-            _db = firestore.client()
+        _db = firestore.client()
     return _db
 
 
@@ -128,7 +137,7 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation
+    from cardchat import conversation, ratelimit
     from cardchat.errors import InvalidArgument
 
     uid = _uid(req)
@@ -136,6 +145,7 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
     message_id = data.get("message_id")
     if not isinstance(message_id, str) or not message_id or "/" in message_id:
         raise InvalidArgument("message_id: a message id is required")
+    ratelimit.check_and_record(db(), uid)  # a retry costs a generation like a new message
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
 

@@ -1,0 +1,68 @@
+"""createChat server time for 1,000 and 10,000 cards, warm, by phase.
+
+The deck is synthetic (varied Markdown-ish text, stored random unit vectors
+of the offline model's dimension) so the figure is about loading, ranking,
+fitting and writing, not about how fast this machine embeds."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+import numpy as np
+
+from cardchat import chats
+from cardchat.embeddings import get_embedder, pack
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.text import text_hash
+
+VOCAB = ("branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog "
+         "worktree submodule hook config diff patch bisect blame log pension insurance tax policy budget "
+         "meeting design review release deploy cache query index schema migration").split()
+
+
+def _seed(db, n: int, prefix: str) -> list[str]:
+    rng = random.Random(n)
+    vec_rng = np.random.default_rng(n)
+    model = get_embedder().model_id
+    ids, batch, pending = [], db.batch(), 0
+    for i in range(n):
+        body = "\n\n".join(" ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120))) for _ in range(rng.randint(1, 5)))
+        card = Card(f"{prefix} card {i} {rng.choice(VOCAB)}", body, "bench-owner", visibility="private")
+        vec = vec_rng.standard_normal(384).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        cid = f"{prefix}-{i:05d}"
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        batch.set(db.collection(CARD_EMBEDDINGS).document(cid),
+                  CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body)).to_dict())
+        pending += 2
+        ids.append(cid)
+        if pending >= 400:
+            batch.commit()
+            batch, pending = db.batch(), 0
+    if pending:
+        batch.commit()
+    return ids
+
+
+def run(db) -> list[str]:
+    get_embedder().embed(["warm the model"])
+    lines = []
+    for n in (1_000, 10_000):
+        ids = _seed(db, n, f"bench{n}")
+        req = chats.parse_request({"card_ids": ids, "initial_message": "how do I rebase my branch onto main?",
+                                   "model": "claude-sonnet-4-6", "background_percentage": 0.5},
+                                  env={"ANTHROPIC_API_KEY": "bench-only"})  # a 100k-token budget
+        chats.create_chat(db, "bench-owner", req)  # warm: caches filled, as on a warm instance
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            result = chats.create_chat(db, "bench-owner", req)
+            runs.append((time.perf_counter() - start, result.timings_ms))
+        total = statistics.median(r[0] for r in runs) * 1000
+        phases = {k: statistics.median(r[1][k] for r in runs) for k in runs[0][1]}
+        split = " · ".join(f"{k} {v:.0f}" for k, v in phases.items())
+        lines.append(f"createChat {n:6d} cards, warm: {total:6.0f} ms  ({split} ms)")
+        lines.append(f"    rank + fit: {phases['rank'] + phases['fit']:.0f} ms (goal ≤ 150 ms); whole call goal ≤ 1500 ms")
+    return lines
