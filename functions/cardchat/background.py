@@ -1,0 +1,245 @@
+"""The hidden background: the best-ranked cards packed into a token budget.
+
+Format (the model reads it as its system text; `parse_background` reads it
+back for the offline answerer):
+
+    PREAMBLE
+    <collection length="L">
+    ...the owner's description of the collection, L characters...
+    </collection>
+    <card n="1" length="L">
+    # Title
+    body...
+    </card>
+    <card n="2" length="L" truncated="true">
+    ...
+
+`length` is the number of characters between the opening line and the
+closing tag, so a parser never searches for delimiters inside content: a card
+whose body contains `</card>` or `<card n="3" ...>` lines parses as written.
+The preamble is a constant, and the description is length-delimited too, so
+nothing the user wrote can be mistaken for structure.
+
+Packing counts tokens in batches over a window of the ranking that grows only
+as needed: a 100k-token budget is filled from the first few hundred cards of
+a 10,000-card ranking without tokenizing the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .schema import Card
+from .tokens import ESTIMATE_FACTORS, count_tokens, truncate_tokens
+
+PREAMBLE = (
+    "The cards below are the user's own notes, chosen from one of their collections as the "
+    "most relevant to this conversation. Each card is a <card> element: n is its citation "
+    "number, length the number of characters of its content (a '# ' title line, then the "
+    "body in Markdown); truncated=\"true\" marks a card cut short to fit. A <collection> "
+    "element, if present, is the user's description of the collection.\n"
+    "Ground your answers in these cards and cite each card you rely on by its number in "
+    "square brackets, like [1] or [2][5]. If the cards do not answer the question, say so "
+    "plainly and do not invent their content; general knowledge may help only where you "
+    "say it is not from the cards. Quote only as much of a card as the answer needs."
+)
+
+# Characters per token for sizing how many cards to count; a guess errs to
+# counting a few cards too many, never to a wrong result.
+_CHARS_PER_TOKEN = 4.2
+# Leftover room too small for any useful card content.
+_MIN_USEFUL_TOKENS = 24
+# After the first card that does not fit, how many more (small enough to
+# plausibly fit) to count in search of ones that do.
+_TAIL_SCAN = 64
+
+_CARD_OPEN = re.compile(r'<card n="(\d+)" length="(\d+)"( truncated="true")?>\n')
+_COLLECTION_OPEN = re.compile(r'<collection length="(\d+)">\n')
+
+
+@dataclass
+class Background:
+    text: str  # the full system text
+    card_ids: list[str]  # included cards in citation order: [n] is card_ids[n-1]
+    tokens: int  # tokens of `text`, counted by the model's tokenizer
+    budget: int
+    truncated_card: str | None = None  # the id of the card cut short to fill the budget, if any
+
+    @property
+    def fill(self) -> float:
+        return self.tokens / self.budget if self.budget else 0.0
+
+
+def _title_line(title: str) -> str:
+    return " ".join((title or "").split()) or "(untitled)"
+
+
+def _content(title: str, body: str) -> str:
+    return f"# {_title_line(title)}\n{body}" if body else f"# {_title_line(title)}"
+
+
+def _block(n: int, content: str, truncated: bool = False) -> str:
+    mark = ' truncated="true"' if truncated else ""
+    return f'<card n="{n}" length="{len(content)}"{mark}>\n{content}\n</card>\n'
+
+
+def _head(collection_description: str) -> str:
+    head = PREAMBLE + "\n\n"
+    desc = (collection_description or "").strip()
+    if desc:
+        head += f'<collection length="{len(desc)}">\n{desc}\n</collection>\n'
+    return head
+
+
+@dataclass
+class _Pick:
+    index: int  # position in the deduplicated ranking
+    content: str
+    truncated: bool = False
+
+
+def fit_background(
+    ranked: Sequence[tuple[str, Card]],
+    budget_tokens: int,
+    tokenizer: str,
+    collection_description: str = "",
+) -> Background:
+    """Pack `ranked` (best first) into at most `budget_tokens` tokens."""
+    head = _head(collection_description)
+    head_tokens = count_tokens([head], tokenizer)[0]
+    if head_tokens > budget_tokens:
+        raise ValueError(f"a background budget of {budget_tokens} tokens cannot hold the {head_tokens}-token preamble")
+
+    # A repeated id keeps its best rank (dict insertion order).
+    cards = list(dict(ranked).items())
+
+    chars_per_token = _CHARS_PER_TOKEN / ESTIMATE_FACTORS.get(tokenizer, 1.0)
+    remaining = budget_tokens - head_tokens
+    picks: list[_Pick] = []
+    first_left_out: int | None = None
+    counted = 0  # cards[:counted] have been considered
+
+    def take(indices: list[int]) -> None:
+        nonlocal remaining, first_left_out
+        contents = [_content(cards[i][1].title, cards[i][1].body) for i in indices]
+        # Provisional numbers: a card's final number is at most its position + 1.
+        counts = count_tokens([_block(i + 1, c) for i, c in zip(indices, contents)], tokenizer)
+        for i, content, tokens in zip(indices, contents, counts):
+            if tokens <= remaining:
+                picks.append(_Pick(i, content))
+                remaining -= tokens
+            elif first_left_out is None:
+                first_left_out = i
+
+    # Grow a window over the ranking while every card so far has fitted.
+    while counted < len(cards) and first_left_out is None and remaining >= _MIN_USEFUL_TOKENS:
+        want_chars = remaining * chars_per_token * 1.08
+        end, chars = counted, 0
+        while end < len(cards) and (chars < want_chars or end - counted < 8):
+            chars += len(cards[end][1].title) + len(cards[end][1].body) + 48
+            end += 1
+        take(list(range(counted, end)))
+        counted = end
+
+    # One batch of smaller cards further down that may still fit.
+    if counted < len(cards) and remaining >= _MIN_USEFUL_TOKENS:
+        max_chars = remaining * chars_per_token * 2
+        tail: list[int] = []
+        for i in range(counted, len(cards)):
+            if len(cards[i][1].title) + len(cards[i][1].body) + 48 <= max_chars:
+                tail.append(i)
+                if len(tail) == _TAIL_SCAN:
+                    break
+        if tail:
+            take(tail)
+
+    truncated_id: str | None = None
+    if first_left_out is not None and remaining >= _MIN_USEFUL_TOKENS:
+        pick = _truncated_pick(cards, first_left_out, len(picks) + 1, remaining, tokenizer)
+        if pick is not None:
+            picks.append(pick)
+            truncated_id = cards[pick.index][0]
+
+    text, tokens = _render(head, picks, tokenizer)
+    while tokens > budget_tokens and picks:
+        # Counted in parts, the whole came out larger (tokens merged across a
+        # block boundary, or numbers renumbered): give the excess back.
+        picks, truncated_id = _shrink(cards, picks, tokens - budget_tokens, tokenizer, truncated_id)
+        text, tokens = _render(head, picks, tokenizer)
+    return Background(
+        text=text,
+        card_ids=[cards[p.index][0] for p in picks],
+        tokens=tokens,
+        budget=budget_tokens,
+        truncated_card=truncated_id,
+    )
+
+
+def _truncated_pick(
+    cards: list[tuple[str, Card]], index: int, n: int, room: int, tokenizer: str
+) -> _Pick | None:
+    """The card at `index` cut at a token boundary to fit `room` tokens."""
+    title, body = cards[index][1].title, cards[index][1].body
+    overhead = count_tokens([_block(n, _content(title, "") + "\n", truncated=True)], tokenizer)[0]
+    body_room = room - overhead
+    while body_room >= _MIN_USEFUL_TOKENS // 2:
+        cut = truncate_tokens(body, body_room, tokenizer).rstrip()
+        if not cut:
+            return None
+        content = _content(title, cut)
+        tokens = count_tokens([_block(n, content, truncated=True)], tokenizer)[0]
+        if tokens <= room:
+            return _Pick(index, content, truncated=True)
+        body_room -= max(1, tokens - room)
+    return None
+
+
+def _shrink(
+    cards: list[tuple[str, Card]], picks: list[_Pick], excess: int, tokenizer: str, truncated_id: str | None
+) -> tuple[list[_Pick], str | None]:
+    """Free at least `excess` tokens from the last block: cut it, or drop it."""
+    last = picks[-1]
+    n = len(picks)
+    tokens = count_tokens([_block(n, last.content, last.truncated)], tokenizer)[0]
+    cut = _truncated_pick(cards, last.index, n, tokens - excess - 1, tokenizer)
+    if cut is not None and len(cut.content) < len(last.content):
+        return [*picks[:-1], cut], cards[last.index][0]
+    if last.truncated:
+        truncated_id = None
+    return picks[:-1], truncated_id
+
+
+def _render(head: str, picks: list[_Pick], tokenizer: str) -> tuple[str, int]:
+    text = head + "".join(_block(n, p.content, p.truncated) for n, p in enumerate(picks, start=1))
+    return text, count_tokens([text], tokenizer)[0]
+
+
+def parse_background(text: str) -> list[tuple[int, str, str]]:
+    """[(n, title, body)] of a text made by fit_background; ValueError if it is not one."""
+    if not text.startswith(PREAMBLE + "\n\n"):
+        raise ValueError("not a background: the preamble is missing")
+    pos = len(PREAMBLE) + 2
+    m = _COLLECTION_OPEN.match(text, pos)
+    if m:
+        pos = _expect(text, m.end() + int(m.group(1)), "\n</collection>\n")
+    cards: list[tuple[int, str, str]] = []
+    while pos < len(text):
+        m = _CARD_OPEN.match(text, pos)
+        if not m:
+            raise ValueError(f"not a background: expected a <card> at character {pos}")
+        start, length = m.end(), int(m.group(2))
+        content = text[start : start + length]
+        if len(content) != length:
+            raise ValueError("not a background: a card is shorter than its length")
+        pos = _expect(text, start + length, "\n</card>\n")
+        title_line, _, body = content.partition("\n")
+        cards.append((int(m.group(1)), title_line.removeprefix("# "), body))
+    return cards
+
+
+def _expect(text: str, pos: int, literal: str) -> int:
+    if not text.startswith(literal, pos):
+        raise ValueError(f"not a background: expected {literal.strip()!r} at character {pos}")
+    return pos + len(literal)

@@ -1,0 +1,95 @@
+"""Text embeddings: one interface, three implementations.
+
+MiniLM runs locally (no key, no network) and is the default; OpenAI and
+Gemini are real API calls, chosen with CARDCHAT_EMBEDDINGS. Every stored
+vector records the `model_id` that made it, and vectors of different models
+are never compared (repo.embeddings filters on it).
+
+Nothing heavy is imported here: each implementation loads its runtime or SDK
+on first use, so importing this package from main.py's chain costs nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+ENV_VAR = "CARDCHAT_EMBEDDINGS"
+DEFAULT = "minilm"
+NAMES = ("minilm", "openai", "gemini")
+
+
+class EmbeddingError(RuntimeError):
+    """A provider call failed. The message carries the status and the
+    provider's error code only: never the texts sent, which are card text."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float32, rows L2-normalised; batches internally."""
+        ...
+
+
+_instances: dict[str, Embedder] = {}
+_lock = threading.Lock()
+
+
+def resolve_name(name: str | None = None) -> str:
+    resolved = (name or os.environ.get(ENV_VAR) or DEFAULT).strip().lower()
+    if resolved not in NAMES:
+        raise ValueError(f"unknown embeddings {resolved!r}: expected one of {', '.join(NAMES)}")
+    return resolved
+
+
+def get_embedder(name: str | None = None) -> Embedder:
+    """The process-wide embedder: a model session is expensive to open."""
+    resolved = resolve_name(name)
+    with _lock:
+        embedder = _instances.get(resolved)
+        if embedder is None:
+            embedder = _create(resolved)
+            _instances[resolved] = embedder
+        return embedder
+
+
+def _create(name: str) -> Embedder:
+    if name == "minilm":
+        from .minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "openai":
+        from .openai_embed import OpenAIEmbedder
+
+        return OpenAIEmbedder()
+    from .gemini_embed import GeminiEmbedder
+
+    return GeminiEmbedder()
+
+
+def pack(vec: np.ndarray) -> bytes:
+    """Little-endian float32 bytes: 4 bytes a dimension, decoded with one frombuffer."""
+    return np.ascontiguousarray(vec, dtype="<f4").tobytes()
+
+
+def unpack(data: bytes, dim: int) -> np.ndarray:
+    if len(data) != 4 * dim:
+        raise ValueError(f"embedding holds {len(data)} bytes, expected {4 * dim} for dim {dim}")
+    return np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False)
+
+
+def normalise(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (a zero row stays zero), as float32."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, np.float32(1e-12))
+
+
+def batches(items: Sequence[str], size: int) -> list[Sequence[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
