@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from google.cloud.firestore import FieldFilter
 
 from cardchat import chats, models
 from cardchat.embeddings import get_embedder, pack
@@ -97,7 +98,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     assert sorted(chat["card_ids"]) == ["mine", "open", "shared"]
     assert chat["card_count_requested"] == 5
     assert "Mallory" not in read_background(db, result.chat_id)
-    msgs = {d.id: d.to_dict() for d in db.collection(CHAT_MESSAGES).where("chat", "==", result.chat_id).stream()}
+    msgs = {d.id: d.to_dict() for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", result.chat_id)).stream()}
     assert [m["role"] for m in sorted(msgs.values(), key=lambda m: m["message_index"])] == ["user", "assistant"]
     stub = msgs[f"{result.chat_id}-0001"]
     assert stub["status"] == "ready" and stub["content"] == ""

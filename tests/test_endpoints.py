@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from google.cloud.firestore import FieldFilter
 
 from cardchat.schema import (
     CARD_EMBEDDINGS,
@@ -186,7 +187,7 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
     assert answer["status"] == "complete", answer.get("error")
     assert "[1]" in answer["content"]
     assert "two high tides" in answer["content"] or "tidal bulges" in answer["content"]
-    left = app_db.collection(CHAT_MESSAGES_STREAMING).where("message", "==", answer_ref.id).get()
+    left = app_db.collection(CHAT_MESSAGES_STREAMING).where(filter=FieldFilter("message", "==", answer_ref.id)).get()
     assert left == []
 
     # Follow-up through postMessage.
@@ -222,7 +223,7 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
     assert not app_db.collection(CHATS).document(chat_id).get().exists
     assert not app_db.collection(CHAT_BACKGROUNDS).document(chat_id).get().exists
     assert list(app_db.collection(CHAT_BACKGROUNDS).document(chat_id).collection(CHAT_BACKGROUND_PARTS).stream()) == []
-    assert app_db.collection(CHAT_MESSAGES).where("chat", "==", chat_id).get() == []
+    assert app_db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", chat_id)).get() == []
 
 
 def test_embeddings_follow_cards_through_the_trigger(app_db, functions_base):

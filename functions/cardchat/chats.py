@@ -25,9 +25,12 @@ MAX_CARD_IDS = 20_000
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_CONFIGURATION_BYTES = 20_000
 DEFAULT_BACKGROUND_PERCENTAGE = 0.5
-#: Cards without a fresh embedding are embedded on the spot up to this many
-#: (about a second of MiniLM on two cores); the rest are ranked last.
-EMBED_ON_THE_SPOT = 256
+#: Cards without a fresh embedding are embedded on the spot up to this many;
+#: MiniLM manages 10-20 card texts a second on two cores, so this keeps the
+#: call within seconds. The rest are ranked by BM25 alone (see retrieval) and
+#: counted in `cards_unranked`; the embedCard trigger and `cardchat backfill`
+#: are what keep a collection embedded.
+EMBED_ON_THE_SPOT = 64
 
 
 @dataclass
