@@ -92,10 +92,8 @@ def run(db: Any = None) -> list[str]:
         f"(rebuild of postings from cache {reassembled:.1f} ms)",
         f"dense-only rank for comparison: median {statistics.median(dense_only):.1f} ms",
     ]
-    for line in lines:
-        print(line)
     return lines
 
 
 if __name__ == "__main__":
-    run()
+    print("\n".join(run()))
