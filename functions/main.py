@@ -122,13 +122,8 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
     from cardchat.repo import users
 
     uid = _uid(req)
-    data = req.data if isinstance(req.data, dict) else {}
-    chat_id = data.get("chat_id")
-    if not isinstance(chat_id, str) or not chat_id or "/" in chat_id:
-        from cardchat.errors import InvalidArgument
-
-        raise InvalidArgument("chat_id: a chat id is required")
-    content = chats.parse_message(data.get("content"), "content")
+    chat_id = chats.parse_id(req.data, "chat_id")
+    content = chats.parse_message(req.data.get("content"), "content")
     chats.check_may_use_ai(users.get_user(db(), uid))
     ratelimit.check_and_record(db(), uid)
     return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
@@ -137,14 +132,10 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation, ratelimit
-    from cardchat.errors import InvalidArgument
+    from cardchat import chats, conversation, ratelimit
 
     uid = _uid(req)
-    data = req.data if isinstance(req.data, dict) else {}
-    message_id = data.get("message_id")
-    if not isinstance(message_id, str) or not message_id or "/" in message_id:
-        raise InvalidArgument("message_id: a message id is required")
+    message_id = chats.parse_id(req.data, "message_id")
     ratelimit.check_and_record(db(), uid)  # a retry costs a generation like a new message
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
@@ -152,20 +143,10 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
-    from cardchat.repo import chats as chat_repo
+    from cardchat import chats
 
     uid = _uid(req)
-    data = req.data if isinstance(req.data, dict) else {}
-    chat_id = data.get("chat_id")
-    if not isinstance(chat_id, str) or not chat_id or "/" in chat_id:
-        raise InvalidArgument("chat_id: a chat id is required")
-    chat = chat_repo.get_chat(db(), chat_id)
-    if chat is None:
-        raise NotFound("No such chat")
-    if chat.get("owner") != uid:
-        raise PermissionDenied("Only the owner may delete a chat")
-    chat_repo.delete_chat(db(), chat_id)
+    chats.delete_chat(db(), uid, chats.parse_id(req.data, "chat_id"))
     return {}
 
 

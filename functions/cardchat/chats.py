@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from cardchat import models
-from cardchat.errors import InvalidArgument, PermissionDenied
+from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection, now
 
 MAX_MESSAGE_CHARS = 32_000
@@ -63,8 +63,16 @@ def parse_message(value: Any, name: str) -> str:
     return text
 
 
-def _valid_card_id(cid: Any) -> bool:
-    return isinstance(cid, str) and 0 < len(cid.encode()) <= 1500 and "/" not in cid and cid not in (".", "..")
+def _valid_doc_id(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value.encode()) <= 1500 and "/" not in value and value not in (".", "..")
+
+
+def parse_id(data: Any, name: str) -> str:
+    """A document id from a request (`chat_id`, `message_id`)."""
+    value = data.get(name) if isinstance(data, dict) else None
+    if not _valid_doc_id(value):
+        raise InvalidArgument(f"{name}: a valid id is required")
+    return value
 
 
 def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRequest:
@@ -77,7 +85,7 @@ def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChat
         raise InvalidArgument("card_ids: at least one card id is required")
     if len(ids) > MAX_CARD_IDS:
         raise InvalidArgument(f"card_ids: {len(ids)} ids is over the limit of {MAX_CARD_IDS}")
-    if not all(_valid_card_id(c) for c in ids):
+    if not all(_valid_doc_id(c) for c in ids):
         raise InvalidArgument("card_ids: every id must be a non-empty string without '/'")
     card_ids = list(dict.fromkeys(ids))  # de-duplicated, order kept
 
@@ -192,3 +200,14 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     )
     lap("write")
     return CreateChatResult(chat_id, t)
+
+
+def delete_chat(db, uid: str, chat_id: str) -> None:
+    from cardchat.repo import chats as chat_repo
+
+    chat = chat_repo.get_chat(db, chat_id)
+    if chat is None:
+        raise NotFound("No such chat")
+    if chat.get("owner") != uid:
+        raise PermissionDenied("Only the owner may delete a chat")
+    chat_repo.delete_chat(db, chat_id)
