@@ -167,10 +167,6 @@ def run(db: Any) -> list[str]:
 
 
 if __name__ == "__main__":
-    from google.cloud import firestore
+    from benchmarks.common import run_against_emulator
 
-    if not os.environ.get("FIRESTORE_EMULATOR_HOST"):
-        raise SystemExit("set FIRESTORE_EMULATOR_HOST: this benchmark writes into the emulator only")
-    client = firestore.Client(project=os.environ.get("GCLOUD_PROJECT", "demo-cardchat"))
-    for line in run(client):
-        print(line)
+    run_against_emulator(run)

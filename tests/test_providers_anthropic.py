@@ -1,14 +1,13 @@
 """The Anthropic provider against the Messages API's real wire format.
 
-The SDK talks to an httpx2 MockTransport that replays hand-built SSE streams
-(tests/fixtures/providers/anthropic_*); every request the SDK sends is kept
-and checked.
+The SDK talks to an httpx2 MockTransport (provider_wire) that replays
+hand-built SSE streams (tests/fixtures/providers/anthropic_*); every request
+the SDK sends is kept and checked.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx2
 import pytest
@@ -18,44 +17,23 @@ from cardchat.models import MODELS
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.base import ProviderError
 from cardchat.schema import Usage
-
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
-KEY = "sk-ant-api03-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
-BACKGROUND = (
-    "[1] Tides\nThe moon's gravity pulls the oceans into two bulges that the earth rotates through.\n\n"
-    "[2] Secret card\nThe launch code for the internal project is written on the blue whiteboard in room 4."
+from provider_wire import (
+    BACKGROUND,
+    FIXTURES,
+    Wire,
+    api_key,
+    event_stream,
+    fixture_response,
+    refusing_client,
+    sse,
+    until_failure,
 )
+
+KEY = "sk-ant-api03-TESTKEY0123456789abcdefghijklmnopqrstuvwxyz"
 SPEC = MODELS["claude-sonnet-4-6"]
 MESSAGES = [{"role": "user", "content": "Why are there tides?"}]
 
-
-class Wire:
-    """Answers each request with the next canned response and records it."""
-
-    def __init__(self, *responses: httpx2.Response):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def client(self) -> httpx2.Client:
-        return httpx2.Client(transport=httpx2.MockTransport(self))
-
-    def body(self, i: int = 0) -> dict:
-        return json.loads(self.requests[i].content)
-
-
-def sse(name: str) -> httpx2.Response:
-    return httpx2.Response(
-        200, headers={"content-type": "text/event-stream"}, content=(FIXTURES / name).read_bytes()
-    )
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+key = api_key("ANTHROPIC_API_KEY", KEY)
 
 
 def test_streams_text_deltas_then_usage_and_sends_background_as_cached_system():
@@ -81,25 +59,16 @@ def test_streams_text_deltas_then_usage_and_sends_background_as_cached_system():
 
 def test_error_event_mid_stream_after_deltas_is_overloaded():
     wire = Wire(sse("anthropic_overloaded_midstream.sse"))
-    got: list = []
-    with pytest.raises(ProviderError) as err:
-        for item in AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512):
-            got.append(item)
+    got, err = until_failure(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert got == ["Partial", " answer"]
-    assert err.value.kind == "overloaded"
-    assert err.value.retryable
-    assert "overloaded" in err.value.message.lower()
-    assert "Traceback" not in err.value.message
+    assert err.kind == "overloaded"
+    assert err.retryable
+    assert "overloaded" in err.message.lower()
+    assert "Traceback" not in err.message
 
 
 def test_429_carries_retry_after_and_sdk_does_not_retry():
-    wire = Wire(
-        httpx2.Response(
-            429,
-            headers={"retry-after": "17", "content-type": "application/json"},
-            content=(FIXTURES / "anthropic_rate_limit_429.json").read_bytes(),
-        )
-    )
+    wire = Wire(fixture_response(429, "anthropic_rate_limit_429.json", **{"retry-after": "17"}))
     with pytest.raises(ProviderError) as err:
         list(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert err.value.kind == "rate_limited"
@@ -109,10 +78,7 @@ def test_429_carries_retry_after_and_sdk_does_not_retry():
 
 
 def test_prompt_too_long_is_context_too_long():
-    wire = Wire(
-        httpx2.Response(400, headers={"content-type": "application/json"},
-                        content=(FIXTURES / "anthropic_context_400.json").read_bytes())
-    )
+    wire = Wire(fixture_response(400, "anthropic_context_400.json"))
     with pytest.raises(ProviderError) as err:
         list(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert err.value.kind == "context_too_long"
@@ -136,24 +102,17 @@ def test_401_that_echoes_key_and_background_is_scrubbed():
 
 
 def test_connection_failure_is_network():
-    def refuse(request: httpx2.Request) -> httpx2.Response:
-        raise httpx2.ConnectError("connection refused", request=request)
-
-    client = httpx2.Client(transport=httpx2.MockTransport(refuse))
     with pytest.raises(ProviderError) as err:
-        list(AnthropicProvider(client).stream(SPEC, MESSAGES, BACKGROUND, 512))
+        list(AnthropicProvider(refusing_client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert err.value.kind == "network"
 
 
 def test_stream_cut_before_message_stop_is_network():
     cut = (FIXTURES / "anthropic_stream.sse").read_text().split("event: message_delta")[0]
-    wire = Wire(httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=cut.encode()))
-    got: list = []
-    with pytest.raises(ProviderError) as err:
-        for item in AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512):
-            got.append(item)
+    wire = Wire(event_stream(cut.encode()))
+    got, err = until_failure(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert got == ["Tides follow", " the moon [1]."]
-    assert err.value.kind == "network"
+    assert err.kind == "network"
 
 
 def test_registry_stream_uses_the_table_and_clamps_max_tokens(monkeypatch):

@@ -1,13 +1,10 @@
 """The Gemini provider against streamGenerateContent's real SSE (alt=sse).
 
-google-genai talks to an httpx2 MockTransport replaying hand-built chunks
-(tests/fixtures/providers/gemini_*).
+google-genai talks to an httpx2 MockTransport (provider_wire) replaying
+hand-built chunks (tests/fixtures/providers/gemini_*).
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import httpx2
 import pytest
@@ -17,13 +14,9 @@ from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.providers.gemini import GeminiProvider
 from cardchat.schema import Usage
+from provider_wire import BACKGROUND, Wire, api_key, fixture_response, refusing_client, sse, until_failure
 
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 KEY = "AIzaSyTESTKEY0123456789abcdefghijklmnop"
-BACKGROUND = (
-    "[1] Tides\nThe moon's gravity pulls the oceans into two bulges that the earth rotates through.\n\n"
-    "[2] Secret card\nThe launch code for the internal project is written on the blue whiteboard in room 4."
-)
 SPEC = MODELS["gemini-2.5-flash"]
 MESSAGES = [
     {"role": "user", "content": "Why are there tides?"},
@@ -31,41 +24,8 @@ MESSAGES = [
     {"role": "user", "content": "And twice a day?"},
 ]
 
-
-class Wire:
-    def __init__(self, *responses: httpx2.Response):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def client(self) -> httpx2.Client:
-        return httpx2.Client(transport=httpx2.MockTransport(self))
-
-    def body(self, i: int = 0) -> dict:
-        return json.loads(self.requests[i].content)
-
-
-def sse(name: str) -> httpx2.Response:
-    return httpx2.Response(
-        200, headers={"content-type": "text/event-stream"}, content=(FIXTURES / name).read_bytes()
-    )
-
-
-def fixture_response(status: int, name: str) -> httpx2.Response:
-    return httpx2.Response(
-        status, headers={"content-type": "application/json"}, content=(FIXTURES / name).read_bytes()
-    )
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("GEMINI_API_KEY", KEY)
-    # the Developer API with our key, whatever else the machine has
-    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+# the Developer API with our key, whatever else the machine has
+key = api_key("GEMINI_API_KEY", KEY, unset=("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"))
 
 
 def test_streams_parts_then_usage_with_system_instruction():
@@ -102,13 +62,10 @@ def test_short_task_turns_thinking_down_so_the_budget_is_text():
 
 def test_error_chunk_mid_stream_after_deltas_is_overloaded():
     wire = Wire(sse("gemini_error_midstream.sse"))
-    got: list = []
-    with pytest.raises(ProviderError) as err:
-        for item in GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048):
-            got.append(item)
+    got, err = until_failure(GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
     assert got == ["Partial", " answer"]
-    assert err.value.kind == "overloaded"
-    assert "overloaded" in err.value.message.lower()
+    assert err.kind == "overloaded"
+    assert "overloaded" in err.message.lower()
 
 
 def test_429_resource_exhausted_reads_retry_info():
@@ -148,12 +105,8 @@ def test_error_that_echoes_background_and_key_is_scrubbed():
 
 
 def test_connection_failure_is_network():
-    def refuse(request: httpx2.Request) -> httpx2.Response:
-        raise httpx2.ConnectError("connection refused", request=request)
-
-    client = httpx2.Client(transport=httpx2.MockTransport(refuse))
     with pytest.raises(ProviderError) as err:
-        list(GeminiProvider(client).stream(SPEC, MESSAGES, BACKGROUND, 2048))
+        list(GeminiProvider(refusing_client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
     assert err.value.kind == "network"
 
 

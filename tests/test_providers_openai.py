@@ -1,13 +1,12 @@
 """The OpenAI provider against Chat Completions' real chunk stream.
 
-The SDK talks to an httpx2 MockTransport replaying hand-built
+The SDK talks to an httpx2 MockTransport (provider_wire) replaying hand-built
 `chat.completion.chunk` SSE (tests/fixtures/providers/openai_*).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx2
 import pytest
@@ -17,13 +16,9 @@ from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.providers.openai import OpenAIProvider
 from cardchat.schema import Usage
+from provider_wire import BACKGROUND, Wire, api_key, fixture_response, sse, until_failure
 
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 KEY = "sk-proj-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789ABCDEFwxyz"
-BACKGROUND = (
-    "[1] Tides\nThe moon's gravity pulls the oceans into two bulges that the earth rotates through.\n\n"
-    "[2] Secret card\nThe launch code for the internal project is written on the blue whiteboard in room 4."
-)
 SPEC = MODELS["gpt-4.1"]
 MESSAGES = [
     {"role": "user", "content": "Why are there tides?"},
@@ -31,38 +26,7 @@ MESSAGES = [
     {"role": "user", "content": "And twice a day?"},
 ]
 
-
-class Wire:
-    def __init__(self, *responses: httpx2.Response):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def client(self) -> httpx2.Client:
-        return httpx2.Client(transport=httpx2.MockTransport(self))
-
-    def body(self, i: int = 0) -> dict:
-        return json.loads(self.requests[i].content)
-
-
-def sse(name: str) -> httpx2.Response:
-    return httpx2.Response(
-        200, headers={"content-type": "text/event-stream"}, content=(FIXTURES / name).read_bytes()
-    )
-
-
-def fixture_response(status: int, name: str, **headers: str) -> httpx2.Response:
-    return httpx2.Response(
-        status, headers={"content-type": "application/json", **headers}, content=(FIXTURES / name).read_bytes()
-    )
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+key = api_key("OPENAI_API_KEY", KEY)
 
 
 def test_streams_deltas_then_final_usage_chunk_with_system_message_first():
@@ -84,13 +48,10 @@ def test_streams_deltas_then_final_usage_chunk_with_system_message_first():
 
 def test_error_object_mid_stream_after_deltas():
     wire = Wire(sse("openai_error_midstream.sse"))
-    got: list = []
-    with pytest.raises(ProviderError) as err:
-        for item in OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700):
-            got.append(item)
+    got, err = until_failure(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
     assert got == ["Partial", " answer"]
-    assert err.value.kind == "provider"
-    assert "server_error" in err.value.message
+    assert err.kind == "provider"
+    assert "server_error" in err.message
 
 
 def test_429_rate_limit_with_retry_after():

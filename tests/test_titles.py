@@ -3,46 +3,25 @@ falling back to the question's first words offline or on any failure."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx2
-import pytest
 
 from cardchat import providers
 from cardchat.models import OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.titles import clean_title, fallback_title, make_title
+from provider_wire import Wire, api_key, sse
 
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 QUESTION = "Why do most   coasts get two high tides every single day, and not one?"
 
-
-class Wire:
-    def __init__(self, *responses: httpx2.Response):
-        self.responses = list(responses)
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        return self.responses.pop(0)
-
-    def client(self) -> httpx2.Client:
-        return httpx2.Client(transport=httpx2.MockTransport(self))
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+key = api_key("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
 
 
 def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
-    wire = Wire(httpx2.Response(200, headers={"content-type": "text/event-stream"},
-                                content=(FIXTURES / "anthropic_title.sse").read_bytes()))
+    wire = Wire(sse("anthropic_title.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     title = make_title("claude-haiku-4-5", QUESTION)
     assert title == "Why Tides Come Twice a Day, Explained"
-    body = json.loads(wire.requests[0].content)
+    body = wire.body()
     assert body["messages"] == [{"role": "user", "content": QUESTION}]
     assert "title" in body["system"][0]["text"] and "<card" not in body["system"][0]["text"]
     assert body["max_tokens"] <= 64

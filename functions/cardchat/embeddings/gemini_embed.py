@@ -10,13 +10,11 @@ tokens per text.
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any, Sequence
 
 import numpy as np
 
-from . import EmbeddingError, normalise
+from .remote import RemoteEmbedder
 
 MODEL_ID = "gemini-embedding-001"
 DIM = 768
@@ -27,52 +25,31 @@ TOKENIZER = "estimate-gemini"
 MAX_INPUT_TOKENS = 2_000
 
 
-class GeminiEmbedder:
+class GeminiEmbedder(RemoteEmbedder):
     model_id = MODEL_ID
     dim = DIM
+    label = "Gemini"
+    key_env = "GEMINI_API_KEY"
 
-    def __init__(self, api_key: str | None = None, timeout: float = 60.0) -> None:
-        self._api_key = api_key
-        self._timeout = timeout
-        self._client: Any = None
-        self._lock = threading.Lock()
+    def _connect(self, key: str) -> Any:
+        import httpx
+        from google import genai
+        from google.genai import types
 
-    def _get_client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                key = self._api_key or os.environ.get("GEMINI_API_KEY", "").strip()
-                if not key:
-                    raise EmbeddingError("Gemini embeddings need GEMINI_API_KEY")
-                import httpx
-                from google import genai
-                from google.genai import types
-
-                # An explicit httpx client: google-genai otherwise prefers httpx2
-                # when it is installed, and one HTTP stack is easier to reason
-                # about (and to test with respx) than two.
-                self._client = genai.Client(
-                    api_key=key,
-                    http_options=types.HttpOptions(
-                        httpx_client=httpx.Client(timeout=self._timeout),
-                        timeout=int(self._timeout * 1000),
-                        retry_options=types.HttpRetryOptions(attempts=3),
-                    ),
-                )
-            return self._client
+        # An explicit httpx client: google-genai otherwise prefers httpx2
+        # when it is installed, and one HTTP stack is easier to reason
+        # about (and to test with respx) than two.
+        return genai.Client(
+            api_key=key,
+            http_options=types.HttpOptions(
+                httpx_client=httpx.Client(timeout=self._timeout),
+                timeout=int(self._timeout * 1000),
+                retry_options=types.HttpRetryOptions(attempts=3),
+            ),
+        )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        from ..tokens import count_tokens, truncate_tokens
-
-        texts = [t if t.strip() else " " for t in texts]
-        out = np.empty((len(texts), DIM), dtype=np.float32)
-        if not texts:
-            return out
-        for i, n in enumerate(count_tokens(texts, TOKENIZER)):
-            if n > MAX_INPUT_TOKENS:
-                texts[i] = truncate_tokens(texts[i], MAX_INPUT_TOKENS, TOKENIZER)
-        for start in range(0, len(texts), MAX_BATCH):
-            out[start : start + MAX_BATCH] = self._request(texts[start : start + MAX_BATCH])
-        return out
+        return self._embed(texts, TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH)
 
     def _request(self, texts: list[str]) -> np.ndarray:
         from google.genai import errors, types
@@ -86,11 +63,5 @@ class GeminiEmbedder:
             )
         except errors.APIError as exc:
             # str(exc) carries the whole response body: report status only.
-            raise EmbeddingError(f"Gemini embeddings failed: HTTP {exc.code} ({exc.status})") from None
-        embeddings = response.embeddings or []
-        if len(embeddings) != len(texts):
-            raise EmbeddingError(f"Gemini returned {len(embeddings)} embeddings for {len(texts)} texts")
-        matrix = np.array([e.values for e in embeddings], dtype=np.float32)
-        if matrix.shape[1] != DIM:
-            raise EmbeddingError(f"Gemini returned {matrix.shape[1]}-d embeddings, expected {DIM}")
-        return normalise(matrix)
+            raise self._failed(f"HTTP {exc.code} ({exc.status})") from None
+        return self._rows([e.values for e in response.embeddings or []], len(texts))

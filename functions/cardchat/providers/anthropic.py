@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Generator
 
-from cardchat.providers.base import Failures, Message
+from cardchat.providers.base import Failures, Message, SDKProvider, client_options
 from cardchat.schema import Usage
 
 if TYPE_CHECKING:
@@ -14,34 +13,22 @@ if TYPE_CHECKING:
 
     from cardchat.models import ModelSpec
 
-LABEL = "Anthropic"
 
+class AnthropicProvider(SDKProvider):
+    label = "Anthropic"
+    key_env = "ANTHROPIC_API_KEY"
 
-def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "anthropic.Anthropic":
-    import anthropic
-
-    # The engine owns retries (it knows the lease and the user is waiting), so
-    # the SDK must not retry on its own behind our back.
-    return anthropic.Anthropic(
-        api_key=api_key,
-        http_client=http_client,
-        max_retries=0,
-        timeout=anthropic.Timeout(180.0, connect=10.0),
-    )
-
-
-class AnthropicProvider:
-    def __init__(self, http_client: "httpx2.Client | None" = None):
-        self._http_client = http_client
-
-    def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "anthropic.Anthropic":
         import anthropic
 
-        api_key = os.environ.get(spec.key_env or "ANTHROPIC_API_KEY", "").strip()
-        client = make_client(api_key, self._http_client)
-        fail = Failures(LABEL, api_key, system, messages)
+        return anthropic.Anthropic(**client_options(api_key, http_client))
+
+    def exchange(
+        self, client: "anthropic.Anthropic", spec: "ModelSpec", messages: list[Message], system: str,
+        max_tokens: int, fail: Failures,
+    ) -> Generator[str, None, Usage | None]:
+        import anthropic
+
         params: dict[str, Any] = {
             "model": spec.id,
             "max_tokens": max_tokens,
@@ -77,12 +64,7 @@ class AnthropicProvider:
             raise fail.http(e.status_code, getattr(e, "type", None), _detail(e), e.response.headers) from None
         except anthropic.APIConnectionError as e:
             raise fail.of("network", type(e).__name__) from None
-        finally:
-            if self._http_client is None:
-                client.close()
-        if not finished:
-            raise fail.of("network", "the stream ended before the answer was complete")
-        yield usage
+        return usage if finished else None
 
 
 def _detail(e: Any) -> str:

@@ -9,13 +9,17 @@ message is safe to show a client: the engine owns retries and decides by
 from __future__ import annotations
 
 import email.utils
+import os
 import time
-from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Protocol, TypedDict
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Generator, Iterator, Literal, Mapping, Protocol, TypedDict
 
 from cardchat.schema import Usage
 from cardchat.scrub import scrub_error
 
 if TYPE_CHECKING:
+    import httpx2
+
     from cardchat.models import ModelSpec
 
 Message = TypedDict("Message", {"role": Literal["user", "assistant"], "content": str})
@@ -25,6 +29,10 @@ ErrorKind = Literal[
 ]
 #: Kinds worth another attempt later (the engine's policy decides how often).
 RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limited", "overloaded", "network", "provider"})
+#: One call's time limits: a long answer streams for minutes, a dead host
+#: should fail fast.
+READ_TIMEOUT_S = 180.0
+CONNECT_TIMEOUT_S = 10.0
 
 #: Phrases providers use when the prompt does not fit the model's window.
 _CONTEXT_SIGNS = (
@@ -157,3 +165,67 @@ class Failures:
         said = scrub_error(detail or "", secrets=self._secrets, background=self._system, prompt=self._prompt,
                            limit=200)
         return ProviderError(f"{head}: {said}" if said else head, kind=kind, retry_after=retry_after)
+
+
+def client_options(api_key: str, http_client: "httpx2.Client | None") -> dict[str, Any]:
+    """Constructor options for the anthropic and openai SDKs, which are
+    generated alike and take the same ones.
+
+    The engine owns retries (it knows the lease and the user is waiting), so
+    the SDK must not retry on its own behind our back.
+    """
+    import httpx2  # what both SDKs' Timeout is
+
+    return {
+        "api_key": api_key,
+        "http_client": http_client,
+        "max_retries": 0,
+        "timeout": httpx2.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+    }
+
+
+class SDKProvider(ABC):
+    """A provider reached through its vendor's SDK.
+
+    Reading the key, building the call's scrubbed Failures, closing the client
+    and treating a stream without its end marker as a dropped connection are
+    the same for every vendor; a subclass builds the SDK client and translates
+    one streamed exchange (its events and its exception types).
+    """
+
+    #: Names the provider in error messages.
+    label: str
+    #: The key's environment variable when the model's spec names none.
+    key_env: str
+
+    def __init__(self, http_client: "httpx2.Client | None" = None):
+        # A caller's HTTP client (a test transport, a shared pool) is theirs to close.
+        self._http_client = http_client
+
+    @abstractmethod
+    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> Any:
+        """The SDK client, with its own retries off: the engine owns retry."""
+
+    @abstractmethod
+    def exchange(
+        self, client: Any, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        fail: Failures,
+    ) -> Generator[str, None, Usage | None]:
+        """Yields text deltas; returns the Usage once the provider marked the
+        answer complete, None if the stream ended before that. Turns the
+        SDK's failures into `fail`'s ProviderErrors."""
+
+    def stream(
+        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+    ) -> Iterator[str | Usage]:
+        api_key = os.environ.get(spec.key_env or self.key_env, "").strip()
+        client = self.make_client(api_key, self._http_client)
+        fail = Failures(self.label, api_key, system, messages)
+        try:
+            usage = yield from self.exchange(client, spec, messages, system, max_tokens, fail)
+        finally:
+            if self._http_client is None:
+                client.close()
+        if usage is None:
+            raise fail.of("network", "the stream ended before the answer was complete")
+        yield usage

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Generator
 
-from cardchat.providers.base import Failures, Message
+from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
 from cardchat.schema import Usage
 
 if TYPE_CHECKING:
@@ -16,7 +15,6 @@ if TYPE_CHECKING:
 
     from cardchat.models import ModelSpec
 
-LABEL = "Gemini"
 #: Below this output budget a request is a short task (a title): Gemini 2.5
 #: spends the output budget on thinking first and could return no text at all.
 _SHORT_TASK = 1024
@@ -24,34 +22,31 @@ _SHORT_TASK = 1024
 _MIN_THINKING = {"gemini-2.5-pro": 128}
 
 
-def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "genai.Client":
-    from google import genai
-    from google.genai import types
+class GeminiProvider(SDKProvider):
+    label = "Gemini"
+    key_env = "GEMINI_API_KEY"
 
-    return genai.Client(
-        vertexai=False,  # the Developer API with an API key, whatever the environment says
-        api_key=api_key,
-        http_options=types.HttpOptions(
-            httpx_client=http_client,
-            # one attempt: the engine owns retries
-            retry_options=types.HttpRetryOptions(attempts=1),
-            timeout=180_000,  # milliseconds
-        ),
-    )
+    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "genai.Client":
+        from google import genai
+        from google.genai import types
 
+        return genai.Client(
+            vertexai=False,  # the Developer API with an API key, whatever the environment says
+            api_key=api_key,
+            http_options=types.HttpOptions(
+                httpx_client=http_client,
+                # one attempt: the engine owns retries
+                retry_options=types.HttpRetryOptions(attempts=1),
+                timeout=int(READ_TIMEOUT_S * 1000),  # milliseconds
+            ),
+        )
 
-class GeminiProvider:
-    def __init__(self, http_client: "httpx2.Client | None" = None):
-        self._http_client = http_client
-
-    def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def exchange(
+        self, client: "genai.Client", spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        fail: Failures,
+    ) -> Generator[str, None, Usage | None]:
         from google.genai import errors, types
 
-        api_key = os.environ.get(spec.key_env or "GEMINI_API_KEY", "").strip()
-        client = make_client(api_key, self._http_client)
-        fail = Failures(LABEL, api_key, system, messages)
         contents = [
             types.Content(role="model" if m["role"] == "assistant" else "user", parts=[types.Part(text=m["content"])])
             for m in messages
@@ -88,12 +83,7 @@ class GeminiProvider:
             if _is_transport_error(e):
                 raise fail.of("network", type(e).__name__) from None
             raise
-        finally:
-            if self._http_client is None:
-                client.close()
-        if not finished:
-            raise fail.of("network", "the stream ended before the answer was complete")
-        yield usage
+        return usage if finished else None
 
 
 def _int(code: Any) -> int | None:

@@ -7,10 +7,9 @@ and needs nothing stateful on OpenAI's side, and the chunk stream with
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Generator
 
-from cardchat.providers.base import Failures, Message
+from cardchat.providers.base import Failures, Message, SDKProvider, client_options
 from cardchat.schema import Usage
 
 if TYPE_CHECKING:
@@ -19,33 +18,22 @@ if TYPE_CHECKING:
 
     from cardchat.models import ModelSpec
 
-LABEL = "OpenAI"
 
+class OpenAIProvider(SDKProvider):
+    label = "OpenAI"
+    key_env = "OPENAI_API_KEY"
 
-def make_client(api_key: str, http_client: "httpx2.Client | None" = None) -> "openai.OpenAI":
-    import openai
-
-    # The engine owns retries; the SDK must not retry behind its back.
-    return openai.OpenAI(
-        api_key=api_key,
-        http_client=http_client,
-        max_retries=0,
-        timeout=openai.Timeout(180.0, connect=10.0),
-    )
-
-
-class OpenAIProvider:
-    def __init__(self, http_client: "httpx2.Client | None" = None):
-        self._http_client = http_client
-
-    def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "openai.OpenAI":
         import openai
 
-        api_key = os.environ.get(spec.key_env or "OPENAI_API_KEY", "").strip()
-        client = make_client(api_key, self._http_client)
-        fail = Failures(LABEL, api_key, system, messages)
+        return openai.OpenAI(**client_options(api_key, http_client))
+
+    def exchange(
+        self, client: "openai.OpenAI", spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        fail: Failures,
+    ) -> Generator[str, None, Usage | None]:
+        import openai
+
         wire: list[dict[str, str]] = [{"role": "system", "content": system}] if system else []
         wire += [{"role": m["role"], "content": m["content"]} for m in messages]
         usage: Usage | None = None
@@ -72,12 +60,7 @@ class OpenAIProvider:
             raise fail.of("network", type(e).__name__) from None
         except openai.APIError as e:  # an error object inside a 200 stream
             raise fail.http(None, _code(e), _detail(e)) from None
-        finally:
-            if self._http_client is None:
-                client.close()
-        if not finished:
-            raise fail.of("network", "the stream ended before the answer was complete")
-        yield usage or Usage()
+        return (usage or Usage()) if finished else None
 
 
 def _code(e: Any) -> str | None:

@@ -1,0 +1,92 @@
+"""Test support for the provider tests: the vendors' SDKs talk to an httpx2
+MockTransport that replays responses in their real wire format (hand-built
+files under tests/fixtures/providers) and keeps every request they send.
+
+Imported by the tests as `from provider_wire import ...` (pytest puts tests/
+on sys.path, as it does for conftest).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import httpx2
+import pytest
+
+from cardchat.providers.base import ProviderError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "providers"
+#: A chat's hidden background: a card worth citing and one whose words must
+#: never surface in an error message.
+BACKGROUND = (
+    "[1] Tides\nThe moon's gravity pulls the oceans into two bulges that the earth rotates through.\n\n"
+    "[2] Secret card\nThe launch code for the internal project is written on the blue whiteboard in room 4."
+)
+
+
+class Wire:
+    """Answers each request with the next canned response and records it."""
+
+    def __init__(self, *responses: httpx2.Response):
+        self.responses = list(responses)
+        self.requests: list[httpx2.Request] = []
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(request)
+        return self.responses.pop(0)
+
+    def client(self) -> httpx2.Client:
+        return httpx2.Client(transport=httpx2.MockTransport(self))
+
+    def body(self, i: int = 0) -> dict:
+        return json.loads(self.requests[i].content)
+
+
+def event_stream(content: bytes) -> httpx2.Response:
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+
+def sse(name: str) -> httpx2.Response:
+    """A 200 server-sent-event stream from a fixture file."""
+    return event_stream((FIXTURES / name).read_bytes())
+
+
+def fixture_response(status: int, name: str, **headers: str) -> httpx2.Response:
+    """A JSON error body from a fixture file, with extra headers (retry-after)."""
+    return httpx2.Response(
+        status, headers={"content-type": "application/json", **headers}, content=(FIXTURES / name).read_bytes()
+    )
+
+
+def refusing_client() -> httpx2.Client:
+    """A client whose every connection is refused."""
+
+    def refuse(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("connection refused", request=request)
+
+    return httpx2.Client(transport=httpx2.MockTransport(refuse))
+
+
+def until_failure(stream: Iterable[Any]) -> tuple[list[Any], ProviderError]:
+    """What a stream yielded before it raised; fails the test if it does not raise."""
+    got: list[Any] = []
+    with pytest.raises(ProviderError) as err:
+        for item in stream:
+            got.append(item)
+    return got, err.value
+
+
+def api_key(env: str, value: str, *, unset: tuple[str, ...] = ()) -> Any:
+    """An autouse fixture that sets a provider's key for every test of the
+    module (bind it to a module-level name) and removes variables that would
+    send the SDK elsewhere."""
+
+    @pytest.fixture(autouse=True)
+    def key(monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv(env, value)
+        for name in unset:
+            monkeypatch.delenv(name, raising=False)
+
+    return key
