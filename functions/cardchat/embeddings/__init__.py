@@ -89,7 +89,3 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.maximum(norms, np.float32(1e-12))
-
-
-def batches(items: Sequence[str], size: int) -> list[Sequence[str]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
