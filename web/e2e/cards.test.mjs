@@ -1,0 +1,81 @@
+// Issue 2 (browser half): the signed-in demo user sees exactly the cards the
+// rules let them read, live from Firestore, and the model picker offers what
+// listModels returns.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  adminDelete, adminGet, adminList, adminSet, callFunction, COLLECTIONS, launch, newContext, pageErrors, signIn, signInRest, visibleTo,
+} from './support.mjs';
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the demo cards appear, a card private to another user does not, and the model picker lists the models', async () => {
+  const { uid, idToken } = await signInRest();
+  const all = await adminList(COLLECTIONS.cards);
+  const visible = all.filter((c) => visibleTo(c, uid));
+  const hidden = all.filter((c) => !visibleTo(c, uid) && c.owner === 'other-user' && c.visibility === 'private');
+  assert.ok(visible.length >= 200, `the seed should give the demo user ≥ 200 cards, found ${visible.length}`);
+  assert.ok(hidden.length >= 1, 'the seed should hold a card private to other-user');
+
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await signIn(page);
+
+  const count = page.getByTestId('card-count');
+  await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''), null, { timeout: 60_000 });
+  assert.match(await count.textContent(), new RegExp(`^${visible.length} cards shown`));
+  const shownIds = await page.getByTestId('card').evaluateAll((els) => els.map((e) => e.getAttribute('data-card-id')));
+  assert.deepEqual(new Set(shownIds), new Set(visible.map((c) => c.id)));
+  for (const c of hidden) assert.ok(!shownIds.includes(c.id), `card ${c.id} private to other-user must not appear`);
+  const hiddenTitle = hidden[0].title;
+  const visibleTitles = new Set(visible.map((c) => c.title));
+  if (!visibleTitles.has(hiddenTitle)) {
+    assert.equal(await page.getByText(hiddenTitle, { exact: true }).count(), 0);
+  }
+
+  // Live: a card written now appears without a reload, and goes when deleted.
+  const liveId = `e2e-live-${Date.now()}`;
+  const now = new Date();
+  await adminSet(`${COLLECTIONS.cards}/${liveId}`, {
+    title: 'E2E live card', body: 'Written while the page was open.', owner: uid, visibility: 'private',
+    viewers: [], tags: ['e2e'], created: now, updated: now,
+  });
+  try {
+    await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ timeout: 60_000 });
+    assert.match(await count.textContent(), new RegExp(`^${visible.length + 1} cards shown`));
+  } finally {
+    await adminDelete(`${COLLECTIONS.cards}/${liveId}`);
+  }
+  assert.equal(await adminGet(`${COLLECTIONS.cards}/${liveId}`), null, 'the live card was deleted');
+  await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ state: 'detached', timeout: 60_000 });
+
+  // Filtering narrows the count to the cards holding the words.
+  await page.getByTestId('card-search').fill('rebase');
+  const rebase = visible.filter((c) => `${c.title}\n${c.body}\n${(c.tags ?? []).join(' ')}`.toLowerCase().includes('rebase'));
+  await page.waitForFunction((n) => document.querySelector('[data-testid=card-count]')?.textContent?.startsWith(`${n} card`), rebase.length, { timeout: 30_000 });
+  assert.ok(rebase.length > 0 && rebase.length < visible.length);
+
+  // The model picker shows exactly listModels' answer, the offline default labelled as such.
+  const truth = await callFunction('listModels', {}, idToken);
+  await page.getByTestId('chat-with-cards').click();
+  const dialog = page.getByTestId('start-chat-dialog');
+  await dialog.waitFor();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: 30_000 });
+  const options = await page.getByTestId('model-picker').locator('option').evaluateAll((els) =>
+    els.map((o) => ({ value: o.value, text: o.textContent, offline: o.dataset.offline === 'true' })));
+  assert.deepEqual(options.map((o) => o.value), truth.models.map((m) => m.id));
+  assert.equal(await page.getByTestId('model-picker').inputValue(), truth.default);
+  const offline = options.filter((o) => o.offline);
+  assert.ok(offline.length >= 1, 'the offline answerer is always offered');
+  for (const o of offline) assert.match(o.text, /offline/i);
+  assert.match(await page.getByTestId('budget').textContent(), /tokens/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,186 @@
+// Shared helpers for the browser end-to-end tests: the browser, signing in,
+// and admin reads of the Firestore emulator (REST with the emulator's
+// "Bearer owner" token, which bypasses rules, so the tests can know the truth
+// the page is being compared against).
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+function required(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the e2e tests under scripts/test (or export the env scripts/dev prints)`);
+  return v;
+}
+
+export const APP_URL = required('CARDCHAT_APP_URL').replace(/\/$/, '');
+export const FIRESTORE = required('FIRESTORE_EMULATOR_HOST');
+export const AUTH = required('FIREBASE_AUTH_EMULATOR_HOST');
+export const PROJECT = process.env.GCLOUD_PROJECT || 'demo-cardchat';
+export const FUNCTIONS = process.env.CARDCHAT_FUNCTIONS_HOST || null;
+export const EMAIL = process.env.CARDCHAT_DEMO_EMAIL || 'demo@cardchat.test';
+export const PASSWORD = process.env.CARDCHAT_DEMO_PASSWORD || 'cardchat-demo';
+export const SHOTS = process.env.CARDCHAT_SCREENSHOTS || null;
+
+const SHARED = JSON.parse(readFileSync(new URL('../../common/collections.json', import.meta.url), 'utf8'));
+export const COLLECTIONS = SHARED.collections;
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * A fresh context whose pages run Firestore over long polling (so every
+ * response body can be read) and record every finished response body.
+ */
+export async function newContext(browser, viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport });
+  await context.addInitScript(() => localStorage.setItem('cardchat:forceLongPolling', '1'));
+  return context;
+}
+
+/** Records the body of every response a page receives. */
+export function captureResponses(page) {
+  const captured = { bodies: [], unread: [] };
+  const pending = [];
+  page.on('requestfinished', (request) => {
+    pending.push((async () => {
+      try {
+        const response = await request.response();
+        if (!response) return;
+        const body = await response.body();
+        captured.bodies.push({ url: request.url(), text: body.toString('utf8') });
+      } catch {
+        captured.unread.push(request.url());
+      }
+    })());
+  });
+  captured.settle = () => Promise.all(pending);
+  return captured;
+}
+
+export function pageErrors(page) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return errors;
+}
+
+export async function signIn(page) {
+  await page.goto(`${APP_URL}/`);
+  await page.locator('#signin-email').fill(EMAIL);
+  await page.locator('#signin-password').fill(PASSWORD);
+  await page.getByTestId('signin-submit').click();
+  await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
+}
+
+export async function screenshot(page, name) {
+  if (!SHOTS) return null;
+  mkdirSync(SHOTS, { recursive: true });
+  const file = path.join(SHOTS, name);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+// --- Auth and Firestore emulators, as an admin -----------------------------
+
+export async function signInRest(email = EMAIL, password = PASSWORD) {
+  const res = await fetch(`http://${AUTH}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo-key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, returnSecureToken: true }),
+  });
+  if (!res.ok) throw new Error(`auth emulator sign-in failed: ${res.status} ${await res.text()}`);
+  const j = await res.json();
+  return { uid: j.localId, idToken: j.idToken };
+}
+
+function decode(v) {
+  if (!v || typeof v !== 'object') return v;
+  if ('stringValue' in v) return v.stringValue;
+  if ('integerValue' in v) return Number(v.integerValue);
+  if ('doubleValue' in v) return v.doubleValue;
+  if ('booleanValue' in v) return v.booleanValue;
+  if ('nullValue' in v) return null;
+  if ('timestampValue' in v) return new Date(v.timestampValue);
+  if ('bytesValue' in v) return v.bytesValue;
+  if ('referenceValue' in v) return v.referenceValue;
+  if ('arrayValue' in v) return (v.arrayValue.values ?? []).map(decode);
+  if ('mapValue' in v) return decodeFields(v.mapValue.fields ?? {});
+  return v;
+}
+
+function decodeFields(fields) {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, decode(v)]));
+}
+
+const docsBase = () => `http://${FIRESTORE}/v1/projects/${PROJECT}/databases/(default)/documents`;
+const adminHeaders = { Authorization: 'Bearer owner' };
+
+export async function adminGet(docPath) {
+  const res = await fetch(`${docsBase()}/${docPath}`, { headers: adminHeaders });
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`GET ${docPath}: ${res.status} ${await res.text()}`);
+  const j = await res.json();
+  return { id: j.name.split('/').pop(), ...decodeFields(j.fields ?? {}) };
+}
+
+export async function adminList(collectionPath) {
+  const out = [];
+  let pageToken = '';
+  do {
+    const url = `${docsBase()}/${collectionPath}?pageSize=300${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+    const res = await fetch(url, { headers: adminHeaders });
+    if (!res.ok) throw new Error(`LIST ${collectionPath}: ${res.status} ${await res.text()}`);
+    const j = await res.json();
+    for (const d of j.documents ?? []) out.push({ id: d.name.split('/').pop(), ...decodeFields(d.fields ?? {}) });
+    pageToken = j.nextPageToken ?? '';
+  } while (pageToken);
+  return out;
+}
+
+/** The same predicate as the rules' cardIsVisible() for a non-admin. */
+export function visibleTo(card, uid) {
+  return card.visibility === 'public' || card.owner === uid || (card.viewers ?? []).includes(uid);
+}
+
+/** Calls a callable the way the SDK does, for comparing the UI with the truth. */
+export async function callFunction(name, data, idToken) {
+  if (!FUNCTIONS) throw new Error('CARDCHAT_FUNCTIONS_HOST is not set');
+  const res = await fetch(`http://${FUNCTIONS}/${PROJECT}/${SHARED.region}/${SHARED.functions[name] ?? name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', Authorization: `Bearer ${idToken}` },
+    body: JSON.stringify({ data }),
+  });
+  const j = await res.json();
+  if (!res.ok || j.error) throw new Error(`${name}: ${res.status} ${JSON.stringify(j.error ?? j)}`);
+  return j.result;
+}
+
+function encode(v) {
+  if (v === null) return { nullValue: null };
+  if (v instanceof Date) return { timestampValue: v.toISOString() };
+  if (Array.isArray(v)) return { arrayValue: { values: v.map(encode) } };
+  if (typeof v === 'boolean') return { booleanValue: v };
+  if (typeof v === 'number') return Number.isInteger(v) ? { integerValue: String(v) } : { doubleValue: v };
+  if (typeof v === 'object') return { mapValue: { fields: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)])) } };
+  return { stringValue: String(v) };
+}
+
+export async function adminSet(docPath, data) {
+  const fields = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, encode(v)]));
+  const res = await fetch(`${docsBase()}/${docPath}`, {
+    method: 'PATCH', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ fields }),
+  });
+  if (!res.ok) throw new Error(`PATCH ${docPath}: ${res.status} ${await res.text()}`);
+}
+
+export async function adminDelete(docPath) {
+  const res = await fetch(`${docsBase()}/${docPath}`, { method: 'DELETE', headers: adminHeaders });
+  if (!res.ok && res.status !== 404) throw new Error(`DELETE ${docPath}: ${res.status} ${await res.text()}`);
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc } from './cardfilter';
+
+function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
+  return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0 };
+}
+
+const a = card('a', 'Rebasing', 'git rebase rewrites commits', ['git', 'history']);
+const b = card('b', 'Merging', 'git merge joins histories', ['git']);
+const c = card('c', 'Bisect', 'find the bad commit', ['debug']);
+
+describe('mergeCards', () => {
+  it('dedupes cards returned by several queries and sorts by title', () => {
+    const merged = mergeCards([a, b], [b, c], [a]);
+    expect(merged.map((x) => x.id)).toEqual(['c', 'b', 'a']);
+  });
+});
+
+describe('filterCards', () => {
+  it('filters by tag and by every word of the text', () => {
+    expect(filterCards([a, b, c], { tag: 'git', text: '', ids: null }).map((x) => x.id)).toEqual(['a', 'b']);
+    expect(filterCards([a, b, c], { tag: null, text: 'GIT rewrites', ids: null }).map((x) => x.id)).toEqual(['a']);
+    expect(filterCards([a, b, c], { tag: 'debug', text: 'rebase', ids: null })).toEqual([]);
+  });
+  it('restricts to an explicit id list in its order, skipping unknown ids', () => {
+    expect(filterCards([a, b, c], { tag: null, text: '', ids: ['c', 'zzz', 'a'] }).map((x) => x.id)).toEqual(['c', 'a']);
+  });
+});
+
+describe('helpers', () => {
+  it('counts tags, most used first', () => {
+    expect(tagCounts([a, b, c])).toEqual([['git', 2], ['debug', 1], ['history', 1]]);
+  });
+  it('describes the collection', () => {
+    expect(describeCollection({ tag: 'git', text: 'rebase', ids: null }, null)).toBe('Cards with tag “git”, matching “rebase”');
+    expect(describeCollection({ tag: null, text: '', ids: null }, 3)).toBe('3 selected from: All my visible cards');
+  });
+  it('parses id lists', () => {
+    expect(parseIdList('a, b,,a')).toEqual(['a', 'b']);
+    expect(parseIdList('')).toBeNull();
+    expect(parseIdList(null)).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { answerInProgress, canRetry, droppedTurnsNotice, messagePhase, msUntilStall } from './messagestate';
+
+const now = Date.parse('2026-01-01T12:00:00Z');
+const future = new Date(now + 30_000);
+const past = new Date(now - 1);
+
+describe('messagePhase', () => {
+  it('treats a streaming message with a lapsed lease as stalled', () => {
+    expect(messagePhase({ role: 'assistant', status: 'streaming', lease_expires: past }, now)).toBe('stalled');
+    expect(messagePhase({ role: 'assistant', status: 'streaming', lease_expires: future }, now)).toBe('streaming');
+    expect(messagePhase({ role: 'assistant', status: 'streaming' }, now)).toBe('streaming');
+  });
+  it('maps the other statuses', () => {
+    expect(messagePhase({ role: 'assistant', status: 'ready' }, now)).toBe('waiting');
+    expect(messagePhase({ role: 'assistant', status: 'failed', lease_expires: past }, now)).toBe('failed');
+    expect(messagePhase({ role: 'assistant', status: 'complete', lease_expires: past }, now)).toBe('complete');
+    expect(messagePhase({ role: 'user', status: 'ready' }, now)).toBe('complete');
+  });
+  it('says when a live message would stall', () => {
+    expect(msUntilStall({ role: 'assistant', status: 'streaming', lease_expires: future }, now)).toBe(30_000);
+    expect(msUntilStall({ role: 'assistant', status: 'complete', lease_expires: future }, now)).toBeNull();
+    expect(msUntilStall({ role: 'assistant', status: 'streaming' }, now)).toBeNull();
+  });
+});
+
+describe('composer and retry', () => {
+  it('blocks the composer only while an answer is live', () => {
+    const user = { role: 'user' as const, status: 'complete' as const };
+    expect(answerInProgress([user, { role: 'assistant', status: 'streaming', lease_expires: future }], now)).toBe(true);
+    expect(answerInProgress([user, { role: 'assistant', status: 'streaming', lease_expires: past }], now)).toBe(false);
+    expect(answerInProgress([user, { role: 'assistant', status: 'complete' }], now)).toBe(false);
+  });
+  it('offers retry for failed and stalled answers', () => {
+    expect(canRetry('failed')).toBe(true);
+    expect(canRetry('stalled')).toBe(true);
+    expect(canRetry('streaming')).toBe(false);
+  });
+  it('words the dropped-turns notice', () => {
+    expect(droppedTurnsNotice(0)).toBeNull();
+    expect(droppedTurnsNotice(undefined)).toBeNull();
+    expect(droppedTurnsNotice(1)).toMatch(/oldest turn of/);
+    expect(droppedTurnsNotice(3)).toMatch(/3 oldest turns/);
+  });
+});

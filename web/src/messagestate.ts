@@ -1,0 +1,46 @@
+// What a chat message means for the reader, from its stored fields.
+
+export type Status = 'ready' | 'streaming' | 'complete' | 'failed';
+export type Phase = 'waiting' | 'streaming' | 'stalled' | 'complete' | 'failed';
+
+export interface MessageLike {
+  role: 'user' | 'assistant';
+  status: Status;
+  lease_expires?: Date | null;
+}
+
+/**
+ * A message is stalled when the worker that holds it let its lease lapse
+ * without finishing: it will not progress unless someone retries it.
+ */
+export function messagePhase(m: MessageLike, nowMs: number): Phase {
+  if (m.role === 'user' || m.status === 'complete') return 'complete';
+  if (m.status === 'failed') return 'failed';
+  if (m.lease_expires && m.lease_expires.getTime() < nowMs) return 'stalled';
+  return m.status === 'streaming' ? 'streaming' : 'waiting';
+}
+
+/** Milliseconds until a live message would count as stalled, or null if never. */
+export function msUntilStall(m: MessageLike, nowMs: number): number | null {
+  if (m.role !== 'assistant' || (m.status !== 'streaming' && m.status !== 'ready') || !m.lease_expires) return null;
+  return Math.max(0, m.lease_expires.getTime() - nowMs);
+}
+
+/** The composer waits while an answer is still being produced. */
+export function answerInProgress(messages: readonly MessageLike[], nowMs: number): boolean {
+  return messages.some((m) => {
+    const p = messagePhase(m, nowMs);
+    return p === 'waiting' || p === 'streaming';
+  });
+}
+
+export function canRetry(phase: Phase): boolean {
+  return phase === 'failed' || phase === 'stalled';
+}
+
+export function droppedTurnsNotice(n: number | undefined): string | null {
+  if (!n || n <= 0) return null;
+  return n === 1
+    ? 'The oldest turn of this conversation was left out to fit the model’s context window.'
+    : `The ${n} oldest turns of this conversation were left out to fit the model’s context window.`;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { chatPath, isInAppClick, parseRoute } from './router';
+
+describe('parseRoute', () => {
+  it('parses the cards view with its filters', () => {
+    expect(parseRoute('/', '?tag=git&q=rebase')).toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null });
+    expect(parseRoute('/', '?cards=a,b')).toMatchObject({ name: 'cards', cards: 'a,b' });
+    expect(parseRoute('/', '?chat=c1')).toMatchObject({ name: 'cards', chat: 'c1' });
+  });
+  it('parses chats, a chat and a card', () => {
+    expect(parseRoute('/chat/', '')).toEqual({ name: 'chats' });
+    expect(parseRoute('/chat', '')).toEqual({ name: 'chats' });
+    expect(parseRoute('/chat/abc', '')).toEqual({ name: 'chat', id: 'abc' });
+    expect(parseRoute('/chat/abc/', '')).toEqual({ name: 'chat', id: 'abc' });
+    expect(parseRoute('/card/x%20y', '')).toEqual({ name: 'card', id: 'x y' });
+    expect(parseRoute('/nope/x', '')).toEqual({ name: 'notfound' });
+    expect(chatPath('a b')).toBe('/chat/a%20b');
+  });
+});
+
+describe('isInAppClick', () => {
+  const plain = { button: 0, metaKey: false, ctrlKey: false, shiftKey: false, altKey: false, defaultPrevented: false };
+  const origin = 'http://127.0.0.1:5000';
+  it('handles plain same-origin clicks', () => {
+    expect(isInAppClick(plain, { href: `${origin}/chat/x`, target: '', hasDownload: false }, origin)).toBe(true);
+  });
+  it('leaves modified clicks, new tabs, downloads and other origins to the browser', () => {
+    expect(isInAppClick({ ...plain, ctrlKey: true }, { href: `${origin}/`, target: '', hasDownload: false }, origin)).toBe(false);
+    expect(isInAppClick(plain, { href: `${origin}/`, target: '_blank', hasDownload: false }, origin)).toBe(false);
+    expect(isInAppClick(plain, { href: `${origin}/`, target: '', hasDownload: true }, origin)).toBe(false);
+    expect(isInAppClick(plain, { href: 'https://git-scm.com/', target: '', hasDownload: false }, origin)).toBe(false);
+  });
+});

@@ -1,0 +1,87 @@
+// Client-side routing over the History API. Hosting rewrites every path to
+// index.html, so a reload of any of these URLs lands here.
+
+export type Route =
+  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null }
+  | { name: 'card'; id: string }
+  | { name: 'chats' }
+  | { name: 'chat'; id: string }
+  | { name: 'notfound' };
+
+export function parseRoute(pathname: string, search: string): Route {
+  const params = new URLSearchParams(search);
+  const path = pathname.replace(/\/{2,}/g, '/');
+  if (path === '/' || path === '') {
+    return {
+      name: 'cards',
+      tag: params.get('tag') || null,
+      q: params.get('q') ?? '',
+      cards: params.get('cards'),
+      chat: params.get('chat') || null,
+    };
+  }
+  let m = /^\/card\/([^/]+)\/?$/.exec(path);
+  if (m) return { name: 'card', id: decodeURIComponent(m[1]) };
+  if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
+  m = /^\/chat\/([^/]+)\/?$/.exec(path);
+  if (m) return { name: 'chat', id: decodeURIComponent(m[1]) };
+  return { name: 'notfound' };
+}
+
+export function chatPath(id: string): string {
+  return `/chat/${encodeURIComponent(id)}`;
+}
+
+/** Should a click on this link be handled in-app rather than by the browser? */
+export function isInAppClick(
+  e: Pick<MouseEvent, 'button' | 'metaKey' | 'ctrlKey' | 'shiftKey' | 'altKey' | 'defaultPrevented'>,
+  a: { href: string; target: string; hasDownload: boolean },
+  origin: string,
+): boolean {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return false;
+  if (a.target && a.target !== '_self') return false;
+  if (a.hasDownload) return false;
+  try {
+    return new URL(a.href, origin).origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+type Listener = (route: Route) => void;
+
+export class Router {
+  private listener: Listener | null = null;
+
+  start(listener: Listener): void {
+    this.listener = listener;
+    window.addEventListener('popstate', () => this.emit());
+    document.addEventListener('click', (e) => {
+      const a = (e.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
+      if (!a) return;
+      const link = { href: a.href, target: a.target, hasDownload: a.hasAttribute('download') };
+      if (!isInAppClick(e, link, location.origin)) return;
+      e.preventDefault();
+      const url = new URL(a.href);
+      this.navigate(url.pathname + url.search + url.hash);
+    });
+    this.emit();
+  }
+
+  navigate(url: string, opts: { replace?: boolean } = {}): void {
+    if (url === location.pathname + location.search + location.hash && !opts.replace) return;
+    if (opts.replace) history.replaceState(null, '', url);
+    else history.pushState(null, '', url);
+    this.emit();
+  }
+
+  current(): Route {
+    return parseRoute(location.pathname, location.search);
+  }
+
+  private emit(): void {
+    this.listener?.(this.current());
+  }
+}
+
+export const router = new Router();

@@ -1,0 +1,50 @@
+// Who is signed in, and what their users/{uid} document allows.
+import { onAuthStateChanged, signOut, type User } from 'firebase/auth';
+import { doc, getDoc } from 'firebase/firestore';
+import { auth, db } from './firebase';
+import { COLLECTIONS } from './names';
+
+export interface Session {
+  user: User | null;
+  mayUseAi: boolean;
+  /** false until Firebase has restored (or ruled out) a signed-in user */
+  resolved: boolean;
+}
+
+let current: Session = { user: null, mayUseAi: false, resolved: false };
+const listeners = new Set<(s: Session) => void>();
+
+export function session(): Session {
+  return current;
+}
+
+export function onSession(fn: (s: Session) => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function publish(next: Session): void {
+  current = next;
+  listeners.forEach((fn) => fn(current));
+}
+
+export function startSession(): void {
+  onAuthStateChanged(auth, async (user) => {
+    if (!user) {
+      publish({ user: null, mayUseAi: false, resolved: true });
+      return;
+    }
+    let mayUseAi = false;
+    try {
+      const snap = await getDoc(doc(db, COLLECTIONS.users, user.uid));
+      mayUseAi = snap.exists() && snap.get('may_use_ai') === true;
+    } catch {
+      // Unreadable profile: the server stays the judge; the UI just won't offer chat.
+    }
+    if (auth.currentUser?.uid === user.uid) publish({ user, mayUseAi, resolved: true });
+  });
+}
+
+export function signOutNow(): Promise<void> {
+  return signOut(auth);
+}

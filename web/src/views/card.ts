@@ -1,0 +1,36 @@
+// One card, the target of a citation link.
+import { h, replaceChildren } from '../dom';
+import { describeError, errorCode } from '../errors';
+import { renderMarkdown } from '../markdown';
+import { getCard } from '../store';
+
+export function mountCard(root: HTMLElement, id: string): () => void {
+  let alive = true;
+  replaceChildren(root, h('p', { class: 'muted', role: 'status' }, 'Loading card…'));
+  const back = h('button', { type: 'button', class: 'link', onclick: () => history.back() }, '← Back');
+  getCard(id).then(
+    (card) => {
+      if (!alive) return;
+      if (!card) {
+        replaceChildren(root, h('section', { class: 'panel' }, back, h('p', null, 'This card does not exist.')));
+        return;
+      }
+      replaceChildren(root, h('article', { class: 'card card-full panel', 'data-testid': 'card-page', 'data-card-id': card.id },
+        back,
+        h('h1', null, card.title || '(untitled)'),
+        card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
+        h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
+      ));
+    },
+    (err) => {
+      if (!alive) return;
+      const msg = errorCode(err) === 'permission-denied'
+        ? 'This card is not visible to you.'
+        : `Could not load the card: ${describeError(err)}`;
+      replaceChildren(root, h('section', { class: 'panel' }, back, h('p', { role: 'alert' }, msg)));
+    },
+  );
+  return () => {
+    alive = false;
+  };
+}

@@ -1,0 +1,118 @@
+// The chat's header: what it is built on, and the owner's publish / delete.
+import { deleteChat } from '../api';
+import { backgroundCardsHref } from '../citations';
+import { copyText, flash, h, replaceChildren } from '../dom';
+import { describeError } from '../errors';
+import { router } from '../router';
+import { setPublished, type ChatDoc } from '../store';
+
+const fmt = new Intl.NumberFormat('en-US');
+
+export function chatCounts(c: ChatDoc): string {
+  const n = c.card_ids.length;
+  let s = `${n} card${n === 1 ? '' : 's'} in the background of ${c.card_count_requested} requested`;
+  if (c.background_tokens) s += ` · ${fmt.format(c.background_tokens)} tokens`;
+  if (c.cards_unranked) s += ` · ${c.cards_unranked} without an embedding, ranked last`;
+  return s;
+}
+
+export function shareUrl(chatId: string): string {
+  return `${location.origin}/chat/${encodeURIComponent(chatId)}`;
+}
+
+export class ChatHeader {
+  readonly el = h('header', { class: 'chat-header' });
+  private publishBusy = false;
+  private publishError = '';
+  private last: ChatDoc | null = null;
+
+  constructor(private readonly isOwner: boolean, private readonly modelLabel: (id: string) => string) {}
+
+  render(chat: ChatDoc): void {
+    this.last = chat;
+    const n = chat.card_ids.length;
+    document.title = `${chat.title || 'Chat'} · Cardchat`;
+    const listToggle = h('button', {
+      type: 'button', class: 'small only-narrow', 'data-testid': 'toggle-chat-list', 'aria-controls': 'chat-sidebar',
+      onclick: () => document.querySelector('.chat-layout')?.classList.toggle('show-list'),
+    }, 'Chats');
+    replaceChildren(this.el,
+      h('div', { class: 'title-row' },
+        this.isOwner ? listToggle : null,
+        h('h1', { 'data-testid': 'chat-title' }, chat.title || 'Untitled chat'),
+        chat.published ? h('span', { class: 'chip', 'data-testid': 'published-chip' }, 'published') : null),
+      h('p', { class: 'meta' },
+        h('span', { 'data-testid': 'chat-model' }, this.modelLabel(chat.model)),
+        chat.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, chat.collection.description)] : null),
+      h('p', { class: 'meta' },
+        h('span', { 'data-testid': 'chat-counts' }, chatCounts(chat)), ' · ',
+        h('a', { href: backgroundCardsHref(chat.id, chat.card_ids), 'data-testid': 'background-cards-link' },
+          `Open the ${n} card${n === 1 ? '' : 's'} in the background`)),
+      this.isOwner ? this.ownerControls(chat) : h('p', { class: 'hint', 'data-testid': 'read-only-note' }, 'A published chat: read-only.'),
+    );
+  }
+
+  private ownerControls(chat: ChatDoc): HTMLElement {
+    const toggle = h('input', { type: 'checkbox', id: 'publish-toggle', 'data-testid': 'publish-toggle', disabled: this.publishBusy });
+    toggle.checked = chat.published;
+    toggle.addEventListener('change', async () => {
+      this.publishBusy = true;
+      this.publishError = '';
+      toggle.disabled = true;
+      try {
+        await setPublished(chat.id, toggle.checked);
+      } catch (err) {
+        this.publishError = describeError(err, 'Publishing');
+        toggle.checked = !toggle.checked;
+      }
+      this.publishBusy = false;
+      // The snapshot may have re-rendered the header meanwhile: render the latest state.
+      if (this.last) this.render(this.last);
+    });
+    const errorEl = h('span', { class: 'error', role: 'alert' }, this.publishError);
+    const link = shareUrl(chat.id);
+    const linkBox = h('input', { type: 'text', readonly: true, value: link, 'data-testid': 'share-link', 'aria-label': 'Link to this chat' });
+    linkBox.addEventListener('focus', () => linkBox.select());
+    const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link' }, 'Copy link');
+    copy.addEventListener('click', async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Select and copy the link'));
+    const del = h('button', { type: 'button', class: 'small danger', 'data-testid': 'delete-chat' }, 'Delete…');
+    del.addEventListener('click', () => confirmDelete(chat));
+    return h('div', { class: 'owner-controls' },
+      h('label', { class: 'switch', for: 'publish-toggle' }, toggle, ' Published', h('span', { class: 'wide-only' }, ': anyone with the link can read it')),
+      chat.published ? h('span', { class: 'share' }, linkBox, copy) : null,
+      errorEl,
+      h('span', { class: 'spacer' }),
+      del);
+  }
+}
+
+function confirmDelete(chat: ChatDoc): void {
+  const error = h('p', { class: 'error', role: 'alert' });
+  const cancel = h('button', { type: 'button', 'data-testid': 'delete-cancel' }, 'Cancel');
+  const confirm = h('button', { type: 'submit', class: 'danger', 'data-testid': 'delete-confirm' }, 'Delete chat');
+  const form = h('form', { method: 'dialog', class: 'stack' },
+    h('h2', { id: 'delete-title' }, 'Delete this chat?'),
+    h('p', null, `“${chat.title || 'Untitled chat'}” and all its messages will be removed. This cannot be undone.`),
+    error,
+    h('div', { class: 'actions' }, cancel, confirm));
+  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'confirm-delete', 'aria-labelledby': 'delete-title' }, form);
+  document.body.appendChild(dialog);
+  cancel.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => dialog.remove());
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    confirm.disabled = cancel.disabled = true;
+    confirm.textContent = 'Deleting…';
+    try {
+      await deleteChat({ chat_id: chat.id });
+      dialog.close();
+      router.navigate('/chat/', { replace: true });
+    } catch (err) {
+      error.textContent = describeError(err, 'Deleting');
+      confirm.disabled = cancel.disabled = false;
+      confirm.textContent = 'Delete chat';
+    }
+  });
+  dialog.showModal();
+  cancel.focus();
+}

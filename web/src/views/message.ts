@@ -1,0 +1,182 @@
+// One message of the transcript. An assistant message that is still being
+// generated listens to its chunks and reveals them at a steady pace; once it
+// completes, the listener is dropped along with the chunks it held.
+import { retryMessage } from '../api';
+import { ChunkBuffer } from '../chunks';
+import { copyText, flash, h, replaceChildren } from '../dom';
+import { describeError } from '../errors';
+import type { Renderer } from '../markdown';
+import { canRetry, droppedTurnsNotice, type Phase } from '../messagestate';
+import { watchChunks, type MessageDoc } from '../store';
+import { StreamRevealer } from '../streamreveal';
+
+export interface MessageContext {
+  chatId: string;
+  render: Renderer;
+  readOnly: boolean;
+  /** the transcript grew: keep it scrolled if the reader is following */
+  grew: () => void;
+}
+
+export class MessageView {
+  readonly el: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly notice: HTMLElement;
+  private readonly state: HTMLElement;
+  private msg: MessageDoc;
+  private phase: Phase | null = null;
+  private chunks: ChunkBuffer | null = null;
+  private unsubscribeChunks: (() => void) | null = null;
+  private revealer: StreamRevealer | null = null;
+  private shownContent: string | null = null;
+  private retrying = false;
+  private retryError = '';
+
+  /**
+   * `fresh`: the message appeared while the reader was watching (not in the
+   * transcript as first loaded), so even if it is already complete when first
+   * seen, it is revealed at reading pace rather than dropped in at once.
+   */
+  constructor(msg: MessageDoc, private readonly ctx: MessageContext, private fresh = false) {
+    this.msg = msg;
+    const isUser = msg.role === 'user';
+    this.body = h('div', { class: isUser ? 'plain' : 'markdown', 'data-testid': 'message-body' });
+    this.notice = h('p', { class: 'notice', hidden: true, 'data-testid': 'dropped-turns' });
+    this.state = h('div', { class: 'message-state' });
+    const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-message', 'aria-label': 'Copy this message' }, 'Copy');
+    copy.addEventListener('click', async () => flash(copy, (await copyText(this.copyableText())) ? 'Copied' : 'Copy failed'));
+    this.el = h('article', {
+      class: `message ${msg.role}`, 'data-testid': 'message', 'data-role': msg.role, 'data-message-id': msg.id,
+      'aria-label': isUser ? 'You' : 'Answer',
+    },
+      h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }), copy),
+      this.notice, this.body, this.state);
+    if (!isUser) {
+      this.body.setAttribute('aria-live', 'polite');
+      this.body.setAttribute('aria-atomic', 'false');
+    }
+  }
+
+  update(msg: MessageDoc, phase: Phase): void {
+    this.msg = msg;
+    const phaseChanged = phase !== this.phase;
+    this.phase = phase;
+    this.el.dataset.status = msg.status;
+    this.el.dataset.phase = phase;
+    const notice = droppedTurnsNotice(msg.dropped_turns);
+    this.notice.hidden = !notice;
+    this.notice.textContent = notice ?? '';
+
+    if (msg.role === 'user') {
+      if (this.shownContent !== msg.content) this.body.textContent = this.shownContent = msg.content;
+      return;
+    }
+    const live = phase === 'waiting' || phase === 'streaming' || phase === 'stalled';
+    if (live) {
+      this.listenToChunks();
+    } else {
+      this.stopChunks();
+    }
+    this.body.setAttribute('aria-busy', String(live));
+
+    if (phase === 'complete') {
+      if (this.fresh && !this.revealer && this.shownContent === null) this.revealer = this.newRevealer();
+      if (this.revealer && !this.revealer.done) this.revealer.update(msg.content, true);
+      else this.show(msg.content);
+    } else if (phase === 'failed' && msg.content) {
+      this.revealer?.stop();
+      this.show(msg.content);
+    }
+    if (phaseChanged && live) this.retrying = false;
+    this.renderState();
+  }
+
+  dispose(): void {
+    this.stopChunks();
+    this.revealer?.stop();
+  }
+
+  private copyableText(): string {
+    return this.msg.content || this.chunks?.text() || '';
+  }
+
+  private show(content: string): void {
+    if (this.shownContent === content) return;
+    this.shownContent = content;
+    this.body.innerHTML = this.ctx.render(content);
+    this.ctx.grew();
+  }
+
+  private listenToChunks(): void {
+    if (this.unsubscribeChunks) return;
+    this.chunks = new ChunkBuffer();
+    // A fresh run (first stream or a retry) reveals from its own start.
+    this.revealer?.stop();
+    this.revealer = this.newRevealer();
+    this.unsubscribeChunks = watchChunks(
+      this.ctx.chatId,
+      this.msg.id,
+      (changes) => {
+        const buf = this.chunks;
+        if (!buf) return;
+        // Chunks are deleted after completion; by then the full text is on the message.
+        for (const c of changes) if (c.type !== 'removed') buf.set(c.index, c.content);
+        this.revealer?.update(buf.text(), false);
+      },
+      () => {
+        // Losing the chunk stream is not fatal: the final message still arrives.
+        this.stopChunks();
+      },
+    );
+  }
+
+  private newRevealer(): StreamRevealer {
+    return new StreamRevealer((visible, done) => {
+      this.el.classList.toggle('revealing', !done);
+      this.body.innerHTML = this.ctx.render(visible);
+      this.shownContent = done ? visible : null;
+      this.ctx.grew();
+    });
+  }
+
+  private stopChunks(): void {
+    this.unsubscribeChunks?.();
+    this.unsubscribeChunks = null;
+    this.chunks?.clear();
+    this.chunks = null;
+  }
+
+  private renderState(): void {
+    const phase = this.phase;
+    if (phase === 'waiting' && !this.msg.content && !(this.chunks && this.chunks.size)) {
+      replaceChildren(this.state, h('p', { class: 'muted thinking', 'data-testid': 'waiting' },
+        h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Working on an answer…'));
+      return;
+    }
+    if (!phase || !canRetry(phase)) {
+      replaceChildren(this.state);
+      return;
+    }
+    const text = phase === 'stalled'
+      ? 'This answer stopped arriving: the server working on it went quiet.'
+      : `This answer failed: ${this.msg.error || 'unknown error'}`;
+    const retry = h('button', { type: 'button', 'data-testid': 'retry', disabled: this.retrying || this.ctx.readOnly },
+      this.retrying ? 'Retrying…' : 'Retry');
+    retry.addEventListener('click', async () => {
+      this.retrying = true;
+      this.retryError = '';
+      this.renderState();
+      try {
+        await retryMessage({ message_id: this.msg.id });
+      } catch (err) {
+        this.retrying = false;
+        this.retryError = describeError(err, 'Retrying');
+        this.renderState();
+      }
+    });
+    replaceChildren(this.state, h('div', { class: 'error-box', role: 'alert', 'data-testid': 'message-error' },
+      h('p', null, text),
+      this.ctx.readOnly ? null : retry,
+      this.retryError ? h('p', { class: 'error' }, this.retryError) : null));
+  }
+}

@@ -1,0 +1,25 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const webRoot = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root: webRoot,
+  // VITE_* variables come from the environment of the build (scripts/dev, CI).
+  envDir: webRoot,
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    target: 'es2022',
+  },
+  server: {
+    // common/collections.json lives outside web/.
+    fs: { allow: ['..'] },
+  },
+  test: {
+    root: webRoot,
+    include: ['src/**/*.test.ts'],
+    environment: 'node',
+  },
+});
