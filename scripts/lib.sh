@@ -42,6 +42,7 @@ pick_java() {
 # scripts/dev and a scripts/test run) can share one machine.
 OFFSET="${CARDCHAT_PORT_OFFSET:-0}"
 port() { echo $(( $1 + OFFSET )); }
+DIST="$ROOT/web/dist"; [ "$OFFSET" = 0 ] || DIST="$ROOT/web/dist-offset-$OFFSET"
 AUTH_PORT=$(port 9099); FIRESTORE_PORT=$(port 8080); FUNCTIONS_PORT=$(port 5001); HOSTING_PORT=$(port 5000)
 
 firebase_config() {
@@ -50,6 +51,8 @@ firebase_config() {
   OFFSET="$OFFSET" python3 - "$ROOT/firebase.json" "$out" <<'PY'
 import json, os, sys
 cfg = json.load(open(sys.argv[1])); off = int(os.environ["OFFSET"])
+# each stack serves its own build: the SPA is built with its ports baked in
+cfg["hosting"]["public"] = f"web/dist-offset-{off}"
 for name, emu in cfg["emulators"].items():
     if isinstance(emu, dict):
         for key in ("port", "websocketPort"):
@@ -73,7 +76,7 @@ build_spa() {
   say "building the SPA for the emulators"
   VITE_EMULATORS="{\"auth\":\"http://127.0.0.1:$AUTH_PORT\",\"firestore\":\"127.0.0.1:$FIRESTORE_PORT\",\"functions\":\"127.0.0.1:$FUNCTIONS_PORT\"}" \
     VITE_FIREBASE_CONFIG="{\"projectId\":\"$PROJECT_ID\",\"apiKey\":\"demo-key\",\"authDomain\":\"$PROJECT_ID.firebaseapp.com\"}" \
-    "$@" npx --no-install vite build --config "$ROOT/web/vite.config.ts" --logLevel warn
+    "$@" npx --no-install vite build --config "$ROOT/web/vite.config.ts" --outDir "$DIST" --emptyOutDir --logLevel warn
 }
 
 # Python workers outlive `emulators:exec`; kill the whole process group.

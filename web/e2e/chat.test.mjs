@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, captureResponses, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, PHONE,
+  adminGet, adminList, APP_URL, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, newContext, pageErrors, PHONE,
   screenshot, signIn, signInRest, visibleTo,
 } from './support.mjs';
 
@@ -149,7 +149,13 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   await page.getByTestId('published-chip').waitFor({ timeout: 15_000 });
   const link = await page.getByTestId('share-link').inputValue();
   assert.equal(link, `${APP_URL}/chat/${encodeURIComponent(chatId)}`);
-  assert.equal((await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published, true);
+  // The chip shows the local write at once; the server has it a moment later.
+  let published = false;
+  for (let i = 0; i < 50 && !published; i++) {
+    published = (await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published === true;
+    if (!published) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(published, true, 'the published flag reached Firestore');
 
   await screenshot(page, 'chat-desktop.png');
   await page.setViewportSize(PHONE);
@@ -160,7 +166,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   await page.setViewportSize(DESKTOP);
 
   // 5. A signed-out visitor opens the link: transcript, no composer.
-  const visitorContext = await newContext(browser, PHONE);
+  const visitorContext = await newContext(browser, PHONE, { longPolling: true });
   const visitor = await visitorContext.newPage();
   const visitorErrors = pageErrors(visitor);
   const visitorCapture = captureResponses(visitor);
@@ -185,6 +191,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
 
   // The owner's view, reloaded straight onto the chat (no cards view loaded).
   const reload = await owner.newPage();
+  await reload.addInitScript(forceLongPolling);
   const reloadCapture = captureResponses(reload);
   await reload.goto(link);
   await reload.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: 30_000 });
