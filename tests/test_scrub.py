@@ -76,3 +76,19 @@ def test_remove_echo_is_fast_on_a_large_background():
     out = remove_echo(text, big)
     assert time.perf_counter() - start < 2.0
     assert "quarterly" not in out and "something else entirely" in out
+
+
+def test_an_echo_with_its_line_breaks_reflowed_is_still_removed():
+    card = (
+        "- host: db-prod-eu.internal:5432\n"
+        "- user: payroll_admin\n"
+        "- vault path: secret/payroll/prod\n"
+        "- on-call: Jane Doe +49 151 000000\n"
+    )
+    background = "<card n=\"1\">\nPayroll database\n" + card + "</card>\n"
+    reflowed = " ".join(card.split())
+    error = f'Invalid request near "{reflowed}": unexpected token'
+    out = scrub_error(error, background=background)
+    for secret in ("db-prod-eu", "payroll_admin", "secret/payroll", "Jane Doe"):
+        assert secret not in out
+    assert "Invalid request near" in out

@@ -68,7 +68,12 @@ def scrub_error(
     # A body echoed inside JSON has its newlines and quotes escaped; undo that
     # so the echo matches the prompt it came from.
     out = _ESCAPE.sub(_unescape, out)
+    # Providers re-flow what they quote (a list's newlines become spaces), and
+    # a card of short lines has no 40-character run left to match: compare
+    # with all whitespace folded to single spaces, on both sides.
+    out = " ".join(out.split())
     for source in (background, *prompt):
+        source = " ".join(source.split()) if source else ""
         if source:
             out = remove_echo(out, source)
             if cut:
