@@ -159,12 +159,34 @@ def test_retry_refuses_a_complete_or_live_answer(db):
         retry_message(db, "u1", "a1")
 
 
-def test_is_stalled_only_for_a_streaming_answer_past_its_lease():
+def test_is_stalled_only_for_a_live_answer_past_its_lease():
     now = utc_now()
     assert is_stalled({"status": "streaming", "lease_expires": now - timedelta(seconds=1)}, now)
     assert not is_stalled({"status": "streaming", "lease_expires": now + timedelta(seconds=1)}, now)
     assert is_stalled({"status": "streaming", "lease_expires": None}, now)
     assert not is_stalled({"status": "failed", "lease_expires": now - timedelta(hours=1)}, now)
+    # a stub no generator claimed (a lost trigger delivery) stalls too
+    assert is_stalled({"status": "ready", "lease_expires": now - timedelta(seconds=1)}, now)
+    assert not is_stalled({"status": "ready", "lease_expires": now + timedelta(seconds=1)}, now)
+    assert not is_stalled({"status": "complete", "lease_expires": now - timedelta(hours=1)}, now)
+
+
+@pytest.mark.emulator
+def test_an_unclaimed_stub_past_its_lease_can_be_retried_and_gets_a_new_lease(db):
+    make_chat(db, "ready", lease_expires=utc_now() - timedelta(seconds=1))
+    with pytest.raises(FailedPrecondition, match="stopped"):
+        post_message(db, "u1", "chat1", "next question")
+    assert retry_message(db, "u1", "a1") == "a1"
+    msg = db.collection(CHAT_MESSAGES).document("a1").get().to_dict()
+    assert msg["status"] == "ready" and msg["lease_expires"] > utc_now()
+
+
+@pytest.mark.emulator
+def test_new_stubs_carry_a_claim_lease(db):
+    make_chat(db, "complete")
+    stub = post_message(db, "u1", "chat1", "next question")
+    msg = db.collection(CHAT_MESSAGES).document(stub).get().to_dict()
+    assert msg["status"] == "ready" and msg["lease_expires"] > utc_now()
 
 
 def test_history_keeps_questions_and_complete_answers_before_the_answer():

@@ -13,7 +13,7 @@ import math
 import secrets
 import string
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
@@ -34,13 +34,20 @@ def new_message_id() -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))
 
 
+#: How long a `ready` stub may wait for its generator to claim it. Firestore
+#: triggers are not retried, so a delivery lost to a failed cold start would
+#: otherwise leave the stub waiting for ever, with retry and new messages refused.
+READY_LEASE = timedelta(seconds=120)
+
+
 def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
-    """An answer left `streaming` whose lease ran out: its generator died.
-    The SPA offers retry for it, as for a failed one."""
-    if msg.get("status") != "streaming":
-        return False
+    """An answer whose lease ran out: left `streaming` (its generator died) or
+    left `ready` (no generator ever claimed it). The SPA offers retry for it,
+    as for a failed one."""
     lease = msg.get("lease_expires")
-    return lease is None or lease <= now
+    if msg.get("status") == "streaming":
+        return lease is None or lease <= now
+    return msg.get("status") == "ready" and lease is not None and lease <= now
 
 
 def validate_content(content: Any) -> str:
@@ -85,7 +92,8 @@ def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | 
         user = ChatMessage(chat=chat_id, message_index=n, role="user", content=text,
                            status="complete", timestamp=when)
         stub = ChatMessage(chat=chat_id, message_index=n + 1, role="assistant", content="",
-                           status="ready", timestamp=when, model=chat.get("model"))
+                           status="ready", timestamp=when, model=chat.get("model"),
+                           lease_expires=when + READY_LEASE)
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
             {"message_count": n + 2, "last_updated": when},
@@ -114,7 +122,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "content": "",
             "error": None,
             "run_id": None,
-            "lease_expires": None,
+            "lease_expires": when + READY_LEASE,
             "usage": None,
             "timings": None,
             "dropped_turns": 0,
