@@ -123,7 +123,7 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 
     uid = _uid(req)
     chat_id = chats.parse_id(req.data, "chat_id")
-    content = chats.parse_message(req.data.get("content"), "content")
+    content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
     chats.check_may_use_ai(users.get_user(db(), uid))
     ratelimit.check_and_record(db(), uid)
     return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
@@ -133,9 +133,11 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
     from cardchat import chats, conversation, ratelimit
+    from cardchat.repo import users
 
     uid = _uid(req)
     message_id = chats.parse_id(req.data, "message_id")
+    chats.check_may_use_ai(users.get_user(db(), uid))
     ratelimit.check_and_record(db(), uid)  # a retry costs a generation like a new message
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 

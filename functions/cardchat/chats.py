@@ -17,14 +17,17 @@ from typing import Any, Mapping
 import numpy as np
 
 from cardchat import models
+from cardchat.conversation import MAX_CONTENT_CHARS, READY_LEASE
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection, now
 
-MAX_MESSAGE_CHARS = 32_000
+MAX_MESSAGE_CHARS = MAX_CONTENT_CHARS  # the first message obeys the follow-ups' limit
 MAX_CARD_IDS = 20_000
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_CONFIGURATION_BYTES = 20_000
 DEFAULT_BACKGROUND_PERCENTAGE = 0.5
+#: Tokens a provider adds around the system text and one user turn.
+QUESTION_OVERHEAD = 64
 #: Cards without a fresh embedding are embedded on the spot up to this many;
 #: MiniLM manages 10-20 card texts a second on two cores, so this keeps the
 #: call within seconds. The rest are ranked by BM25 alone (see retrieval) and
@@ -113,6 +116,17 @@ def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChat
     return CreateChatRequest(card_ids, message, spec.id, float(pct), Collection(description, configuration))
 
 
+def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
+    """percentage × the window, but never so much that the first question and
+    the answer's reserve no longer fit beside it (at 100 % every answer would
+    fail with the context too small, and so would every retry)."""
+    from cardchat.conversation import output_reserve
+    from cardchat.tokens import count_tokens
+
+    room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0] - QUESTION_OVERHEAD
+    return max(0, min(int(percentage * spec.context_window), room))
+
+
 def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
     if not user_doc or user_doc.get("may_use_ai") is not True:
         raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
@@ -143,8 +157,9 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     # is the same whether such an id exists or not.
     visible = {cid: c for cid in req.card_ids if (c := loaded.get(cid)) is not None and c.visible_to(uid)}
     ids = list(visible)
-    texts = [text.embeddable_text(visible[c].title, visible[c].body) for c in ids]
-    hashes = [text.text_hash(visible[c].title, visible[c].body) for c in ids]
+    pairs = [text.embeddable_and_hash(visible[c].title, visible[c].body) for c in ids]
+    texts = [p[0] for p in pairs]
+    hashes = [p[1] for p in pairs]
     lap("load_cards")
 
     vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
@@ -166,10 +181,13 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     )
     lap("rank")
 
-    budget = int(req.background_percentage * spec.context_window)
-    bg = background.fit_background(
-        [(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
-    )
+    budget = background_budget(spec, req.background_percentage, req.initial_message)
+    try:
+        bg = background.fit_background(
+            [(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
+        )
+    except ValueError:  # the budget cannot even hold the preamble
+        raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
     lap("fit")
 
     chat_id = uuid.uuid4().hex[:20]
@@ -191,7 +209,7 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     user_msg = ChatMessage(chat=chat_id, message_index=0, role="user", content=req.initial_message,
                            status="complete", timestamp=stamp)
     stub = ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready",
-                       timestamp=stamp, model=spec.id)
+                       timestamp=stamp, model=spec.id, lease_expires=stamp + READY_LEASE)
     chat_repo.write_new_chat(
         db, chat_id, chat,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
