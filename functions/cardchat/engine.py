@@ -174,7 +174,10 @@ def generate(
             },
             {"last_updated": now()},
         )
-        repo.delete_chunks(db, message_id)
+        try:
+            repo.delete_chunks(db, message_id)
+        except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
+            _log_unexpected(message_id, e, secrets, background)
         _count_tokens(db, chat.get("owner"), usage, now())
         return "complete"
     except ProviderError as e:
