@@ -10,6 +10,7 @@ at query time there is no Python loop over documents.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
@@ -72,6 +73,7 @@ class Vocabulary:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.terms: list[str] = []
+        self._lock = threading.Lock()
         self._chunks: dict[str, tuple[int, ...]] = {}  # chunk -> its term ids (words repeat a lot)
         self._related: dict[str, tuple[int, list[int]]] = {}
         self._blob: tuple[int, str, np.ndarray] | None = None
@@ -79,8 +81,13 @@ class Vocabulary:
     def id(self, term: str) -> int:
         tid = self.ids.get(term)
         if tid is None:
-            tid = self.ids[term] = len(self.terms)
-            self.terms.append(term)
+            # An instance may serve requests concurrently: two threads must
+            # never hand out one id to two terms.
+            with self._lock:
+                tid = self.ids.get(term)
+                if tid is None:
+                    tid = self.ids[term] = len(self.terms)
+                    self.terms.append(term)
         return tid
 
     def chunk_ids(self, chunk: str) -> tuple[int, ...]:
