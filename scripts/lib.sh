@@ -33,7 +33,7 @@ pick_java() {
   elif [ -n "$fallback" ]; then
     JAVA_HOME="$fallback"; FIREBASE="$ROOT/tools/firebase-java17/node_modules/.bin/firebase"; JAVA_FALLBACK=1
   else
-    die "no JDK >= 17 under /usr/lib/jvm. Fix: apt-get install -y openjdk-17-jre-headless (or a Temurin JDK 21+)"
+    die "no JDK >= 17 under /usr/lib/jvm. Fix: apt-get install -y openjdk-17-jdk-headless (or a Temurin JDK 21+)"
   fi
   export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH" FIREBASE JAVA_FALLBACK
 }

@@ -79,7 +79,8 @@ class Card:
         )
 
     def visible_to(self, uid: str | None) -> bool:
-        """The same predicate as firestore.rules' cardIsVisible()."""
+        """firestore.rules' cardIsVisible() without its admin clause: the server
+        culls for the caller as a user, admins included."""
         if self.visibility == "public":
             return True
         return uid is not None and (uid == self.owner or uid in self.viewers)

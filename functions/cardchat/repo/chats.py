@@ -24,9 +24,9 @@ from cardchat.schema import (
     ChatMessage,
 )
 
-#: Characters per background part: well under 1 MiB even if every character
-#: took 3 bytes in UTF-8.
-PART_CHARS = 300_000
+#: Characters per background part: under 1 MiB even if every character took
+#: the 4 bytes UTF-8 allows.
+PART_CHARS = 250_000
 _DELETE_BATCH = 400
 
 
