@@ -123,3 +123,15 @@ def test_parse_request_and_permission_errors():
     with pytest.raises(PermissionDenied):
         chats.check_may_use_ai(None)
     chats.check_may_use_ai({"may_use_ai": True})
+
+
+def test_a_full_background_share_still_leaves_room_for_the_question_and_answer():
+    from cardchat.conversation import output_reserve
+    from cardchat.tokens import count_tokens
+
+    spec = models.MODELS["offline-extractive"]
+    question = "why do tides happen? " * 200
+    budget = chats.background_budget(spec, 1.0, question)
+    room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0]
+    assert 0 < budget < room
+    assert chats.background_budget(spec, 0.5, "short") == int(0.5 * spec.context_window)
