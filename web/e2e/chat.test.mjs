@@ -221,6 +221,8 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   await page.getByTestId('delete-confirm').click();
   await page.waitForURL((url) => !url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 30_000 });
   assert.equal(await adminGet(`${COLLECTIONS.chats}/${chatId}`), null);
+  // the list learns of the delete through its listener, a moment after the call returns
+  await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 15_000 });
   assert.equal(await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).count(), 0);
   assert.deepEqual(errors, []);
   await owner.close();
