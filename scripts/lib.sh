@@ -22,7 +22,8 @@ java_major() { "$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\
 # Without one, tools/firebase-java17 pins firebase-tools 14, which runs on 17.
 pick_java() {
   local d best="" fallback=""
-  for d in /usr/lib/jvm/temurin-*-jdk-* /usr/lib/jvm/*; do
+  # CARDCHAT_JDK=/path/to/jdk picks one explicitly (and tests the Java 17 path).
+  for d in ${CARDCHAT_JDK:-/usr/lib/jvm/temurin-*-jdk-* /usr/lib/jvm/*}; do
     [ -x "$d/bin/java" ] || continue
     local m; m=$(java_major "$d"); [ -n "$m" ] || continue
     if [ "$m" -ge 21 ] && [ -z "$best" ]; then best="$d"; fi
