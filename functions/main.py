@@ -190,10 +190,10 @@ def generateAnswer(event: firestore_fn.Event) -> None:
 def _retitle(chat_id: str, model_id: str | None) -> None:
     """A model-written title replaces the first words once the first answer is
     in; it is made from the question alone, never from the background."""
-    from cardchat import titles
+    from cardchat import chats, titles
     from cardchat.repo import chats as chat_repo
 
-    first = db().collection(CHAT_MESSAGES).document(f"{chat_id}-0000").get()
+    first = db().collection(CHAT_MESSAGES).document(chats.first_message_id(chat_id, 0)).get()
     if not first.exists or not model_id:
         return
     title = titles.make_title(model_id, first.get("content"))

@@ -70,6 +70,12 @@ def _valid_doc_id(value: Any) -> bool:
     return isinstance(value, str) and 0 < len(value.encode()) <= 1500 and "/" not in value and value not in (".", "..")
 
 
+def first_message_id(chat_id: str, index: int) -> str:
+    """Ids of a chat's first two messages (question 0, answer 1): derived from
+    the chat id, so the first question can be found without a query."""
+    return f"{chat_id}-{index:04d}"
+
+
 def parse_id(data: Any, name: str) -> str:
     """A document id from a request (`chat_id`, `message_id`)."""
     value = data.get(name) if isinstance(data, dict) else None
@@ -214,7 +220,7 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
         db, chat_id, chat,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
-        [(f"{chat_id}-0000", user_msg), (f"{chat_id}-0001", stub)],
+        [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
     )
     lap("write")
     return CreateChatResult(chat_id, t)
