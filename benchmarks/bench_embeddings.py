@@ -91,12 +91,12 @@ def _write(db: Any, ids: list[str], vectors: np.ndarray) -> None:
 
 
 def _load_vector_type(db: Any, ids: list[str]) -> dict[str, np.ndarray]:
-    from cardchat.repo.cards import parallel_get_all
+    from cardchat.repo.cards import read_many
 
     def convert(_id: str, data: dict[str, Any]) -> np.ndarray:
         return np.asarray(list(data["vector"]), dtype=np.float32)
 
-    return dict(parallel_get_all(db, VECTOR_COLLECTION, ids, convert, field_paths=["model", "dim", "vector", "text_hash"]))
+    return dict(read_many(db, VECTOR_COLLECTION, ids, convert, field_paths=["model", "dim", "vector", "text_hash"]))
 
 
 def run(db: Any) -> list[str]:

@@ -7,6 +7,8 @@ import pytest
 
 from cardchat.embeddings import get_embedder, normalise, pack, unpack
 from cardchat.repo import embeddings as repo
+from cardchat.repo import batchget
+from cardchat.repo import cards as card_repo
 from cardchat.repo.cards import load_cards
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 from cardchat.text import text_hash
@@ -14,20 +16,15 @@ from cardchat.text import text_hash
 pytestmark = pytest.mark.emulator
 
 
-class CountingClient:
-    """The real client, counting the documents asked of get_all / get."""
+class Reads:
+    """Documents asked of Firestore by id since this was made."""
 
-    def __init__(self, db):
-        self._db = db
-        self.docs_read = 0
+    def __init__(self):
+        self._start = batchget.documents_requested()
 
-    def get_all(self, refs, *args, **kwargs):
-        refs = list(refs)
-        self.docs_read += len(refs)
-        return self._db.get_all(refs, *args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._db, name)
+    @property
+    def docs_read(self):
+        return batchget.documents_requested() - self._start
 
 
 @pytest.fixture(autouse=True)
@@ -111,17 +108,17 @@ def test_load_returns_only_fresh_vectors_of_the_model(db):
 
 
 def test_warm_load_is_served_from_the_cache(db):
-    ids = [f"card-{i:04d}" for i in range(700)]  # more than two get_all chunks
+    ids = [f"card-{i:04d}" for i in range(700)]
     stored = _store_random(db, ids)
-    counting = CountingClient(db)
+    counting = Reads()
     wanted = {i: f"h-{i}" for i in ids}
 
-    cold = repo.load_embeddings(counting, wanted, "m1")
+    cold = repo.load_embeddings(db, wanted, "m1")
     assert len(cold) == 700 and counting.docs_read == 700
     assert all(np.array_equal(cold[i], stored[i]) for i in ids)
     assert repo.cache_stats()["reads"] == 700
 
-    warm = repo.load_embeddings(counting, wanted, "m1")
+    warm = repo.load_embeddings(db, wanted, "m1")
     assert counting.docs_read == 700  # no reads at all
     assert all(warm[i] is cold[i] for i in ids)
     stats = repo.cache_stats()
@@ -129,7 +126,7 @@ def test_warm_load_is_served_from_the_cache(db):
 
     # An edited card misses the cache (new hash) and is read, found stale, and left out.
     wanted["card-0001"] = "h-new"
-    partial = repo.load_embeddings(counting, wanted, "m1")
+    partial = repo.load_embeddings(db, wanted, "m1")
     assert counting.docs_read == 701 and "card-0001" not in partial and len(partial) == 699
 
 
@@ -150,11 +147,11 @@ def test_embed_and_store_writes_every_card_and_fills_the_cache(db, embedder):
         assert np.array_equal(unpack(docs[card_id]["vector"], 384), vectors[card_id])
 
     wanted = {i: text_hash(c.title, c.body) for i, c in cards.items()}
-    counting = CountingClient(db)
-    assert set(repo.load_embeddings(counting, wanted, embedder.model_id)) == set(cards)
+    counting = Reads()
+    assert set(repo.load_embeddings(db, wanted, embedder.model_id)) == set(cards)
     assert counting.docs_read == 0  # just written: served from the cache
     repo.clear_cache()
-    reloaded = repo.load_embeddings(counting, wanted, embedder.model_id)
+    reloaded = repo.load_embeddings(db, wanted, embedder.model_id)
     assert counting.docs_read == len(cards)
     assert all(np.array_equal(reloaded[i], vectors[i]) for i in cards)
 
@@ -162,7 +159,8 @@ def test_embed_and_store_writes_every_card_and_fills_the_cache(db, embedder):
     assert repo.refresh_card_embedding(db, "c5", cards["c5"], embedder) == "unchanged"
 
 
-def test_load_cards_in_parallel_chunks_dropping_missing_ids(db):
+def test_load_cards_in_chunks_dropping_missing_ids(db, monkeypatch):
+    monkeypatch.setattr(card_repo, "CHUNK", 300)  # three streams
     batch = db.batch()
     for i in range(650):
         batch.set(db.collection(CARDS).document(f"k{i}"), Card(title=f"T{i}", body=f"B{i}", owner="u").to_dict())
@@ -171,8 +169,8 @@ def test_load_cards_in_parallel_chunks_dropping_missing_ids(db):
             batch = db.batch()
     batch.commit()
     ids = [f"k{i}" for i in range(649, -1, -1)] + ["missing-1", "k3", "missing-2"]
-    counting = CountingClient(db)
-    cards = load_cards(counting, ids)
+    counting = Reads()
+    cards = load_cards(db, ids)
     assert list(cards) == [f"k{i}" for i in range(649, -1, -1)]
     assert cards["k7"].title == "T7" and cards["k7"].body == "B7" and cards["k7"].owner == "u"
     assert counting.docs_read == 652  # duplicates asked once

@@ -20,7 +20,7 @@ import numpy as np
 from ..embeddings import Embedder, pack, unpack
 from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from ..text import embeddable_and_hash
-from .cards import chunked, parallel_get_all
+from .cards import chunked, read_many
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -119,7 +119,7 @@ def load_embeddings(db: "firestore.Client", wanted: Mapping[str, str], model_id:
             except (KeyError, TypeError, ValueError):
                 return None  # a malformed document counts as missing: it gets re-embedded
 
-        for card_id, vec in parallel_get_all(db, CARD_EMBEDDINGS, to_read, fresh, field_paths=_FIELDS):
+        for card_id, vec in read_many(db, CARD_EMBEDDINGS, to_read, fresh, field_paths=_FIELDS):
             key = (card_id, wanted[card_id], model_id)
             _cache.put(key, vec)
             found[key] = vec
