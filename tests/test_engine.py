@@ -13,13 +13,13 @@ import threading
 import time
 from pathlib import Path
 
-import httpx2
 import pytest
 from google.cloud import firestore
+from provider_wire import Wire, fixture_response, sse
 
 from cardchat import providers
 from cardchat.conversation import output_reserve, post_message, retry_message
-from cardchat.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
+from cardchat.engine import CUT_OFF_TIME, GENERIC_ERROR, PROVIDER_BACKOFF_S, _Run, generate, is_stalled, should_generate
 from cardchat.errors import FailedPrecondition
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
@@ -33,7 +33,6 @@ from cardchat.schema import now as utc_now
 pytestmark = pytest.mark.emulator
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 OFFLINE_ANSWER = f"{HEADER}\n\n{NO_CARDS}"
 FAKE_KEY = "sk-ant-api03-FAKEKEY0123456789abcdefghijklmnopqrstuvwxyz"
 CLAUDE = next(m.id for m in MODELS.values() if m.provider == "anthropic")
@@ -187,31 +186,19 @@ def test_two_generators_racing_on_one_answer_stream_it_once(db, paced):
     assert message(db, stub)["attempts"] == 1
 
 
-class Wire:
-    """An httpx2 transport answering the Anthropic SDK with canned SSE files."""
-
-    def __init__(self) -> None:
-        self.next: list[str] = []
-        self.requests: list[httpx2.Request] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
-        body = (FIXTURES / self.next.pop(0)).read_bytes()
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-
-
 @pytest.fixture
 def anthropic_wire(monkeypatch) -> Wire:
+    """The Anthropic SDK answered by canned responses (append them to `.responses`)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     wire = Wire()
-    client = httpx2.Client(transport=httpx2.MockTransport(wire))
+    client = wire.client()
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(client))
     return wire
 
 
 def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(db, anthropic_wire):
     stub = make_chat(db, model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
-    anthropic_wire.next = ["anthropic_overloaded_midstream.sse"]
+    anthropic_wire.responses = [sse("anthropic_overloaded_midstream.sse")]
     watcher = ChunkWatcher(db, stub)
     assert generate(db, stub) == "failed"
     watcher.wait_until(lambda w: w.present == 0)
@@ -224,6 +211,7 @@ def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(d
     assert FAKE_KEY not in failed["error"] and "whiteboard" not in failed["error"]
     assert failed["lease_expires"] is None
     assert watcher.text() == "Partial answer"  # the reader saw what was kept
+    assert len(anthropic_wire.requests) == 1  # text had streamed: not asked again
     assert chunks_left(db) == 0
     # the background went as the system text, the conversation as messages
     sent = json.loads(anthropic_wire.requests[0].content)
@@ -236,13 +224,87 @@ def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(d
     reset = message(db, stub)
     assert (reset["status"], reset["content"], reset["error"]) == ("ready", "", None)
 
-    anthropic_wire.next = ["anthropic_stream.sse"]
+    anthropic_wire.responses = [sse("anthropic_stream.sse")]
     assert generate(db, stub) == "complete"
     done = message(db, stub)
     assert done["content"] == "Tides follow the moon [1]."
     assert done["attempts"] == 2 and done["error"] is None
     assert done["usage"] == {"input_tokens": 1225, "output_tokens": 9}
     assert chunks_left(db) == 0
+
+
+class Renewals:
+    """generate's sleep: records each pause and when the lease was renewed."""
+
+    def __init__(self, db, message_id: str) -> None:
+        self.db, self.message_id = db, message_id
+        self.pauses: list[float] = []
+        self.leases: list = []
+
+    def __call__(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.leases.append(message(self.db, self.message_id)["lease_expires"])
+
+
+def test_an_overloaded_provider_is_asked_again_before_the_first_token(db, anthropic_wire):
+    stub = make_chat(db, model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    anthropic_wire.responses = [
+        fixture_response(529, "anthropic_overloaded_529.json"),
+        fixture_response(429, "anthropic_rate_limit_429.json", **{"retry-after": "7"}),
+        sse("anthropic_stream.sse"),
+    ]
+    sleep = Renewals(db, stub)
+    assert generate(db, stub, sleep=sleep, lease=3.0) == "complete"
+
+    done = message(db, stub)
+    assert done["content"] == "Tides follow the moon [1]." and done["error"] is None
+    assert done["timings"]["provider_retries"] == 2 and done["cut_off"] is None
+    assert len(anthropic_wire.requests) == 3
+    # the backoff first, then the provider's own Retry-After, in steps of a third of the lease
+    assert sum(sleep.pauses[:2]) == pytest.approx(PROVIDER_BACKOFF_S[0])
+    assert sum(sleep.pauses[2:]) == pytest.approx(7.0) and len(sleep.pauses) == 2 + 7
+    # the lease was renewed after every pause: the answer never looked stalled
+    assert len(set(sleep.leases)) == len(sleep.leases)
+
+
+def test_a_provider_that_stays_overloaded_fails_after_four_calls(db, anthropic_wire):
+    stub = make_chat(db, model=CLAUDE)
+    anthropic_wire.responses = [fixture_response(529, "anthropic_overloaded_529.json") for _ in range(5)]
+    sleep = Renewals(db, stub)
+    assert generate(db, stub, sleep=sleep) == "failed"
+    failed = message(db, stub)
+    assert "overloaded" in failed["error"] and failed["content"] == ""
+    assert len(anthropic_wire.requests) == 4
+    assert sum(sleep.pauses) == pytest.approx(sum(PROVIDER_BACKOFF_S))
+
+
+def test_a_long_retry_after_or_a_refused_key_fails_at_once(db, anthropic_wire):
+    stub = make_chat(db, model=CLAUDE)
+    anthropic_wire.responses = [fixture_response(429, "anthropic_rate_limit_429.json", **{"retry-after": "3600"})]
+    sleep = Renewals(db, stub)
+    assert generate(db, stub, sleep=sleep) == "failed"
+    assert "rate limit" in message(db, stub)["error"] and sleep.pauses == []
+
+    retry_message(db, "u1", stub)
+    anthropic_wire.responses = [fixture_response(401, "anthropic_invalid_key_401.json")]
+    assert generate(db, stub, sleep=sleep) == "failed"
+    assert "API key was refused" in message(db, stub)["error"] and sleep.pauses == []
+    assert len(anthropic_wire.requests) == 2
+
+
+def test_an_answer_still_streaming_at_the_deadline_is_cut_off_and_kept(db, paced):
+    stub = make_chat(db)
+    assert generate(db, stub, deadline=0.3) == "complete"
+    msg = message(db, stub)
+    assert msg["cut_off"] == CUT_OFF_TIME and msg["error"] is None
+    assert msg["content"] and OFFLINE_ANSWER.startswith(msg["content"]) and msg["content"] != OFFLINE_ANSWER
+    # no usage came from the provider: an estimate, so the rate limit still counts it
+    assert msg["usage"]["output_tokens"] > 0 and msg["usage"]["input_tokens"] > 0
+    assert chunks_left(db) == 0
+
+    whole = make_chat(db, "chat2")
+    assert generate(db, whole) == "complete"
+    assert message(db, whole)["cut_off"] is None
 
 
 def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):

@@ -126,6 +126,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "usage": None,
             "timings": None,
             "dropped_turns": 0,
+            "cut_off": None,
         }
 
     repo.reset_message(db, message_id, decide)

@@ -6,11 +6,18 @@ The Firestore trigger on chat_messages calls `generate` for every write whose
 can race, so the claim is a transaction that only a `ready` message passes.
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
+
+A provider that is rate-limited or overloaded before the first token is
+asked again after its Retry-After (or a backoff), the lease renewed while
+waiting; once text has streamed, a failure keeps it and ends the run, since
+a second attempt would start a different answer. An answer still streaming
+near the function's time limit is cut off and kept, marked as such.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 import uuid
@@ -39,6 +46,19 @@ DEFAULT_LEASE = 30.0
 #: Attempts per chunk write before the run gives up (transient store errors).
 WRITE_ATTEMPTS = 3
 GENERIC_ERROR = "The answer could not be generated because of an internal error. Please retry."
+#: Calls per answer to a provider that fails before its first token.
+PROVIDER_ATTEMPTS = 4
+#: Backoff before the 2nd, 3rd, 4th call when the provider names no wait.
+PROVIDER_BACKOFF_S = (2.0, 6.0, 18.0)
+#: A provider asking for a longer wait than this fails the answer at once:
+#: the user is watching, and may retry later themselves.
+PROVIDER_MAX_WAIT_S = 30.0
+#: Seconds from the claim after which an answer still streaming is cut off
+#: and kept: generateAnswer's timeout_sec (main.py) is 540, and the final
+#: write and clean-up need a few of them.
+DEADLINE_S = 500.0
+#: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
+CUT_OFF_TIME = "time_limit"
 
 
 def lease_seconds() -> float:
@@ -112,6 +132,7 @@ def generate(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     lease: float | None = None,
+    deadline: float = DEADLINE_S,
 ) -> str:
     """Generate the answer of a `ready` message. Returns the status it ended
     in: "complete" or "failed"; "skipped" when another delivery owns it or it
@@ -143,23 +164,39 @@ def generate(
         except ContextTooSmall as e:
             return _fail(run, f"{spec.label}: {e}.", "")
         writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
-        usage = Usage()
+        usage: Usage | None = None
         ttft: float | None = None
-        deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
-        try:
-            for item in deltas:
-                if isinstance(item, Usage):
-                    usage = item
-                    continue
-                if ttft is None:
-                    ttft = clock() - started
-                parts.append(item)
-                writer.put(item)
-        finally:
-            deltas.close()  # a run that stops early hangs up on the provider at once
+        retries = 0
+        cut_off: str | None = None
+        while True:
+            deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
+            try:
+                for item in deltas:
+                    if isinstance(item, Usage):
+                        usage = item
+                        continue
+                    if ttft is None:
+                        ttft = clock() - started
+                    parts.append(item)
+                    writer.put(item)
+                    if clock() - started > deadline:
+                        cut_off = CUT_OFF_TIME
+                        break
+                break
+            except ProviderError as e:
+                wait = None if parts else _retry_wait(e, retries)
+                if wait is None or clock() - started + wait > deadline:
+                    raise
+                log.info("generate %s: %s; calling again in %.1f s", message_id, e.kind, wait)
+                _wait_renewing(run, wait)
+                retries += 1
+            finally:
+                deltas.close()  # a run that stops early hangs up on the provider at once
         chunks = writer.close()
         writer = None
         content = "".join(parts)
+        if usage is None:  # cut off before the provider's count: ours, for the rate limit
+            usage = _estimated_usage(spec, window.messages, int(chat.get("background_tokens") or 0), content)
         total = clock() - started
         run.finish(
             {
@@ -168,8 +205,9 @@ def generate(
                 "model": spec.id,
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
                 "timings": {"ttft": round(ttft if ttft is not None else total, 3),
-                            "total": round(total, 3), "chunks": chunks},
+                            "total": round(total, 3), "chunks": chunks, "provider_retries": retries},
                 "dropped_turns": window.dropped,
+                "cut_off": cut_off,
                 "error": None,
             },
             {"last_updated": now()},
@@ -194,6 +232,30 @@ def generate(
         _stop(writer)
         _log_unexpected(message_id, e, secrets, background)
         return _fail(run, GENERIC_ERROR, "".join(parts))
+
+
+def _retry_wait(e: ProviderError, retries: int) -> float | None:
+    """Seconds to wait before calling the provider again, None to give up."""
+    if not e.retryable or retries + 1 >= PROVIDER_ATTEMPTS:
+        return None
+    wait = PROVIDER_BACKOFF_S[min(retries, len(PROVIDER_BACKOFF_S) - 1)] if e.retry_after is None else e.retry_after
+    return wait if wait <= PROVIDER_MAX_WAIT_S else None
+
+
+def _wait_renewing(run: _Run, seconds: float) -> None:
+    """Sleep `seconds`, renewing the lease often enough that the answer never
+    looks stalled meanwhile (and failing if a retry has taken it over)."""
+    steps = max(1, math.ceil(seconds / (run.lease / 3)))
+    for _ in range(steps):
+        run.sleep(seconds / steps)
+        run.renew()
+
+
+def _estimated_usage(spec: Any, messages: list[Any], background_tokens: int, content: str) -> Usage:
+    from cardchat.tokens import count_tokens
+
+    counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
+    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])
 
 
 def _stop(writer: StreamWriter | None) -> None:

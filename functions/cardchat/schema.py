@@ -187,6 +187,7 @@ class ChatMessage:
     timings: dict[str, float] | None = None
     error: str | None = None  # readable, scrubbed: never the prompt or a key
     dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
+    cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerInProgress, canRetry, droppedTurnsNotice, messagePhase, msUntilStall } from './messagestate';
+import { answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall } from './messagestate';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const future = new Date(now + 30_000);
@@ -41,5 +41,14 @@ describe('composer and retry', () => {
     expect(droppedTurnsNotice(undefined)).toBeNull();
     expect(droppedTurnsNotice(1)).toMatch(/oldest turn of/);
     expect(droppedTurnsNotice(3)).toMatch(/3 oldest turns/);
+  });
+});
+
+describe('cutOffNotice', () => {
+  it('explains an answer stopped at the time limit, and any other cut', () => {
+    expect(cutOffNotice(null)).toBeNull();
+    expect(cutOffNotice(undefined)).toBeNull();
+    expect(cutOffNotice('time_limit')).toMatch(/time limit/);
+    expect(cutOffNotice('something_new')).toMatch(/cut off/);
   });
 });

@@ -44,3 +44,11 @@ export function droppedTurnsNotice(n: number | undefined): string | null {
     ? 'The oldest turn of this conversation was left out to fit the model’s context window.'
     : `The ${n} oldest turns of this conversation were left out to fit the model’s context window.`;
 }
+
+/** A complete answer the server stopped early; unknown reasons still get a notice. */
+export function cutOffNotice(reason: string | null | undefined): string | null {
+  if (!reason) return null;
+  return reason === 'time_limit'
+    ? 'This answer was cut off: it ran into the time limit of one answer. Ask to continue, or for a shorter answer.'
+    : 'This answer was cut off before the model finished.';
+}

@@ -38,6 +38,8 @@ export interface MessageDoc {
   lease_expires: Date | null;
   error: string | null;
   dropped_turns: number;
+  /** Why a complete answer stops early ("time_limit"), or null. */
+  cut_off: string | null;
 }
 
 export interface ChunkChange {
@@ -102,6 +104,7 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
     lease_expires: toDate(d.lease_expires),
     error: d.error ? String(d.error) : null,
     dropped_turns: Number(d.dropped_turns ?? 0),
+    cut_off: d.cut_off ? String(d.cut_off) : null,
   };
 }
 

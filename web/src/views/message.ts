@@ -6,7 +6,7 @@ import { ChunkBuffer } from '../chunks';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import type { Renderer } from '../markdown';
-import { canRetry, droppedTurnsNotice, type Phase } from '../messagestate';
+import { canRetry, cutOffNotice, droppedTurnsNotice, type Phase } from '../messagestate';
 import { watchChunks, type MessageDoc } from '../store';
 import { StreamRevealer } from '../streamreveal';
 
@@ -22,6 +22,7 @@ export class MessageView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
   private readonly notice: HTMLElement;
+  private readonly cutOff: HTMLElement;
   private readonly state: HTMLElement;
   private msg: MessageDoc;
   private phase: Phase | null = null;
@@ -42,6 +43,7 @@ export class MessageView {
     const isUser = msg.role === 'user';
     this.body = h('div', { class: isUser ? 'plain' : 'markdown', 'data-testid': 'message-body' });
     this.notice = h('p', { class: 'notice', hidden: true, 'data-testid': 'dropped-turns' });
+    this.cutOff = h('p', { class: 'notice', hidden: true, 'data-testid': 'cut-off' });
     this.state = h('div', { class: 'message-state' });
     const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-message', 'aria-label': 'Copy this message' }, 'Copy');
     copy.addEventListener('click', async () => flash(copy, (await copyText(this.copyableText())) ? 'Copied' : 'Copy failed'));
@@ -50,7 +52,7 @@ export class MessageView {
       'aria-label': isUser ? 'You' : 'Answer',
     },
       h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }), copy),
-      this.notice, this.body, this.state);
+      this.notice, this.body, this.cutOff, this.state);
     if (!isUser) {
       this.body.setAttribute('aria-live', 'polite');
       this.body.setAttribute('aria-atomic', 'false');
@@ -66,6 +68,9 @@ export class MessageView {
     const notice = droppedTurnsNotice(msg.dropped_turns);
     this.notice.hidden = !notice;
     this.notice.textContent = notice ?? '';
+    const cutOff = msg.status === 'complete' ? cutOffNotice(msg.cut_off) : null;
+    this.cutOff.hidden = !cutOff;
+    this.cutOff.textContent = cutOff ?? '';
 
     if (msg.role === 'user') {
       if (this.shownContent !== msg.content) this.body.textContent = this.shownContent = msg.content;
