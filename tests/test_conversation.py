@@ -103,6 +103,13 @@ def test_post_checks_owner_chat_and_content(db):
 
 
 @pytest.mark.emulator
+def test_a_follow_up_is_stored_trimmed_as_the_first_message_is(db):
+    make_chat(db)
+    post_message(db, "u1", "chat1", "  \n spaced out \n " + " " * MAX_CONTENT_CHARS)  # the limit counts the trimmed text
+    assert chat_messages(db)[2]["content"] == "spaced out"
+
+
+@pytest.mark.emulator
 def test_two_concurrent_posts_accept_exactly_one(db):
     make_chat(db)
     outcomes: dict[str, object] = {}

@@ -17,11 +17,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from cardchat import models
-from cardchat.conversation import MAX_CONTENT_CHARS, READY_LEASE
+from cardchat.conversation import READY_LEASE, validate_content
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection, now
 
-MAX_MESSAGE_CHARS = MAX_CONTENT_CHARS  # the first message obeys the follow-ups' limit
 MAX_CARD_IDS = 20_000
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_CONFIGURATION_BYTES = 20_000
@@ -51,21 +50,6 @@ class CreateChatResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def _require_str(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidArgument(f"{name}: must be a string")
-    return value
-
-
-def parse_message(value: Any, name: str) -> str:
-    text = _require_str(value, name).strip()
-    if not text:
-        raise InvalidArgument(f"{name}: must not be empty")
-    if len(text) > MAX_MESSAGE_CHARS:
-        raise InvalidArgument(f"{name}: {len(text)} characters is over the limit of {MAX_MESSAGE_CHARS}")
-    return text
-
-
 def _valid_doc_id(value: Any) -> bool:
     return isinstance(value, str) and 0 < len(value.encode()) <= 1500 and "/" not in value and value not in (".", "..")
 
@@ -87,7 +71,7 @@ def parse_id(data: Any, name: str) -> str:
 def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRequest:
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
-    message = parse_message(data.get("initial_message"), "initial_message")
+    message = validate_content(data.get("initial_message"), "initial_message")
 
     ids = data.get("card_ids")
     if not isinstance(ids, list) or not ids:

@@ -50,14 +50,17 @@ def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
     return msg.get("status") == "ready" and lease is not None and lease <= now
 
 
-def validate_content(content: Any) -> str:
-    if not isinstance(content, str) or not content.strip():
-        raise InvalidArgument("content must be a non-empty string")
-    if len(content) > MAX_CONTENT_CHARS:
-        raise InvalidArgument(
-            f"content is {len(content):,} characters; at most {MAX_CONTENT_CHARS:,} are allowed"
-        )
-    return content
+def validate_content(content: Any, name: str = "content") -> str:
+    """A user's message, trimmed: the first (createChat's `initial_message`)
+    and every follow-up obey the same rules. `name` names the field in errors."""
+    if not isinstance(content, str):
+        raise InvalidArgument(f"{name}: must be a string")
+    text = content.strip()
+    if not text:
+        raise InvalidArgument(f"{name}: must not be empty")
+    if len(text) > MAX_CONTENT_CHARS:
+        raise InvalidArgument(f"{name}: {len(text):,} characters is over the limit of {MAX_CONTENT_CHARS:,}")
+    return text
 
 
 def _require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
