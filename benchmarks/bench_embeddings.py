@@ -149,7 +149,7 @@ def run(db: Any) -> list[str]:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     chars = sum(len(c.body) for _, c in cards) // N_CARDS
     lines.append(f"text_hash of 10,000 cards (cold, ~{chars} chars each): {wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU")
-    query = embedder.embed(["how should we invalidate the cache after a write?"])[0]
+    query = embedder.embed_query("how should we invalidate the cache after a write?")
     order_holder: dict[str, np.ndarray] = {}
     t_rank = _median(lambda: order_holder.__setitem__("o", rank_dense(query, vectors)), runs=5)
     ranked = [cards[i] for i in order_holder["o"]]

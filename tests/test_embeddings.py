@@ -33,7 +33,7 @@ def test_get_embedder_is_cached_and_named_by_env(monkeypatch):
     monkeypatch.setenv("CARDCHAT_EMBEDDINGS", "openai")
     assert get_embedder().model_id == "text-embedding-3-small"
     monkeypatch.setenv("CARDCHAT_EMBEDDINGS", "gemini")
-    assert get_embedder().model_id == "gemini-embedding-001"
+    assert get_embedder().model_id == "gemini-embedding-001/768/retrieval"
     with pytest.raises(ValueError):
         get_embedder("word2vec")
 
@@ -176,10 +176,22 @@ def test_gemini_embeds_in_batches_with_the_sdk(monkeypatch):
     assert len(body["requests"]) == 10
     assert body["requests"][0]["model"] == "models/gemini-embedding-001"
     assert body["requests"][0]["outputDimensionality"] == 768
+    assert {r["taskType"] for r in body["requests"]} == {"RETRIEVAL_DOCUMENT"}  # cards are documents
     assert body["requests"][3]["content"]["parts"][0]["text"] == texts[3]
     assert v.shape == (25, 768)
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0)
     assert v[22, len(texts[22]) % 768] == pytest.approx(1.0)
+
+
+@respx.mock
+def test_gemini_embeds_a_question_in_the_query_role():
+    route = respx.post(host=GEMINI_HOST, path__regex=GEMINI_PATH).mock(
+        side_effect=lambda req: httpx.Response(200, json=_gemini_body(req))
+    )
+    v = GeminiEmbedder(api_key="gk-test").embed_query("how do I rebase?")
+    (sent,) = json.loads(route.calls[0].request.content)["requests"]
+    assert sent["taskType"] == "RETRIEVAL_QUERY" and sent["content"]["parts"][0]["text"] == "how do I rebase?"
+    assert v.shape == (768,) and np.linalg.norm(v) == pytest.approx(1.0)
 
 
 @respx.mock

@@ -158,7 +158,7 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     if missing:
         fresh = emb_repo.embed_and_store(db, {c: visible[c] for c in missing[:EMBED_ON_THE_SPOT]}, embedder)
         vectors.update(fresh)
-    query_vec = embedder.embed([req.initial_message])[0]
+    query_vec = embedder.embed_query(req.initial_message)
     lap("embed")
 
     has_vector = np.array([c in vectors for c in ids], dtype=bool)

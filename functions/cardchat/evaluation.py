@@ -76,8 +76,13 @@ class VectorCache:
                 self.vectors = dict(zip(f["keys"].tolist(), f["vecs"]))
         self.dirty = False
 
-    def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str]) -> np.ndarray:
+    def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str], queries: bool = False) -> np.ndarray:
         todo = list({k: t for k, t in zip(keys, texts) if k not in self.vectors}.items())
+        if queries:  # one by one, in the query role (see Embedder.embed_query)
+            self.vectors.update((k, embedder.embed_query(t)) for k, t in todo)
+            self.dirty = bool(todo)
+            self.save()
+            todo = []
         for i in range(0, len(todo), 256):
             # Saved chunk by chunk: a first run over the deck takes minutes.
             chunk = todo[i:i + 256]
@@ -132,7 +137,7 @@ def _rankings(evs: EvalSet, vectors: np.ndarray, query_vecs: np.ndarray, config:
 def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig) -> dict[str, dict[str, Metrics]]:
     """Metrics per query kind (when the set labels kinds), per mode."""
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries])
+    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
     out: dict[str, dict[str, Metrics]] = {}
     for kind in sorted({k for k in evs.kinds if k}):
         keep = [i for i, k in enumerate(evs.kinds) if k == kind]
@@ -144,7 +149,7 @@ def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig
 def evaluate(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig | None = None) -> dict[str, Metrics]:
     base = base or RankingConfig()
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries])
+    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
     return {mode: run_set(evs, vectors, query_vecs, replace(base, mode=mode)) for mode in MODES}
 
 

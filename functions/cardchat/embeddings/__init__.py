@@ -33,7 +33,13 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), dim) float32, rows L2-normalised; batches internally."""
+        """Documents (cards): (len(texts), dim) float32, rows L2-normalised;
+        batches internally."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A search query (a chat's first message), to rank documents by.
+        Models trained with separate query and document roles are told which."""
         ...
 
 

@@ -4,7 +4,9 @@ Chosen with CARDCHAT_EMBEDDINGS=gemini; needs GEMINI_API_KEY. The model's
 native 3,072 dimensions are reduced to 768 with `output_dimensionality`
 (Matryoshka training keeps quality close, and the stored vector is a quarter
 of the size); reduced outputs are not unit length, so rows are normalised
-here. The API takes up to 100 texts per batchEmbedContents call and 2,048
+here. Cards are embedded as RETRIEVAL_DOCUMENT and a chat's question as
+RETRIEVAL_QUERY, the task types the model was trained to pair; the stored
+model id names them, so vectors made without them are re-embedded. The API takes up to 100 texts per batchEmbedContents call and 2,048
 tokens per text.
 """
 
@@ -18,6 +20,8 @@ from .remote import RemoteEmbedder
 
 MODEL_ID = "gemini-embedding-001"
 DIM = 768
+#: What stored vectors record: the model, its width and the task types used.
+STORED_ID = f"{MODEL_ID}/{DIM}/retrieval"
 MAX_BATCH = 100
 # No Gemini tokenizer offline: cut with the conservative estimate (tokens.py),
 # which errs high, so a cut text is within the 2,048-token limit.
@@ -26,7 +30,7 @@ MAX_INPUT_TOKENS = 2_000
 
 
 class GeminiEmbedder(RemoteEmbedder):
-    model_id = MODEL_ID
+    model_id = STORED_ID
     dim = DIM
     label = "Gemini"
     key_env = "GEMINI_API_KEY"
@@ -51,7 +55,10 @@ class GeminiEmbedder(RemoteEmbedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH)
 
-    def _request(self, texts: list[str]) -> np.ndarray:
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH, query=True)[0]
+
+    def _request(self, texts: list[str], query: bool) -> np.ndarray:
         from google.genai import errors, types
 
         client = self._get_client()
@@ -59,7 +66,9 @@ class GeminiEmbedder(RemoteEmbedder):
             response = client.models.embed_content(
                 model=MODEL_ID,
                 contents=texts,
-                config=types.EmbedContentConfig(output_dimensionality=DIM),
+                config=types.EmbedContentConfig(
+                    output_dimensionality=DIM, task_type="RETRIEVAL_QUERY" if query else "RETRIEVAL_DOCUMENT"
+                ),
             )
         except errors.APIError as exc:
             # str(exc) carries the whole response body: report status only.

@@ -87,6 +87,9 @@ class MiniLMEmbedder:
             out[idx] = self._embed_batch([texts[i] for i in idx])
         return out
 
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]  # all-MiniLM-L6-v2 has no query/document roles
+
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)

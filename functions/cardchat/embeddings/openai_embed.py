@@ -50,7 +50,7 @@ class OpenAIEmbedder(RemoteEmbedder):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH_INPUTS, MAX_BATCH_TOKENS)
 
-    def _request(self, texts: list[str]) -> np.ndarray:
+    def _request(self, texts: list[str], query: bool) -> np.ndarray:  # one role for both
         import openai
 
         client = self._get_client()

@@ -39,8 +39,15 @@ class RemoteEmbedder(ABC):
         """The SDK client for `key`."""
 
     @abstractmethod
-    def _request(self, texts: list[str]) -> np.ndarray:
-        """One API call: (len(texts), dim) unit rows, or EmbeddingError."""
+    def _request(self, texts: list[str], query: bool) -> np.ndarray:
+        """One API call: (len(texts), dim) unit rows, or EmbeddingError.
+        `query`: the texts are search queries, not documents."""
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
 
     def _get_client(self) -> Any:
         with self._lock:
@@ -58,6 +65,7 @@ class RemoteEmbedder(ABC):
         max_input_tokens: int,
         max_batch_inputs: int,
         max_batch_tokens: int | None = None,
+        query: bool = False,
     ) -> np.ndarray:
         from ..tokens import count_tokens, truncate_tokens
 
@@ -78,7 +86,7 @@ class RemoteEmbedder(ABC):
             ):
                 total += counts[end]
                 end += 1
-            out[start:end] = self._request(texts[start:end])
+            out[start:end] = self._request(texts[start:end], query)
             start = end
         return out
 
