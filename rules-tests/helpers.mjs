@@ -105,6 +105,8 @@ export function messageDoc(chat, over = {}) {
     timings: { first_token: 0.5 },
     error: null,
     dropped_turns: 0,
+    cut_off: null,
+    provider_wait: null,
     ...over,
   });
 }

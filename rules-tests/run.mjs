@@ -22,8 +22,10 @@ const REPORTER = join(HERE, 'reporter.mjs');
 const SUCCEEDED = 'Expected request to fail, but it succeeded';
 
 /**
- * Runs the suite with `rulesFile`; resolves to the leaf tests' results, and
- * what the test files printed.
+ * Runs the suite with `rulesFile`; resolves to the leaf tests' results, the
+ * suites that failed (a describe whose body threw runs none of its tests, so
+ * counting leaves alone would miss it), node's exit code, and what the test
+ * files printed.
  */
 function runSuite(rulesFile, projectSuffix, extraArgs = []) {
   const files = readdirSync(HERE).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(HERE, f));
@@ -45,8 +47,9 @@ function runSuite(rulesFile, projectSuffix, extraArgs = []) {
     let out = '';
     child.stdout.on('data', (chunk) => { out += chunk; });
     child.on('error', reject);
-    child.on('close', () => {
+    child.on('close', (code) => {
       const results = [];
+      const brokenSuites = [];
       let output = '';
       for (const line of out.split('\n')) {
         if (!line.trim()) continue;
@@ -59,8 +62,9 @@ function runSuite(rulesFile, projectSuffix, extraArgs = []) {
         }
         if ('output' in r) output += r.output;
         else if (!r.suite) results.push(r);
+        else if (!r.passed) brokenSuites.push(r);
       }
-      resolve({ results, output });
+      resolve({ results, brokenSuites, code, output });
     });
   });
 }
@@ -88,7 +92,7 @@ async function main() {
 
   // Both phases at once, in separate emulator projects. The permissive run
   // needs only the deny tests; the allow tests would pass there and cost time.
-  const [{ results: real, output }, { results: permissive }] = await Promise.all([
+  const [{ results: real, brokenSuites, code, output }, { results: permissive }] = await Promise.all([
     // CARDCHAT_RULES_FILE lets a rules change be tried before it replaces firestore.rules.
     runSuite(process.env.CARDCHAT_RULES_FILE || 'firestore.rules', ''),
     runSuite('rules-tests/permissive.rules', '-permissive', ['--test-name-pattern=^deny: ']),
@@ -103,11 +107,14 @@ async function main() {
   report('skipped (not allowed: every row of the matrix must run)', skipped.map(key));
   report('not named "allow: …" or "deny: …"', unnamed.map(key));
   report('duplicate test names', dupes);
+  report('suites that failed (their tests did not all run)', brokenSuites.map((r) => `${key(r)}: ${r.error}`));
   const allows = real.filter((r) => kind(r) === 'allow').length;
   const denies = real.filter((r) => kind(r) === 'deny');
   console.log(`rules: ${real.length - failed.length} passed, ${failed.length} failed `
     + `(${allows} allow, ${denies.length} deny)`);
-  if (real.length === 0 || failed.length || skipped.length || unnamed.length || dupes.length) {
+  if (code !== 0) console.log(`rules: node --test exited with ${code}`);
+  if (real.length === 0 || failed.length || skipped.length || unnamed.length || dupes.length
+      || brokenSuites.length || code !== 0) {
     if (output) console.log(`test output:\n${output}`);
     ok = false;
   }

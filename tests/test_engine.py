@@ -240,10 +240,13 @@ class Renewals:
         self.db, self.message_id = db, message_id
         self.pauses: list[float] = []
         self.leases: list = []
+        self.waits: list = []
 
     def __call__(self, seconds: float) -> None:
         self.pauses.append(seconds)
-        self.leases.append(message(self.db, self.message_id)["lease_expires"])
+        msg = message(self.db, self.message_id)
+        self.leases.append(msg["lease_expires"])
+        self.waits.append(msg.get("provider_wait"))
 
 
 def test_an_overloaded_provider_is_asked_again_before_the_first_token(db, anthropic_wire):
@@ -265,6 +268,13 @@ def test_an_overloaded_provider_is_asked_again_before_the_first_token(db, anthro
     assert sum(sleep.pauses[2:]) == pytest.approx(7.0) and len(sleep.pauses) == 2 + 7
     # the lease was renewed after every pause: the answer never looked stalled
     assert len(set(sleep.leases)) == len(sleep.leases)
+    # the reader is told why nothing arrives yet, and until when; scrubbed of key and background
+    first, second = sleep.waits[0], sleep.waits[2]
+    assert "overloaded" in first["reason"] and first["call"] == 2
+    assert "rate limit" in second["reason"] and second["call"] == 3
+    assert second["until"] > first["until"]
+    assert not any(FAKE_KEY in w["reason"] or "whiteboard" in w["reason"] for w in sleep.waits)
+    assert done["provider_wait"] is None
 
 
 def test_a_provider_that_stays_overloaded_fails_after_four_calls(db, anthropic_wire):
@@ -273,7 +283,7 @@ def test_a_provider_that_stays_overloaded_fails_after_four_calls(db, anthropic_w
     sleep = Renewals(db, stub)
     assert generate(db, stub, sleep=sleep) == "failed"
     failed = message(db, stub)
-    assert "overloaded" in failed["error"] and failed["content"] == ""
+    assert "overloaded" in failed["error"] and failed["content"] == "" and failed["provider_wait"] is None
     assert len(anthropic_wire.requests) == 4
     assert sum(sleep.pauses) == pytest.approx(sum(PROVIDER_BACKOFF_S))
 

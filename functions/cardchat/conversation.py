@@ -130,6 +130,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "timings": None,
             "dropped_turns": 0,
             "cut_off": None,
+            "provider_wait": None,
         }
 
     repo.reset_message(db, message_id, decide)

@@ -102,8 +102,8 @@ class _Run:
         self._retrying(lambda: repo.write_chunk(
             self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None))
 
-    def renew(self) -> None:
-        self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end()))
+    def renew(self, fields: dict[str, Any] | None = None) -> None:
+        self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields))
 
     def _retrying(self, write: Callable[[], None]) -> None:
         # Chunk writes are idempotent (fixed document id), so repeating one
@@ -120,8 +120,8 @@ class _Run:
                 self.sleep(0.2 * 3**attempt)
 
     def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
-        repo.finish(self.db, self.message_id, self.run_id, {**fields, "lease_expires": None},
-                    self.msg["chat"], chat_fields)
+        fields = {**fields, "lease_expires": None, "provider_wait": None}
+        repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields)
 
 
 def generate(
@@ -188,6 +188,8 @@ def generate(
                 if wait is None or clock() - started + wait > deadline:
                     raise
                 log.info("generate %s: %s; calling again in %.1f s", message_id, e.kind, wait)
+                run.renew({"provider_wait": {"reason": e.message, "call": retries + 2,
+                                             "until": now() + timedelta(seconds=wait)}})
                 _wait_renewing(run, wait)
                 retries += 1
             finally:

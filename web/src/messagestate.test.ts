@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall } from './messagestate';
+import {
+  answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall, providerWaitNotice,
+} from './messagestate';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const future = new Date(now + 30_000);
@@ -50,5 +52,14 @@ describe('cutOffNotice', () => {
     expect(cutOffNotice(undefined)).toBeNull();
     expect(cutOffNotice('time_limit')).toMatch(/time limit/);
     expect(cutOffNotice('something_new')).toMatch(/cut off/);
+  });
+});
+
+describe('providerWaitNotice', () => {
+  it('says why nothing has arrived yet and that the server asks again', () => {
+    expect(providerWaitNotice(null)).toBeNull();
+    const text = providerWaitNotice({ reason: 'Anthropic: the service is overloaded (HTTP 529)', call: 2 });
+    expect(text).toContain('overloaded');
+    expect(text).toContain('call 2');
   });
 });

@@ -45,6 +45,12 @@ export function droppedTurnsNotice(n: number | undefined): string | null {
     : `The ${n} oldest turns of this conversation were left out to fit the model’s context window.`;
 }
 
+/** Why an answer has not started yet while the server waits on a busy model. */
+export function providerWaitNotice(wait: { reason: string; call: number } | null | undefined): string | null {
+  if (!wait) return null;
+  return `${wait.reason} — asking again (call ${wait.call})…`;
+}
+
 /** A complete answer the server stopped early; unknown reasons still get a notice. */
 export function cutOffNotice(reason: string | null | undefined): string | null {
   if (!reason) return null;

@@ -40,6 +40,13 @@ export interface MessageDoc {
   dropped_turns: number;
   /** Why a complete answer stops early ("time_limit"), or null. */
   cut_off: string | null;
+  /** Set while the server waits to ask a busy model again. */
+  provider_wait: ProviderWait | null;
+}
+
+export interface ProviderWait {
+  reason: string;
+  call: number;
 }
 
 export interface ChunkChange {
@@ -105,6 +112,9 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
     error: d.error ? String(d.error) : null,
     dropped_turns: Number(d.dropped_turns ?? 0),
     cut_off: d.cut_off ? String(d.cut_off) : null,
+    provider_wait: d.provider_wait?.reason
+      ? { reason: String(d.provider_wait.reason), call: Number(d.provider_wait.call ?? 2) }
+      : null,
   };
 }
 

@@ -108,13 +108,17 @@ def write_chunk(
     run(db.transaction())
 
 
-def renew_lease(db: firestore.Client, message_id: str, run_id: str, lease_expires: datetime) -> None:
+def renew_lease(
+    db: firestore.Client, message_id: str, run_id: str, lease_expires: datetime,
+    fields: dict[str, Any] | None = None,
+) -> None:
+    """Extends the run's lease (with other `fields` in the same write)."""
     ref = _message_ref(db, message_id)
 
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.update(ref, {"lease_expires": lease_expires})
+        tx.update(ref, {**(fields or {}), "lease_expires": lease_expires})
 
     run(db.transaction())
 

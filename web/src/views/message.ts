@@ -6,7 +6,7 @@ import { ChunkBuffer } from '../chunks';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import type { Renderer } from '../markdown';
-import { canRetry, cutOffNotice, droppedTurnsNotice, type Phase } from '../messagestate';
+import { canRetry, cutOffNotice, droppedTurnsNotice, providerWaitNotice, type Phase } from '../messagestate';
 import { watchChunks, type MessageDoc } from '../store';
 import { StreamRevealer } from '../streamreveal';
 
@@ -153,9 +153,11 @@ export class MessageView {
 
   private renderState(): void {
     const phase = this.phase;
-    if (phase === 'waiting' && !this.msg.content && !(this.chunks && this.chunks.size)) {
-      replaceChildren(this.state, h('p', { class: 'muted thinking', 'data-testid': 'waiting' },
-        h('span', { class: 'spinner', 'aria-hidden': 'true' }), ' Working on an answer…'));
+    const nothingYet = !this.msg.content && !(this.chunks && this.chunks.size);
+    const busy = phase === 'streaming' ? providerWaitNotice(this.msg.provider_wait) : null;
+    if ((phase === 'waiting' || busy) && nothingYet) {
+      replaceChildren(this.state, h('p', { class: 'muted thinking', 'data-testid': busy ? 'provider-wait' : 'waiting' },
+        h('span', { class: 'spinner', 'aria-hidden': 'true' }), ` ${busy ?? 'Working on an answer…'}`));
       return;
     }
     if (!phase || !canRetry(phase)) {
