@@ -96,3 +96,14 @@ def test_registry_complete(monkeypatch):
         "Tides follow the moon [1].", Usage(1187, 8)
     )
     assert wire.body()["model"] == "gpt-4o-mini"
+
+
+def test_a_reasoning_model_gets_its_budget_as_max_completion_tokens(monkeypatch):
+    # o-series models refuse max_tokens; their budget also covers hidden reasoning
+    wire = Wire(sse("openai_stream.sse"))
+    monkeypatch.setitem(providers.PROVIDERS, "openai", lambda: OpenAIProvider(wire.client()))
+    text, _ = providers.complete("o3", MESSAGES, BACKGROUND, 500_000)
+    assert text == "Tides follow the moon [1]."
+    body = wire.body()
+    assert body["model"] == "o3" and "max_tokens" not in body
+    assert body["max_completion_tokens"] == 100_000  # clamped to the model's output limit
