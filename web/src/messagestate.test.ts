@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall, providerWaitNotice,
+  AUTO_RETRY_MAX_ATTEMPTS, answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall,
+  providerWaitNotice, shouldAutoRetry,
 } from './messagestate';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
@@ -61,5 +62,16 @@ describe('providerWaitNotice', () => {
     const text = providerWaitNotice({ reason: 'Anthropic: the service is overloaded (HTTP 529)', call: 2 });
     expect(text).toContain('overloaded');
     expect(text).toContain('call 2');
+  });
+});
+
+describe('shouldAutoRetry', () => {
+  it('asks a stalled answer again once per view, for its owner, while few runs have tried', () => {
+    expect(shouldAutoRetry('stalled', 1, false, false)).toBe(true);
+    expect(shouldAutoRetry('stalled', 1, false, true)).toBe(false); // already asked in this view
+    expect(shouldAutoRetry('stalled', 1, true, false)).toBe(false); // a published reader cannot
+    expect(shouldAutoRetry('stalled', AUTO_RETRY_MAX_ATTEMPTS, false, false)).toBe(false);
+    expect(shouldAutoRetry('failed', 1, false, false)).toBe(false); // the model said why: the owner decides
+    expect(shouldAutoRetry('streaming', 1, false, false)).toBe(false);
   });
 });

@@ -38,6 +38,18 @@ export function canRetry(phase: Phase): boolean {
   return phase === 'failed' || phase === 'stalled';
 }
 
+/** Runs after which a stalled answer waits for the owner's Retry instead of being asked again on view. */
+export const AUTO_RETRY_MAX_ATTEMPTS = 3;
+
+/**
+ * Opening a chat asks a stalled answer again by itself (its server went
+ * quiet: nothing the owner could fix), once per view and only while few runs
+ * have tried; a failed answer carries the model's reason and waits for Retry.
+ */
+export function shouldAutoRetry(phase: Phase, attempts: number, readOnly: boolean, alreadyAsked: boolean): boolean {
+  return phase === 'stalled' && !readOnly && !alreadyAsked && attempts < AUTO_RETRY_MAX_ATTEMPTS;
+}
+
 export function droppedTurnsNotice(n: number | undefined): string | null {
   if (!n || n <= 0) return null;
   return n === 1

@@ -42,6 +42,8 @@ export interface MessageDoc {
   cut_off: string | null;
   /** Set while the server waits to ask a busy model again. */
   provider_wait: ProviderWait | null;
+  /** Runs that have claimed this answer so far. */
+  attempts: number;
 }
 
 export interface ProviderWait {
@@ -115,6 +117,7 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
     provider_wait: d.provider_wait?.reason
       ? { reason: String(d.provider_wait.reason), call: Number(d.provider_wait.call ?? 2) }
       : null,
+    attempts: Number(d.attempts ?? 0),
   };
 }
 

@@ -6,7 +6,7 @@ import { ChunkBuffer } from '../chunks';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import type { Renderer } from '../markdown';
-import { canRetry, cutOffNotice, droppedTurnsNotice, providerWaitNotice, type Phase } from '../messagestate';
+import { canRetry, cutOffNotice, droppedTurnsNotice, providerWaitNotice, shouldAutoRetry, type Phase } from '../messagestate';
 import { watchChunks, type MessageDoc } from '../store';
 import { StreamRevealer } from '../streamreveal';
 
@@ -31,6 +31,7 @@ export class MessageView {
   private revealer: StreamRevealer | null = null;
   private shownContent: string | null = null;
   private retrying = false;
+  private autoRetried = false;
   private retryError = '';
 
   /**
@@ -93,6 +94,11 @@ export class MessageView {
       this.show(msg.content);
     }
     if (phaseChanged && live) this.retrying = false;
+    if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {
+      this.autoRetried = true;
+      void this.retry();
+      return;
+    }
     this.renderState();
   }
 
@@ -151,6 +157,19 @@ export class MessageView {
     this.chunks = null;
   }
 
+  private async retry(): Promise<void> {
+    this.retrying = true;
+    this.retryError = '';
+    this.renderState();
+    try {
+      await retryMessage({ message_id: this.msg.id });
+    } catch (err) {
+      this.retrying = false;
+      this.retryError = describeError(err, 'Retrying');
+      this.renderState();
+    }
+  }
+
   private renderState(): void {
     const phase = this.phase;
     const nothingYet = !this.msg.content && !(this.chunks && this.chunks.size);
@@ -169,18 +188,7 @@ export class MessageView {
       : `This answer failed: ${this.msg.error || 'unknown error'}`;
     const retry = h('button', { type: 'button', 'data-testid': 'retry', disabled: this.retrying || this.ctx.readOnly },
       this.retrying ? 'Retrying…' : 'Retry');
-    retry.addEventListener('click', async () => {
-      this.retrying = true;
-      this.retryError = '';
-      this.renderState();
-      try {
-        await retryMessage({ message_id: this.msg.id });
-      } catch (err) {
-        this.retrying = false;
-        this.retryError = describeError(err, 'Retrying');
-        this.renderState();
-      }
-    });
+    retry.addEventListener('click', () => void this.retry());
     replaceChildren(this.state, h('div', { class: 'error-box', role: 'alert', 'data-testid': 'message-error' },
       h('p', null, text),
       this.ctx.readOnly ? null : retry,
