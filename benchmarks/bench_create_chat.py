@@ -7,6 +7,7 @@ fitting and writing, not about how fast this machine embeds."""
 from __future__ import annotations
 
 import random
+import resource
 import statistics
 import time
 
@@ -70,4 +71,10 @@ def run(db) -> list[str]:
         split = " · ".join(f"{k} {v:.0f}" for k, v in first.timings_ms.items())
         lines.append(f"    first call on this collection (text hashes, vectors, BM25 index not cached yet): "
                      f"{first_ms:.0f} ms ({split} ms)")
+    # For createChat's memory setting (1 GiB). The process also seeded the
+    # decks, and ran any benchmark before this one: run this one alone
+    # (`scripts/bench create_chat`) for a figure about createChat.
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines.append(f"peak RSS of the bench process so far: {peak:.0f} MiB (createChat is given 1 GiB; "
+                 "meaningful when this benchmark runs alone)")
     return lines
