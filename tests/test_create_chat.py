@@ -14,6 +14,7 @@ from cardchat import chats, models
 from cardchat.embeddings import get_embedder, pack
 from cardchat.errors import InvalidArgument, PermissionDenied
 from cardchat.repo.chats import read_background
+from cardchat.repo.embeddings import clear_cache as clear_vector_cache
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHATS, Card, CardEmbedding
 from cardchat.text import text_hash
 
@@ -112,6 +113,33 @@ def test_cards_without_embeddings_are_embedded_on_the_spot(db):
     chat = db.collection(CHATS).document(result.chat_id).get().to_dict()
     assert chat["card_ids"][0] == "b" and chat["cards_unranked"] == 0
     assert db.collection(CARD_EMBEDDINGS).document("a").get().exists
+
+
+def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(db, monkeypatch):
+    monkeypatch.setattr(chats, "EMBED_ON_THE_SPOT", 4)
+    monkeypatch.setattr(chats, "EMBED_BATCH", 2)
+    clear_vector_cache()  # vectors cached by earlier tests would be found without being written here
+    ids = [f"filler{i:02d}" for i in range(18)] + ["moon", "tides"]  # the relevant ones asked last
+    for i in ids[:18]:
+        db.collection(CARDS).document(i).set(Card(f"Recipe {i}", "Knead the dough and let it rest.", "me").to_dict())
+    db.collection(CARDS).document("moon").set(Card("Moon", "The moon's gravity pulls the oceans.", "me").to_dict())
+    db.collection(CARDS).document("tides").set(Card("Tides", "Why tides rise twice a day.", "me").to_dict())
+    req = chats.parse_request({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
+                              env={})
+
+    chat = db.collection(CHATS).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    embedded = {d.id for d in db.collection(CARD_EMBEDDINGS).stream()}
+    assert {"moon", "tides"} <= embedded and len(embedded) == 4
+    assert chat["cards_unranked"] == 16
+    assert set(chat["card_ids"][:2]) == {"moon", "tides"}
+
+    # Out of time after the first batch: one batch only, the best two.
+    db.recursive_delete(db.collection(CARD_EMBEDDINGS))
+    clear_vector_cache()
+    monkeypatch.setattr(chats, "EMBED_BUDGET_S", 0.0)
+    chat = db.collection(CHATS).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    assert {d.id for d in db.collection(CARD_EMBEDDINGS).stream()} == {"moon", "tides"}
+    assert chat["cards_unranked"] == 18
 
 
 def test_parse_request_and_permission_errors():
