@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardchat import fusion
+from cardchat import fusion, sparse
 from cardchat.sparse import Bm25, tokenize
 
 
@@ -99,3 +99,10 @@ def test_rrf_agreement_beats_a_single_first_place():
     assert fusion.rrf([[0, 1], [2, 1]], [1.0, 1.0], n=3)[0] == 1
     with pytest.raises(ValueError):
         fusion.rrf([[0]], [1.0, 1.0], n=1)
+
+
+def test_chunks_split_on_whitespace_of_every_kind_and_separator_punctuation():
+    # what a regex [^\s,;()\[\]"'`<>!?=|*&]+ would find
+    text = "a,b;c(d)[e]\"f'g`h<i>j!k?l=m|n*o&p q\tr\ns\u00a0t\u2003u\u3000v x.y:z/w\\_-~"
+    assert sparse.chunks(text) == list("abcdefghijklmnopqrstuv") + ["x.y:z/w\\_-~"]
+    assert sparse.chunks("") == [] and sparse.chunks(" ,; ") == []

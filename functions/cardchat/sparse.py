@@ -24,7 +24,9 @@ STOPWORDS = frozenset(
     so that the their then there these this to was what when where which who why will with you
     your de het een en van ik hoe wat der die das und ist ich wie ein eine mit zu""".split()
 )
-_CHUNK = re.compile(r"[^\s,;()\[\]\"'`<>!?=|*&]+")
+# Chunks are the runs between whitespace and these: str.translate + split
+# find them at twice the speed of a regex (tokenising is the cold path).
+_SEPARATORS = str.maketrans(dict.fromkeys(",;()[]\"'`<>!?=|*&", " "))
 _EDGE = ".:/\\"
 _PARTS = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -34,12 +36,17 @@ B = 0.75
 MIN_COMPOUND = 6
 
 
+def chunks(text: str) -> list[str]:
+    """The runs of text between whitespace and separator punctuation."""
+    return text.translate(_SEPARATORS).split()
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercase terms. A compound token (`--onto`, `HEAD~3`, `core.autocrlf`,
     `NullPointerException`) yields itself and its parts, so both an exact
     and a partial query match it."""
     out: list[str] = []
-    for chunk in _CHUNK.findall(text):
+    for chunk in chunks(text):
         out.extend(expand(chunk))
     return out
 
@@ -163,11 +170,11 @@ class Bm25:
         title, _, body = text.partition("\n")
         counts: dict[int, float] = {}
         memo, chunk_ids = self.vocab._chunks, self.vocab.chunk_ids
-        for chunk, n in Counter(_CHUNK.findall(body)).items():
+        for chunk, n in Counter(chunks(body)).items():
             ids = memo.get(chunk)
             for tid in chunk_ids(chunk) if ids is None else ids:
                 counts[tid] = counts.get(tid, 0) + n
-        for chunk in _CHUNK.findall(title):
+        for chunk in chunks(title):
             for tid in chunk_ids(chunk):
                 counts[tid] = counts.get(tid, 0) + self.title_weight
         ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
