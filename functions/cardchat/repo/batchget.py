@@ -113,10 +113,11 @@ def batch_get(
     collection: str,
     ids: Sequence[str],
     field_paths: Sequence[str] | None = None,
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(id, data) for each existing document of `collection` among `ids`, in
-    the order the server sends them; missing documents are left out. One
-    BatchGetDocuments stream: the caller chunks and parallelises."""
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """(id, data) for each of `ids` in `collection`, in the order the server
+    answers; data is None for a document that does not exist. One
+    BatchGetDocuments stream: the caller chunks, and resumes a broken stream
+    with the ids it has not had an answer for."""
     global _requested
     if not ids:
         return
@@ -136,7 +137,10 @@ def batch_get(
     responses = _bulk_api(db).batch_get_documents(request=request, metadata=db._rpc_metadata)
     for response in responses:
         pb = firestore_types.BatchGetDocumentsResponse.pb(response)
-        if pb.WhichOneof("result") == "found":
+        result = pb.WhichOneof("result")
+        if result == "found":
             doc = pb.found
             yield doc.name[cut:], decode_fields(doc.fields, db)
+        elif result == "missing":
+            yield pb.missing[cut:], None
 

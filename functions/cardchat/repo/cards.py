@@ -4,12 +4,17 @@ A chat over thousands of cards cannot afford one round trip per card: ids are
 read in chunks of one BatchGetDocuments stream each (batchget.py). The chunks
 go one after another: decoding is Python work under the GIL, and on the
 emulator (2 cores, 10,000 cards) parallel streams measured 1.5-2x slower than
-serial ones, which the server already pipelines.
+serial ones, which the server already pipelines. A stream that breaks midway
+(a connection reset, a server going away) is asked again for the ids it had
+not answered yet: reads are idempotent, and createChat should not fail on it.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
+
+from google.api_core import exceptions as gexc
 
 from ..schema import CARDS, Card
 from .batchget import batch_get
@@ -17,6 +22,9 @@ from .batchget import batch_get
 #: Ids per stream: fewer, longer streams measured fastest (2,500: 380 ms for
 #: 10,000 cards; 500: 440 ms); a cap keeps each request far below 10 MiB.
 CHUNK = 2500
+#: Streams per chunk before a transient failure is passed on.
+STREAM_ATTEMPTS = 3
+_TRANSIENT = (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.InternalServerError, gexc.Aborted)
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -38,10 +46,21 @@ def read_many(
     """(id, convert(id, data)) for each existing document among `ids`, each id
     asked once. Missing documents and those `convert` maps to None are left out."""
     for chunk in chunked(list(dict.fromkeys(ids)), CHUNK):
-        for doc_id, data in batch_get(db, collection, chunk, field_paths):
-            value = convert(doc_id, data)
-            if value is not None:
-                yield doc_id, value
+        pending = list(chunk)
+        for attempt in range(STREAM_ATTEMPTS):
+            answered: set[str] = set()
+            try:
+                for doc_id, data in batch_get(db, collection, pending, field_paths):
+                    answered.add(doc_id)
+                    value = None if data is None else convert(doc_id, data)
+                    if value is not None:
+                        yield doc_id, value
+                break
+            except _TRANSIENT:
+                pending = [i for i in pending if i not in answered]
+                if attempt == STREAM_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * 3**attempt)
 
 
 def load_cards(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]:
