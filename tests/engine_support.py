@@ -1,0 +1,148 @@
+"""What the engine tests share: chats made ready to generate on the real
+emulator, a watcher of the chunk stream as a reader sees it, and the
+Anthropic SDK answered by canned responses in its wire format.
+
+Imported by the tests as `from engine_support import ...` (pytest puts tests/
+on sys.path); importing a fixture into a test module makes it that module's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from google.cloud import firestore
+from provider_wire import Wire
+
+from cardchat import providers
+from cardchat.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.providers.anthropic import AnthropicProvider
+from cardchat.providers.offline import HEADER, NO_CARDS
+from cardchat.repo.chats import write_new_chat
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Chat, ChatBackground, ChatMessage
+
+ROOT = Path(__file__).resolve().parents[1]
+OFFLINE_ANSWER = f"{HEADER}\n\n{NO_CARDS}"
+FAKE_KEY = "sk-ant-api03-FAKEKEY0123456789abcdefghijklmnopqrstuvwxyz"
+CLAUDE = next(m.id for m in MODELS.values() if m.provider == "anthropic")
+SECRET_BACKGROUND = (
+    "[1] Launch notes\nThe launch code for the internal project is written on the blue whiteboard in room 4."
+)
+
+
+def make_chat(
+    db: firestore.Client,
+    chat_id: str = "chat1",
+    *,
+    owner: str = "u1",
+    model: str = OFFLINE_MODEL_ID,
+    history: list[tuple[str, str]] | None = None,
+    background: str = "",
+    background_tokens: int = 0,
+) -> str:
+    """A chat whose last message is an assistant stub `ready` to generate;
+    returns the stub's id. `history` is (role, content) before the question."""
+    turns = list(history or []) + [("user", "What do my cards say?")]
+    messages = [
+        (f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text,
+                                        status="complete"))
+        for i, (role, text) in enumerate(turns)
+    ]
+    stub_id = f"{chat_id}-m{len(turns)}"
+    messages.append((stub_id, ChatMessage(chat=chat_id, message_index=len(turns), role="assistant",
+                                          content="", status="ready", model=model)))
+    chat = Chat(owner=owner, title="t", model=model, background_length=background_tokens,
+                background_tokens=background_tokens, card_ids=[], card_count_requested=0,
+                message_count=len(messages))
+    write_new_chat(db, chat_id, chat,
+                   ChatBackground(chat=chat_id, owner=owner, model=model, tokens=background_tokens, parts=0),
+                   background, messages)
+    return stub_id
+
+
+class ChunkWatcher:
+    """An on_snapshot listener on a message's chunks, as the SPA has: keeps
+    every chunk it ever saw and when it first saw it."""
+
+    def __init__(self, db: firestore.Client, message_id: str) -> None:
+        self.seen: dict[int, str] = {}
+        self.first_seen: dict[int, float] = {}
+        self.present = 0
+        self.lock = threading.Lock()
+        query = db.collection(CHAT_MESSAGES_STREAMING).where(
+            filter=firestore.FieldFilter("message", "==", message_id))
+        self.ready = threading.Event()
+        self.watch = query.on_snapshot(self._on)
+        assert self.ready.wait(10)
+
+    def _on(self, docs, changes, read_time) -> None:
+        with self.lock:
+            for d in docs:
+                c = d.to_dict()
+                self.seen.setdefault(c["index"], c["content"])
+                self.first_seen.setdefault(c["index"], time.monotonic())
+            self.present = len(docs)
+        self.ready.set()
+
+    def text(self) -> str:
+        with self.lock:
+            assert sorted(self.seen) == list(range(len(self.seen)))
+            return "".join(self.seen[i] for i in sorted(self.seen))
+
+    def wait_until(self, predicate, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if predicate(self):
+                    return
+            time.sleep(0.02)
+        raise AssertionError("the listener never saw the expected chunks")
+
+    def close(self) -> None:
+        self.watch.unsubscribe()
+
+
+def chunks_left(db: firestore.Client) -> int:
+    return len(list(db.collection(CHAT_MESSAGES_STREAMING).stream()))
+
+
+def message(db: firestore.Client, message_id: str) -> dict:
+    return db.collection(CHAT_MESSAGES).document(message_id).get().to_dict()
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch):
+    monkeypatch.setenv("CARDCHAT_OFFLINE_PACE_MS", "2")
+
+
+@pytest.fixture
+def paced(monkeypatch):
+    monkeypatch.setenv("CARDCHAT_OFFLINE_PACE_MS", "40")
+
+
+@pytest.fixture
+def anthropic_wire(monkeypatch) -> Wire:
+    """The Anthropic SDK answered by canned responses (append them to `.responses`)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    wire = Wire()
+    client = wire.client()
+    monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(client))
+    return wire
+
+
+class Renewals:
+    """generate's sleep: records each pause and when the lease was renewed."""
+
+    def __init__(self, db, message_id: str) -> None:
+        self.db, self.message_id = db, message_id
+        self.pauses: list[float] = []
+        self.leases: list = []
+        self.waits: list = []
+
+    def __call__(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        msg = message(self.db, self.message_id)
+        self.leases.append(msg["lease_expires"])
+        self.waits.append(msg.get("provider_wait"))
