@@ -135,7 +135,7 @@ class Chat:
     card_ids: list[str]  # included cards in rank order; citation [n] is card_ids[n-1]
     card_count_requested: int
     collection: Collection = field(default_factory=Collection)
-    # how many requested cards had no usable embedding and were ranked last
+    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval.py)
     cards_unranked: int = 0
     published: bool = False
     created: datetime = field(default_factory=now)

@@ -12,7 +12,7 @@ export function chatCounts(c: ChatDoc): string {
   const n = c.card_ids.length;
   let s = `${n} card${n === 1 ? '' : 's'} in the background of ${c.card_count_requested} requested`;
   if (c.background_tokens) s += ` · ${fmt.format(c.background_tokens)} tokens`;
-  if (c.cards_unranked) s += ` · ${c.cards_unranked} without an embedding, ranked last`;
+  if (c.cards_unranked) s += ` · ${c.cards_unranked} not embedded yet, ranked by keywords alone`;
   return s;
 }
 
