@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,27 @@ def test_chunks_split_on_whitespace_of_every_kind_and_separator_punctuation():
     text = "a,b;c(d)[e]\"f'g`h<i>j!k?l=m|n*o&p q\tr\ns\u00a0t\u2003u\u3000v x.y:z/w\\_-~"
     assert sparse.chunks(text) == list("abcdefghijklmnopqrstuv") + ["x.y:z/w\\_-~"]
     assert sparse.chunks("") == [] and sparse.chunks(" ,; ") == []
+
+
+def test_batched_term_statistics_equal_a_plain_count_of_the_tokens():
+    texts = [
+        "Rebase onto main\nUse git rebase --onto main feature; rebase again. HEAD~3, ORIG_HEAD and HEAD~3.",
+        "Title only",
+        "\nbody only, body",
+        "Krankenversicherung\npartnerpensioen and pensioen the the a Krankenversicherung",
+        "foo-foo\nfoo-foo foo_bar CamelCaseWord camel",
+        "",
+    ]
+    keys = [(f"c{i}", f"h{i}") for i in range(len(texts))]
+    bm = Bm25(title_weight=2.0)
+    index = bm.index([k for k, _ in keys], [h for _, h in keys], texts)
+    for n, (key, text) in enumerate(zip(keys, texts)):
+        doc = bm.doc_terms(key, "not read: served from the cache")
+        got = {bm.vocab.terms[t]: float(tf) for t, tf in zip(doc.term_ids, doc.tf)}
+        title, _, body = text.partition("\n")
+        want: dict[str, float] = dict(Counter(tokenize(body)))
+        for term in tokenize(title):
+            want[term] = want.get(term, 0) + 2.0
+        assert got == want, text
+        assert doc.length == sum(want.values()) and index.lengths[n] == doc.length
+    assert len(set(zip(index.doc.tolist(), index.term.tolist()))) == len(index.term)  # one posting per pair
