@@ -142,6 +142,21 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
 
+@https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120)
+@_endpoint
+def branchChat(req: https_fn.CallableRequest) -> dict:
+    from cardchat import branches, chats, conversation, ratelimit
+    from cardchat.repo import users
+
+    uid = _uid(req)
+    chat_id = chats.parse_id(req.data, "chat_id")
+    index = branches.parse_index(req.data.get("message_index"))
+    content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
+    chats.check_may_use_ai(users.get_user(db(), uid))
+    ratelimit.check_and_record(db(), uid)  # the branch's answer costs a generation
+    return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content)}
+
+
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest) -> dict:

@@ -20,6 +20,7 @@ function changed(field, value) {
   if (typeof value === 'number') return value + 1;
   if (typeof value === 'string') return `${value} (edited)`;
   if (typeof value === 'boolean') return !value;
+  if (value === null) return field === 'branched_from' ? { chat: 'chat-forged', message_index: 0 } : 'set';
   if (value && typeof value === 'object') return { ...value, description: 'edited' };
   throw new Error(`no changed value for ${field}`);
 }

@@ -85,6 +85,7 @@ export function chatDoc(over = {}) {
     created: T0,
     last_updated: T0,
     message_count: 2,
+    branched_from: null,
     ...over,
   });
 }

@@ -226,6 +226,31 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
     assert app_db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", chat_id)).get() == []
 
 
+def test_a_branch_re_asks_a_question_in_a_new_chat_and_is_answered(call, app_db, ai_user, sign_up, deck):
+    uid, token = ai_user
+    source = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?"}, token)["chat_id"]
+    wait_for(lambda: app_db.collection(CHAT_MESSAGES).document(f"{source}-0001").get().get("status") == "complete",
+             timeout=90, what="the first answer")
+    _, stranger = sign_up()
+    with pytest.raises(CallError) as e:
+        call("branchChat", {"chat_id": source, "message_index": 0, "content": "mine?"}, stranger)
+    assert e.value.status == "PERMISSION_DENIED"
+    with pytest.raises(CallError) as e:
+        call("branchChat", {"chat_id": source, "message_index": 1, "content": "an answer?"}, token)
+    assert e.value.status == "INVALID_ARGUMENT"
+
+    out = call("branchChat", {"chat_id": source, "message_index": 0, "content": "What pulls the oceans?"}, token)
+    assert set(out) == {"chat_id"} and out["chat_id"] != source
+    branch = out["chat_id"]
+    answer_ref = app_db.collection(CHAT_MESSAGES).document(f"{branch}-0001")
+    answer = wait_for(lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
+                      timeout=90, what="the branch's answer")
+    assert answer["status"] == "complete", answer.get("error")
+    assert app_db.collection(CHATS).document(branch).get().get("branched_from") == {"chat": source, "message_index": 0}
+    assert _rest_get(f"{CHAT_BACKGROUNDS}/{branch}", token) == 403  # the copy is as hidden as the original
+    assert _rest_get(f"{CHATS}/{branch}", token) == 200
+
+
 def test_embeddings_follow_cards_through_the_trigger(app_db, functions_base):
     ref = app_db.collection(CARDS).document("trig")
     emb = app_db.collection(CARD_EMBEDDINGS).document("trig")

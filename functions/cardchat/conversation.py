@@ -63,7 +63,7 @@ def validate_content(content: Any, name: str = "content") -> str:
     return text
 
 
-def _require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
+def require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
     if chat is None:
         raise NotFound("chat not found")
     if chat.get("owner") != uid:
@@ -89,7 +89,7 @@ def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | 
     stub_id = new_message_id()
 
     def decide(chat: dict[str, Any] | None, last: dict[str, Any] | None) -> repo.TurnDecision:
-        chat = _require_owner(chat, uid)
+        chat = require_owner(chat, uid)
         _refuse_unfinished(last, when)
         n = int(chat.get("message_count") or 0)
         user = ChatMessage(chat=chat_id, message_index=n, role="user", content=text,
@@ -114,7 +114,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
     def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None) -> dict[str, Any]:
         if msg is None:
             raise NotFound("message not found")
-        _require_owner(chat, uid)
+        require_owner(chat, uid)
         if msg.get("role") != "assistant":
             raise FailedPrecondition("only an answer can be retried")
         if msg.get("status") != "failed" and not is_stalled(msg, when):

@@ -141,6 +141,8 @@ class Chat:
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
+    # set on a branch (branches.py): {"chat": source chat id, "message_index": the question it re-asks}
+    branched_from: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

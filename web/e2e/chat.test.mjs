@@ -175,6 +175,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   assert.equal(await visitor.getByTestId('message').count(), 4);
   assert.equal(await visitor.getByTestId('composer').count(), 0);
   assert.equal(await visitor.getByTestId('publish-toggle').count(), 0);
+  assert.equal(await visitor.getByTestId('edit-message').count(), 0);
   assert.equal(await visitor.getByTestId('signin-form').count(), 0);
   assert.equal(await visitor.getByTestId('user-email').count(), 0);
   await screenshot(visitor, 'chat-published-phone.png');
@@ -214,6 +215,33 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   assert.deepEqual(visitorErrors, []);
   await visitorContext.close();
   await reload.close();
+
+  // 6b. Edit the follow-up: it is asked in a new chat (a branch) that keeps the first exchange; this chat stays.
+  await page.getByTestId('edit-message').nth(1).click();
+  await page.getByTestId('branch-input').fill('And how do I skip one commit during a rebase?');
+  await screenshot(page, 'chat-branch-edit.png');
+  await page.getByTestId('branch-send').click();
+  await page.waitForURL((url) => /\/chat\/[^/]+$/.test(url.pathname) && !url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`),
+    { timeout: 30_000 });
+  const branchId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+  await page.getByTestId('branched-from').waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid=message]').nth(3).and(page.locator('[data-phase=complete]')).waitFor({ timeout: ANSWER_TIMEOUT });
+  const branchTurns = await page.getByTestId('message-body').evaluateAll((els) => els.map((e) => e.textContent));
+  const sourceTurns = messages.sort((a, b) => a.message_index - b.message_index).map((m) => m.content);
+  assert.equal(branchTurns[0], sourceTurns[0]);
+  assert.equal(branchTurns[2], 'And how do I skip one commit during a rebase?');
+  assert.equal(branchTurns.length, 4);
+  assert.equal((await adminList(COLLECTIONS.chat_messages)).filter((m) => m.chat === chatId).length, 4, 'the source chat is unchanged');
+  await ownerCapture.settle();
+  const branchBodies = { bodies: ownerCapture.bodies.filter((b) => /branchChat/.test(b.url)) };
+  assert.equal(branchBodies.bodies.length, 1, 'the branchChat answer was captured');
+  for (const secret of secrets) {
+    assert.deepEqual(bodiesContaining(branchBodies, secret), [], `branchChat answered with background text: ${secret}`);
+  }
+  await page.locator(`[data-testid=chat-list-item][data-chat-id="${branchId}"]`).waitFor({ timeout: 15_000 });
+  await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).click();
+  await page.waitForURL((url) => url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 15_000 });
+  await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: 30_000 });
 
   // 7. Delete, with confirmation.
   await page.getByTestId('delete-chat').click();

@@ -37,3 +37,6 @@ export const createChat = call<CreateChatRequest, { chat_id: string }>(FUNCTIONS
 export const postMessage = call<{ chat_id: string; content: string }, { message_id: string }>(FUNCTIONS.postMessage);
 export const retryMessage = call<{ message_id: string }, { message_id: string }>(FUNCTIONS.retryMessage);
 export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCTIONS.deleteChat);
+export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
+  FUNCTIONS.branchChat,
+);

@@ -24,6 +24,8 @@ export interface ChatDoc {
   cards_unranked: number;
   collection: { description: string; configuration: Record<string, unknown> };
   message_count: number;
+  /** Set on a branch: the chat and question it re-asks. */
+  branched_from: { chat: string; message_index: number } | null;
 }
 
 export interface MessageDoc {
@@ -96,6 +98,9 @@ export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
       configuration: d.collection?.configuration ?? {},
     },
     message_count: Number(d.message_count ?? 0),
+    branched_from: d.branched_from?.chat
+      ? { chat: String(d.branched_from.chat), message_index: Number(d.branched_from.message_index ?? 0) }
+      : null,
   };
 }
 

@@ -27,7 +27,8 @@ from cardchat.schema import (
 #: Characters per background part: under 1 MiB even if every character took
 #: the 4 bytes UTF-8 allows.
 PART_CHARS = 250_000
-_DELETE_BATCH = 400
+#: Writes per batch, under Firestore's 500.
+_BATCH = 400
 
 
 def split_parts(text: str, size: int = PART_CHARS) -> list[str]:
@@ -57,6 +58,36 @@ def write_new_chat(
     batch.commit()
 
 
+def write_branch(
+    db: firestore.Client,
+    chat_id: str,
+    chat: Chat,
+    background: ChatBackground,
+    background_text: str,
+    history: Sequence[tuple[str, ChatMessage]],
+    first: Sequence[tuple[str, ChatMessage]],
+) -> None:
+    """A branch (branches.py): its copied history first, in batches (a long
+    conversation outgrows one), then the chat, background and new turn in one
+    batch as write_new_chat does. Until that last commit the copied messages
+    belong to no chat, so no client can read them; if it fails they are removed."""
+    refs = [db.collection(CHAT_MESSAGES).document(message_id) for message_id, _ in history]
+    try:
+        for start in range(0, len(history), _BATCH):
+            batch = db.batch()
+            for ref, (_, message) in zip(refs[start : start + _BATCH], history[start : start + _BATCH]):
+                batch.set(ref, message.to_dict())
+            batch.commit()
+        write_new_chat(db, chat_id, chat, background, background_text, first)
+    except Exception:
+        for start in range(0, len(refs), _BATCH):
+            batch = db.batch()
+            for ref in refs[start : start + _BATCH]:
+                batch.delete(ref)
+            batch.commit()
+        raise
+
+
 def read_background(db: firestore.Client, chat_id: str) -> str:
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     head = bg_ref.get()
@@ -71,7 +102,7 @@ def read_background(db: firestore.Client, chat_id: str) -> str:
 def _delete_query(db: firestore.Client, query) -> int:
     deleted = 0
     while True:
-        docs = list(query.limit(_DELETE_BATCH).stream())
+        docs = list(query.limit(_BATCH).stream())
         if not docs:
             return deleted
         batch = db.batch()

@@ -3,7 +3,7 @@ import { deleteChat } from '../api';
 import { backgroundCardsHref } from '../citations';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
-import { router } from '../router';
+import { chatPath, router } from '../router';
 import { setPublished, type ChatDoc } from '../store';
 
 const fmt = new Intl.NumberFormat('en-US');
@@ -48,6 +48,10 @@ export class ChatHeader {
         h('span', { 'data-testid': 'chat-counts' }, chatCounts(chat)), ' · ',
         h('a', { href: backgroundCardsHref(chat.id, chat.card_ids), 'data-testid': 'background-cards-link' },
           `Open the ${n} card${n === 1 ? '' : 's'} in the background`)),
+      chat.branched_from && this.isOwner
+        ? h('p', { class: 'meta', 'data-testid': 'branched-from' }, 'A branch of ',
+          h('a', { href: chatPath(chat.branched_from.chat) }, 'an earlier chat'), ', with one question asked differently.')
+        : null,
       this.isOwner ? this.ownerControls(chat) : h('p', { class: 'hint', 'data-testid': 'read-only-note' }, 'A published chat: read-only.'),
     );
   }

@@ -8,6 +8,7 @@ import { describeError } from '../errors';
 import type { Renderer } from '../markdown';
 import { canRetry, cutOffNotice, droppedTurnsNotice, providerWaitNotice, shouldAutoRetry, type Phase } from '../messagestate';
 import { watchChunks, type MessageDoc } from '../store';
+import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
 
 export interface MessageContext {
@@ -33,6 +34,7 @@ export class MessageView {
   private retrying = false;
   private autoRetried = false;
   private retryError = '';
+  private editor: BranchEditor | null = null;
 
   /**
    * `fresh`: the message appeared while the reader was watching (not in the
@@ -52,7 +54,8 @@ export class MessageView {
       class: `message ${msg.role}`, 'data-testid': 'message', 'data-role': msg.role, 'data-message-id': msg.id,
       'aria-label': isUser ? 'You' : 'Answer',
     },
-      h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }), copy),
+      h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }),
+        isUser && !ctx.readOnly ? this.editButton() : null, copy),
       this.notice, this.body, this.cutOff, this.state);
     if (!isUser) {
       this.body.setAttribute('aria-live', 'polite');
@@ -74,7 +77,7 @@ export class MessageView {
     this.cutOff.textContent = cutOff ?? '';
 
     if (msg.role === 'user') {
-      if (this.shownContent !== msg.content) this.body.textContent = this.shownContent = msg.content;
+      if (!this.editor && this.shownContent !== msg.content) this.body.textContent = this.shownContent = msg.content;
       return;
     }
     const live = phase === 'waiting' || phase === 'streaming' || phase === 'stalled';
@@ -105,6 +108,24 @@ export class MessageView {
   dispose(): void {
     this.stopChunks();
     this.revealer?.stop();
+  }
+
+  private editButton(): HTMLElement {
+    const edit = h('button', {
+      type: 'button', class: 'small', 'data-testid': 'edit-message', 'aria-label': 'Edit this question in a new branch',
+    }, 'Edit');
+    edit.addEventListener('click', () => {
+      if (this.editor) return;
+      this.editor = new BranchEditor(this.ctx.chatId, this.msg.message_index, this.msg.content, () => {
+        this.editor = null;
+        this.shownContent = null;
+        this.update(this.msg, this.phase ?? 'complete');
+      });
+      replaceChildren(this.body, this.editor.el);
+      this.editor.focus();
+      this.ctx.grew();
+    });
+    return edit;
   }
 
   private copyableText(): string {

@@ -1,0 +1,91 @@
+"""Branching a conversation: ask one of your questions again, differently, in
+a new chat that keeps everything said before it.
+
+The original chat stays as it was, so an answer you liked is never lost to an
+edit. The branch has the same hidden background (copied on the server, never
+through a client), model and cards; the turns before the edited question are
+copied as the model saw them (questions and complete answers: a failed
+answer's partial text is not something the model said); the edited question
+follows and is answered as in any chat.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from cardchat import models
+from cardchat.chats import first_message_id
+from cardchat.conversation import READY_LEASE, new_message_id, require_owner, validate_content
+from cardchat.errors import FailedPrecondition, InvalidArgument
+from cardchat.repo import chats as chats_repo
+from cardchat.repo import messages as messages_repo
+from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection
+from cardchat.schema import now as utc_now
+from cardchat.titles import fallback_title
+
+#: Appended to the source's title: both chats show in the list.
+TITLE_SUFFIX = " · branch"
+
+
+def parse_index(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidArgument("message_index: must be a whole number ≥ 0")
+    return value
+
+
+def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: Any,
+                now: datetime | None = None) -> str:
+    """A new chat that re-asks question `message_index` of `chat_id` as
+    `content`; returns its id. Only the owner may branch their chat."""
+    text = validate_content(content)
+    when = now or utc_now()
+    source = require_owner(chats_repo.get_chat(db, chat_id), uid)
+    spec = models.MODELS.get(source.get("model") or "")
+    if spec is None or not models.key_present(spec):
+        raise FailedPrecondition(f"the chat's model {source.get('model')!r} is not available any more")
+    messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
+    asked = next((m for m in messages if m.get("message_index") == message_index), None)
+    if asked is None or asked.get("role") != "user":
+        raise InvalidArgument("message_index: not one of your questions in this chat")
+
+    new_id = uuid.uuid4().hex[:20]
+    kept = [m for m in messages if m.get("message_index", 0) < message_index
+            and (m.get("role") == "user" or m.get("status") == "complete")]
+    history = [
+        (new_message_id(), ChatMessage(chat=new_id, message_index=i, role=m["role"], content=m.get("content") or "",
+                                       status="complete", timestamp=m.get("timestamp") or when,
+                                       model=m.get("model")))
+        for i, m in enumerate(kept)
+    ]
+    n = len(history)
+    # At the start, the ids createChat gives: the first answer then retitles the branch.
+    question_id, stub_id = ((first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0
+                            else (new_message_id(), new_message_id()))
+    question = ChatMessage(chat=new_id, message_index=n, role="user", content=text, status="complete",
+                           timestamp=when)
+    stub = ChatMessage(chat=new_id, message_index=n + 1, role="assistant", content="", status="ready",
+                       timestamp=when, model=spec.id, lease_expires=when + READY_LEASE)
+    collection = source.get("collection") or {}
+    chat = Chat(
+        owner=uid,
+        title=fallback_title(text) if n == 0 else f"{source.get('title') or fallback_title(text)}{TITLE_SUFFIX}",
+        model=spec.id,
+        background_length=int(source.get("background_length") or 0),
+        background_tokens=int(source.get("background_tokens") or 0),
+        card_ids=list(source.get("card_ids") or []),
+        card_count_requested=int(source.get("card_count_requested") or 0),
+        collection=Collection(description=collection.get("description", ""),
+                              configuration=dict(collection.get("configuration") or {})),
+        cards_unranked=int(source.get("cards_unranked") or 0),
+        created=when,
+        last_updated=when,
+        message_count=n + 2,
+        branched_from={"chat": chat_id, "message_index": message_index},
+    )
+    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=chat.background_tokens,
+                                parts=0, created=when)
+    chats_repo.write_branch(db, new_id, chat, background, chats_repo.read_background(db, chat_id), history,
+                            [(question_id, question), (stub_id, stub)])
+    return new_id

@@ -1,0 +1,120 @@
+"""Branching a chat at one of its questions, on the real Firestore emulator."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from cardchat import branches
+from cardchat.chats import first_message_id
+from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.models import OFFLINE_MODEL_ID
+from cardchat.repo import messages as messages_repo
+from cardchat.repo.chats import read_background, write_new_chat
+from cardchat.schema import CHATS, Chat, ChatBackground, ChatMessage, Collection
+from cardchat.schema import now as utc_now
+
+pytestmark = pytest.mark.emulator
+
+BACKGROUND = "[1] Tides\nThe moon pulls the oceans.\n\n" + "filler line\n" * 30_000  # over one background part
+T0 = utc_now() - timedelta(hours=1)
+
+
+def make_chat(db, turns: list[tuple[str, str, str]], chat_id: str = "src") -> None:
+    """A chat of (role, status, content) turns, owned by u1, on the offline model."""
+    chat = Chat(owner="u1", title="Tides and the moon", model=OFFLINE_MODEL_ID, background_length=16_000,
+                background_tokens=12_000, card_ids=["c1", "c2"], card_count_requested=5,
+                collection=Collection("ocean notes", {"tag": "ocean"}), cards_unranked=1, published=True,
+                message_count=len(turns))
+    messages = [(f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text, status=status,
+                                                 timestamp=T0 + timedelta(minutes=i), model=OFFLINE_MODEL_ID))
+                for i, (role, status, text) in enumerate(turns)]
+    write_new_chat(db, chat_id, chat, ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID,
+                                                     tokens=12_000, parts=0), BACKGROUND, messages)
+
+
+CONVERSATION = [
+    ("user", "complete", "Why are there tides?"),
+    ("assistant", "complete", "The moon [1]."),
+    ("user", "complete", "How often?"),
+    ("assistant", "complete", "Twice a day [1]."),
+]
+
+
+def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
+    return [(m["message_index"], m["role"], m["status"], m["content"])
+            for _, m in messages_repo.chat_messages(db, chat_id)]
+
+
+def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_source_alone(db):
+    make_chat(db, CONVERSATION)
+    before = turns(db, "src")
+
+    new_id = branches.branch_chat(db, "u1", "src", 2, "  How high do they get?  ")
+
+    assert turns(db, new_id) == [
+        (0, "user", "complete", "Why are there tides?"),
+        (1, "assistant", "complete", "The moon [1]."),
+        (2, "user", "complete", "How high do they get?"),
+        (3, "assistant", "ready", ""),
+    ]
+    stub = messages_repo.chat_messages(db, new_id)[3][1]
+    assert stub["model"] == OFFLINE_MODEL_ID and stub["lease_expires"] > utc_now()
+    copied = messages_repo.chat_messages(db, new_id)[1][1]
+    assert copied["timestamp"] == T0 + timedelta(minutes=1)  # when it was said, not when it was copied
+    chat = db.collection(CHATS).document(new_id).get().to_dict()
+    assert chat["owner"] == "u1" and chat["published"] is False  # a branch starts private
+    assert chat["title"] == "Tides and the moon" + branches.TITLE_SUFFIX
+    assert chat["branched_from"] == {"chat": "src", "message_index": 2}
+    assert (chat["card_ids"], chat["background_tokens"], chat["card_count_requested"], chat["cards_unranked"]) == (
+        ["c1", "c2"], 12_000, 5, 1)
+    assert chat["collection"] == {"description": "ocean notes", "configuration": {"tag": "ocean"}}
+    assert chat["message_count"] == 4
+    assert read_background(db, new_id) == BACKGROUND  # copied on the server, all parts
+    assert turns(db, "src") == before
+
+
+def test_branching_the_first_question_starts_over_under_its_own_title(db):
+    make_chat(db, CONVERSATION)
+    new_id = branches.branch_chat(db, "u1", "src", 0, "What makes spring tides?")
+    assert turns(db, new_id) == [(0, "user", "complete", "What makes spring tides?"), (1, "assistant", "ready", "")]
+    # the ids createChat gives, so the first answer retitles the branch as it would a new chat
+    ids = [i for i, _ in messages_repo.chat_messages(db, new_id)]
+    assert ids == [first_message_id(new_id, 0), first_message_id(new_id, 1)]
+    assert db.collection(CHATS).document(new_id).get().get("title") == "What makes spring tides?"
+
+
+def test_an_unfinished_answer_is_not_copied(db):
+    make_chat(db, CONVERSATION[:2] + [("user", "complete", "How often?"), ("assistant", "failed", "Twi")])
+    new_id = branches.branch_chat(db, "u1", "src", 2, "How often, exactly?")
+    assert [t[3] for t in turns(db, new_id)] == ["Why are there tides?", "The moon [1].", "How often, exactly?", ""]
+    make_chat(db, [("user", "complete", "q"), ("assistant", "streaming", "partial"), ("user", "complete", "q2")], "odd")
+    other = branches.branch_chat(db, "u1", "odd", 2, "q2 again")
+    assert [t[1:] for t in turns(db, other)] == [("user", "complete", "q"), ("user", "complete", "q2 again"),
+                                                 ("assistant", "ready", "")]
+
+
+def test_only_the_owner_branches_and_only_at_a_question(db):
+    make_chat(db, CONVERSATION)
+    with pytest.raises(PermissionDenied):
+        branches.branch_chat(db, "u2", "src", 2, "mine now?")  # even though the chat is published
+    with pytest.raises(NotFound):
+        branches.branch_chat(db, "u1", "nope", 0, "q")
+    for index in (1, 3, 4, 99):
+        with pytest.raises(InvalidArgument, match="message_index"):
+            branches.branch_chat(db, "u1", "src", index, "q")
+    with pytest.raises(InvalidArgument, match="content"):
+        branches.branch_chat(db, "u1", "src", 0, "   ")
+    for bad in (-1, 1.5, "2", True, None):
+        with pytest.raises(InvalidArgument, match="message_index"):
+            branches.parse_index(bad)
+    assert db.collection(CHATS).count().get()[0][0].value == 1  # nothing was created
+
+
+def test_a_chat_whose_model_has_no_key_any_more_cannot_branch(db, monkeypatch):
+    make_chat(db, CONVERSATION)
+    db.collection(CHATS).document("src").update({"model": "claude-sonnet-4-6"})
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(FailedPrecondition, match="not available"):
+        branches.branch_chat(db, "u1", "src", 2, "q")
