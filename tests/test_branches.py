@@ -73,6 +73,8 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
     assert chat["message_count"] == 4
     assert read_background(db, new_id) == BACKGROUND  # copied on the server, all parts
     assert turns(db, "src") == before
+    again = branches.branch_chat(db, "u1", new_id, 2, "And how low?")  # a branch of a branch
+    assert db.collection(CHATS).document(again).get().get("title") == "Tides and the moon" + branches.TITLE_SUFFIX
 
 
 def test_branching_the_first_question_starts_over_under_its_own_title(db):

@@ -29,6 +29,11 @@ from cardchat.titles import fallback_title
 TITLE_SUFFIX = " · branch"
 
 
+def _base_title(source: dict[str, Any]) -> str:
+    """The source's title without our suffix: a branch of a branch says so once."""
+    return str(source.get("title") or "").removesuffix(TITLE_SUFFIX)
+
+
 def parse_index(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidArgument("message_index: must be a whole number ≥ 0")
@@ -70,7 +75,7 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: An
     collection = source.get("collection") or {}
     chat = Chat(
         owner=uid,
-        title=fallback_title(text) if n == 0 else f"{source.get('title') or fallback_title(text)}{TITLE_SUFFIX}",
+        title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
         model=spec.id,
         background_length=int(source.get("background_length") or 0),
         background_tokens=int(source.get("background_tokens") or 0),
