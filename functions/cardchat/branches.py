@@ -17,7 +17,7 @@ from typing import Any
 
 from cardchat import models
 from cardchat.chats import first_message_id
-from cardchat.conversation import READY_LEASE, new_message_id, require_owner, validate_content
+from cardchat.conversation import new_message_id, question_and_stub, require_owner, said_before, validate_content
 from cardchat.errors import FailedPrecondition, InvalidArgument
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
@@ -56,22 +56,17 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: An
         raise InvalidArgument("message_index: not one of your questions in this chat")
 
     new_id = uuid.uuid4().hex[:20]
-    kept = [m for m in messages if m.get("message_index", 0) < message_index
-            and (m.get("role") == "user" or m.get("status") == "complete")]
     history = [
         (new_message_id(), ChatMessage(chat=new_id, message_index=i, role=m["role"], content=m.get("content") or "",
                                        status="complete", timestamp=m.get("timestamp") or when,
                                        model=m.get("model")))
-        for i, m in enumerate(kept)
+        for i, m in enumerate(said_before(messages, message_index))
     ]
     n = len(history)
     # At the start, the ids createChat gives: the first answer then retitles the branch.
     question_id, stub_id = ((first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0
                             else (new_message_id(), new_message_id()))
-    question = ChatMessage(chat=new_id, message_index=n, role="user", content=text, status="complete",
-                           timestamp=when)
-    stub = ChatMessage(chat=new_id, message_index=n + 1, role="assistant", content="", status="ready",
-                       timestamp=when, model=spec.id, lease_expires=when + READY_LEASE)
+    question, stub = question_and_stub(new_id, n, text, spec.id, when)
     collection = source.get("collection") or {}
     chat = Chat(
         owner=uid,

@@ -17,9 +17,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from cardchat import models
-from cardchat.conversation import READY_LEASE, validate_content
+from cardchat.conversation import question_and_stub, validate_content
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
-from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection, now
+from cardchat.schema import Chat, ChatBackground, Collection, now
 
 MAX_CARD_IDS = 20_000
 MAX_DESCRIPTION_CHARS = 2_000
@@ -207,10 +207,7 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
         last_updated=stamp,
         message_count=2,
     )
-    user_msg = ChatMessage(chat=chat_id, message_index=0, role="user", content=req.initial_message,
-                           status="complete", timestamp=stamp)
-    stub = ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready",
-                       timestamp=stamp, model=spec.id, lease_expires=stamp + READY_LEASE)
+    user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
     chat_repo.write_new_chat(
         db, chat_id, chat,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),

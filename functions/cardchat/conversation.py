@@ -82,6 +82,17 @@ def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
     raise FailedPrecondition("the last answer is still being written: wait for it to finish")
 
 
+def question_and_stub(chat_id: str, index: int, text: str, model: str | None,
+                      when: datetime) -> tuple[ChatMessage, ChatMessage]:
+    """A user's question at `index` and the answer stub after it, `ready` for
+    the engine with READY_LEASE to be claimed in."""
+    question = ChatMessage(chat=chat_id, message_index=index, role="user", content=text,
+                           status="complete", timestamp=when)
+    stub = ChatMessage(chat=chat_id, message_index=index + 1, role="assistant", content="",
+                       status="ready", timestamp=when, model=model, lease_expires=when + READY_LEASE)
+    return question, stub
+
+
 def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | None = None) -> str:
     """Append the user's message and an assistant stub; returns the stub's id."""
     text = validate_content(content)
@@ -92,11 +103,7 @@ def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | 
         chat = require_owner(chat, uid)
         _refuse_unfinished(last, when)
         n = int(chat.get("message_count") or 0)
-        user = ChatMessage(chat=chat_id, message_index=n, role="user", content=text,
-                           status="complete", timestamp=when)
-        stub = ChatMessage(chat=chat_id, message_index=n + 1, role="assistant", content="",
-                           status="ready", timestamp=when, model=chat.get("model"),
-                           lease_expires=when + READY_LEASE)
+        user, stub = question_and_stub(chat_id, n, text, chat.get("model"), when)
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
             {"message_count": n + 2, "last_updated": when},
@@ -151,18 +158,20 @@ class Window:
     max_tokens: int  # output budget handed to the provider
 
 
-def history_before(messages: Sequence[dict[str, Any]], index: int) -> list[Message]:
-    """The conversation a model sees before answer `index`: every user message
+def said_before(messages: Sequence[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    """The messages the conversation holds before `index`: every user message
     and every complete answer, oldest first. A failed or unfinished answer's
     partial text is not something the model said."""
-    out: list[Message] = []
-    for m in sorted(messages, key=lambda m: m.get("message_index", 0)):
-        if m.get("message_index", 0) >= index:
-            continue
-        role = m.get("role")
-        if role == "user" or (role == "assistant" and m.get("status") == "complete"):
-            out.append({"role": role, "content": m.get("content") or ""})
-    return out
+    return [
+        m for m in sorted(messages, key=lambda m: m.get("message_index", 0))
+        if m.get("message_index", 0) < index
+        and (m.get("role") == "user" or (m.get("role") == "assistant" and m.get("status") == "complete"))
+    ]
+
+
+def history_before(messages: Sequence[dict[str, Any]], index: int) -> list[Message]:
+    """The conversation a model sees before answer `index` (see said_before)."""
+    return [{"role": m["role"], "content": m.get("content") or ""} for m in said_before(messages, index)]
 
 
 def output_reserve(spec: ModelSpec) -> int:
