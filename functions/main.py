@@ -71,6 +71,16 @@ def _uid(req: https_fn.CallableRequest) -> str:
     return req.auth.uid
 
 
+def _spend_generation(uid: str) -> None:
+    """Every call that makes a model answer: the user must have AI use granted,
+    and the call takes a slot of their rate limit (retries and branches too)."""
+    from cardchat import chats, ratelimit
+    from cardchat.repo import users
+
+    chats.check_may_use_ai(users.get_user(db(), uid))
+    ratelimit.check_and_record(db(), uid)
+
+
 def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_fn.CallableRequest], Any]:
     """Maps domain errors to HttpsError; anything unexpected is logged
     server-side and answered with a generic message (no internals leak)."""
@@ -103,13 +113,11 @@ def listModels(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=SECRETS or None)
 @_endpoint
 def createChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, ratelimit
-    from cardchat.repo import users
+    from cardchat import chats
 
     uid = _uid(req)
     parsed = chats.parse_request(req.data)
-    chats.check_may_use_ai(users.get_user(db(), uid))
-    ratelimit.check_and_record(db(), uid)
+    _spend_generation(uid)
     result = chats.create_chat(db(), uid, parsed)
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
     return {"chat_id": result.chat_id}
@@ -118,42 +126,36 @@ def createChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, conversation, ratelimit
-    from cardchat.repo import users
+    from cardchat import chats, conversation
 
     uid = _uid(req)
     chat_id = chats.parse_id(req.data, "chat_id")
     content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
-    chats.check_may_use_ai(users.get_user(db(), uid))
-    ratelimit.check_and_record(db(), uid)
+    _spend_generation(uid)
     return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, conversation, ratelimit
-    from cardchat.repo import users
+    from cardchat import chats, conversation
 
     uid = _uid(req)
     message_id = chats.parse_id(req.data, "message_id")
-    chats.check_may_use_ai(users.get_user(db(), uid))
-    ratelimit.check_and_record(db(), uid)  # a retry costs a generation like a new message
+    _spend_generation(uid)
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120)
 @_endpoint
 def branchChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import branches, chats, conversation, ratelimit
-    from cardchat.repo import users
+    from cardchat import branches, chats, conversation
 
     uid = _uid(req)
     chat_id = chats.parse_id(req.data, "chat_id")
     index = branches.parse_index(req.data.get("message_index"))
     content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
-    chats.check_may_use_ai(users.get_user(db(), uid))
-    ratelimit.check_and_record(db(), uid)  # the branch's answer costs a generation
+    _spend_generation(uid)
     return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content)}
 
 
