@@ -78,15 +78,12 @@ class VectorCache:
 
     def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str], queries: bool = False) -> np.ndarray:
         todo = list({k: t for k, t in zip(keys, texts) if k not in self.vectors}.items())
-        if queries:  # one by one, in the query role (see Embedder.embed_query)
-            self.vectors.update((k, embedder.embed_query(t)) for k, t in todo)
-            self.dirty = bool(todo)
-            self.save()
-            todo = []
+        # Queries go one by one in the query role (see Embedder.embed_query).
+        embed = (lambda ts: [embedder.embed_query(t) for t in ts]) if queries else embedder.embed
         for i in range(0, len(todo), 256):
             # Saved chunk by chunk: a first run over the deck takes minutes.
             chunk = todo[i:i + 256]
-            self.vectors.update(zip((k for k, _ in chunk), embedder.embed([t for _, t in chunk])))
+            self.vectors.update(zip((k for k, _ in chunk), embed([t for _, t in chunk])))
             self.dirty = True
             self.save()
         return np.stack([self.vectors[k] for k in keys]).astype(np.float32)
