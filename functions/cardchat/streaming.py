@@ -6,10 +6,11 @@ coalescer groups deltas: the first delta goes out at once (time to first token
 is what a reader notices), then at most one flush per `interval`, or earlier
 when the pending text outgrows `max_chars`.
 
-`Coalescer` is pure and clock-injected. `StreamWriter` runs it on a background
-thread so that a slow Firestore write never stalls the provider's stream; the
-single thread keeps chunk order, and `close()` hands over every pending delta
-before it returns.
+`Coalescer` and `ChunkPlan` (which adds lease renewals) are pure and
+clock-injected. `StreamWriter` runs the plan on a background thread so that a
+slow Firestore write never stalls the provider's stream; the single thread
+keeps chunk order, and `close()` hands over every pending delta before it
+returns.
 """
 
 from __future__ import annotations
@@ -85,14 +86,73 @@ class _End:
     flush: bool
 
 
-class StreamWriter:
-    """Feeds deltas through a Coalescer to `write_chunk(index, text, renew)` on
-    one background thread.
+@dataclass(frozen=True)
+class Chunk:
+    """Write this text as the next chunk; `renew` lets the lease renewal ride on it."""
 
-    `renew` is True when the lease is due for renewal (every `renew_every`
-    seconds). A due renewal rides on the next chunk; if no text comes within
-    one flush interval, `renew_lease()` is called on its own, so a model that
-    thinks silently for a long time keeps its lease.
+    text: str
+    renew: bool
+
+
+@dataclass(frozen=True)
+class Renewal:
+    """Renew the lease on its own: no text came to carry it."""
+
+
+class ChunkPlan:
+    """What the writer does next, decided on an injected clock: when text goes
+    out (the Coalescer) and when the lease renewal rides on it or goes alone.
+
+    A due renewal first waits one flush interval for a chunk to ride on; only
+    a model that stays silent longer gets a write of its own. Pure, so the
+    policy is tested on a fake clock; StreamWriter only runs it on a thread.
+    """
+
+    def __init__(self, renew_every: float, coalescer: Coalescer, clock: Callable[[], float]) -> None:
+        self._renew_every = renew_every
+        self._coalescer = coalescer
+        self._clock = clock
+        self._next_renew = clock() + renew_every
+
+    def add(self, delta: str) -> None:
+        self._coalescer.add(delta)
+
+    def _standalone_renewal_at(self) -> float:
+        return self._next_renew + self._coalescer.interval
+
+    def seconds_until_next(self) -> float:
+        """How long the writer may sleep before next() could have work."""
+        due = self._coalescer.seconds_until_due()
+        renew = max(0.0, self._standalone_renewal_at() - self._clock())
+        return renew if due is None else min(due, renew)
+
+    def next(self) -> Chunk | Renewal | None:
+        text = self._coalescer.take_due()
+        if not text and self._clock() >= self._standalone_renewal_at():
+            # No chunk came to carry the renewal: carry it on the pending text
+            # if there is any, else renew on its own.
+            text = self._coalescer.drain()
+            if not text:
+                self._next_renew = self._clock() + self._renew_every
+                return Renewal()
+        return self._chunk(text) if text else None
+
+    def drain(self) -> Chunk | None:
+        """Everything pending, due or not (end of stream)."""
+        text = self._coalescer.drain()
+        return self._chunk(text) if text else None
+
+    def _chunk(self, text: str) -> Chunk:
+        renew = self._clock() >= self._next_renew
+        if renew:
+            self._next_renew = self._clock() + self._renew_every
+        return Chunk(text, renew)
+
+
+class StreamWriter:
+    """Feeds deltas through a ChunkPlan to `write_chunk(index, text, renew)` on
+    one background thread, and calls `renew_lease()` when the plan says the
+    lease needs a renewal of its own (a model thinking silently for long).
     """
 
     def __init__(
@@ -107,11 +167,8 @@ class StreamWriter:
     ) -> None:
         self._write_chunk = write_chunk
         self._renew_lease = renew_lease
-        self._renew_every = renew_every
-        self._clock = clock
-        self._coalescer = Coalescer(interval, max_chars, clock)
+        self._plan = ChunkPlan(renew_every, Coalescer(interval, max_chars, clock), clock)
         self._queue: queue.SimpleQueue[str | _End] = queue.SimpleQueue()
-        self._next_renew = clock() + renew_every
         self.chunks = 0
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="chunk-writer", daemon=True)
@@ -142,47 +199,27 @@ class StreamWriter:
         except BaseException as exc:  # handed to the generating thread via put()/close()
             self.error = exc
 
-    def _standalone_renewal_at(self) -> float:
-        # A due renewal first waits one flush interval for a chunk to ride on.
-        return self._next_renew + self._coalescer.interval
-
-    def _timeout(self) -> float:
-        due = self._coalescer.seconds_until_due()
-        renew = max(0.0, self._standalone_renewal_at() - self._clock())
-        return renew if due is None else min(due, renew)
-
     def _loop(self) -> None:
         while True:
             try:
-                item = self._queue.get(timeout=self._timeout())
+                item = self._queue.get(timeout=self._plan.seconds_until_next())
             except queue.Empty:
                 item = None
             if isinstance(item, _End):
                 if item.flush:
                     # Everything still queued was put before the end marker.
                     self._absorb_queued()
-                    text = self._coalescer.drain()
-                    if text:
-                        self._write(text)
+                    self._do(self._plan.drain())
                 return
             if item is not None:
-                self._coalescer.add(item)
+                self._plan.add(item)
                 # Take everything already waiting so one flush covers a burst.
                 end = self._absorb_queued()
                 if end is not None:
                     if not end.flush:
                         return
                     self._queue.put(end)
-            text = self._coalescer.take_due()
-            if not text and self._clock() >= self._standalone_renewal_at():
-                # No chunk came to carry the renewal: carry it on the pending
-                # text if there is any, else write it on its own.
-                text = self._coalescer.drain()
-                if not text:
-                    self._renew_lease()
-                    self._next_renew = self._clock() + self._renew_every
-            if text:
-                self._write(text)
+            self._do(self._plan.next())
 
     def _absorb_queued(self) -> _End | None:
         while True:
@@ -192,11 +229,11 @@ class StreamWriter:
                 return None
             if isinstance(item, _End):
                 return item
-            self._coalescer.add(item)
+            self._plan.add(item)
 
-    def _write(self, text: str) -> None:
-        renew = self._clock() >= self._next_renew
-        self._write_chunk(self.chunks, text, renew)
-        self.chunks += 1
-        if renew:
-            self._next_renew = self._clock() + self._renew_every
+    def _do(self, action: Chunk | Renewal | None) -> None:
+        if isinstance(action, Renewal):
+            self._renew_lease()
+        elif action is not None:
+            self._write_chunk(self.chunks, action.text, action.renew)
+            self.chunks += 1
