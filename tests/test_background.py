@@ -1,5 +1,4 @@
 import random
-import time
 
 import pytest
 
@@ -124,13 +123,10 @@ def test_ten_thousand_cards_are_fitted_without_tokenizing_them_all(monkeypatch):
 
     fit_background(cards[:10], 1_000, "o200k_base")  # tokenizer warm
     monkeypatch.setattr(background, "count_tokens", counting)
-    start = time.perf_counter()
     bg = fit_background(cards, 100_000, "o200k_base")
-    elapsed = time.perf_counter() - start
     assert bg.fill >= 0.97 and bg.tokens <= 100_000
     # blocks counted once plus the final text once, with a modest overshoot
-    assert counted_chars < 0.15 * total_chars
-    assert elapsed < 1.0  # ~40 ms on an idle 2-core machine; loose for a shared one
+    assert counted_chars < 0.15 * total_chars  # its speed: scripts/bench create_chat (fit)
 
 
 def test_shrink_gives_back_an_excess_by_cutting_then_dropping_the_last_block():
