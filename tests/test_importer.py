@@ -196,6 +196,15 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
     assert docs["later"]["owner"] == "u2"
 
 
+def test_cards_near_the_size_limit_are_written_in_batches_that_fit(db, tmp_path, capsys):
+    """Five cards of ~890 KB: one commit of them all would be over the
+    emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
+    cards = [_card(f"big{i}", body=f"{i} " + "x" * 890_000) for i in range(5)]
+    assert main(["import", _export(tmp_path, cards)]) == 0
+    assert "wrote 5 cards" in capsys.readouterr().out
+    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 890_002 for i in range(5)}
+
+
 def test_grant_ai_writes_user_doc(db):
     assert main(["grant-ai", "alice"]) == 0
     assert db.collection(USERS).document("alice").get().to_dict() == {"may_use_ai": True, "admin": False}

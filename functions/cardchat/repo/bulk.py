@@ -12,6 +12,10 @@ from google.cloud import firestore
 from cardchat.schema import CARDS, Card
 
 BATCH = 500  # Firestore's limit of writes per batch
+#: Bytes of card text per commit: Firestore takes requests of up to 10 MiB and
+#: its emulator 4 MiB (a bigger one is refused, and retried for a minute first).
+#: A card holds at most ~1 MiB, so one always fits.
+BATCH_BYTES = 3_000_000
 
 
 @dataclass
@@ -50,16 +54,16 @@ def write_cards(
     read_times: Mapping[str, Any],
     progress: Any = None,
 ) -> None:
-    """Write whole cards in batches of BATCH, each only if it is still as it
-    was read: a card absent then is created (fails if it exists now), a card
-    read at `read_times[id]` is rewritten only if unchanged since. A batch
-    whose condition fails writes nothing and raises CardsChanged; earlier
-    batches stay written. `progress` (a tqdm) is advanced per batch."""
+    """Write whole cards in batches (at most BATCH cards and BATCH_BYTES of
+    text each), each card only if it is still as it was read: a card absent
+    then is created (fails if it exists now), a card read at `read_times[id]`
+    is rewritten only if unchanged since. A batch whose condition fails
+    writes nothing and raises CardsChanged; earlier batches stay written.
+    `progress` (a tqdm) is advanced per batch."""
     col = db.collection(CARDS)
     written = 0
-    for i in range(0, len(cards), BATCH):
+    for chunk in _batches(cards):
         batch = db.batch()
-        chunk = cards[i:i + BATCH]
         for cid, card in chunk:
             seen = read_times.get(cid)
             if seen is None:
@@ -75,6 +79,20 @@ def write_cards(
         written += len(chunk)
         if progress is not None:
             progress.update(len(chunk))
+
+
+def _batches(cards: Sequence[tuple[str, Card]]) -> Iterator[list[tuple[str, Card]]]:
+    chunk: list[tuple[str, Card]] = []
+    size = 0
+    for cid, card in cards:
+        n = 200 + len(cid) + sum(len(s.encode()) for s in (card.title, card.body, *card.viewers, *card.tags))
+        if chunk and (len(chunk) == BATCH or size + n > BATCH_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append((cid, card))
+        size += n
+    if chunk:
+        yield chunk
 
 
 def _changed(db: firestore.Client, ids: list[str], read_times: Mapping[str, Any]) -> list[str]:
