@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from firebase_functions import firestore_fn, https_fn, options
 
-from cardchat import models
+from cardchat import keys, models
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
 
@@ -22,12 +22,20 @@ log = logging.getLogger("cardchat")
 
 options.set_global_options(region=REGION, max_instances=20)
 
-# Which model keys this deployment holds as Firebase secrets (set in
-# functions/.env, read at deploy time), e.g. CARDCHAT_SECRETS=ANTHROPIC_API_KEY.
-# Declaring a secret that was never created would fail the deploy, so only the
-# listed ones are bound; locally the keys come from functions/.secret.local or
-# the environment.
-SECRETS = [k for k in os.environ.get("CARDCHAT_SECRETS", "").replace(" ", "").split(",") if k in models.KEY_NAMES]
+# The API keys this deployment holds as Firebase secrets (keys.py: the ones
+# listed in CARDCHAT_SECRETS in functions/.env, plus a remote embedder's);
+# locally the keys come from functions/.secret.local or the environment.
+SECRETS = keys.bound_secrets()
+#: Every function that can reach a model provider or a remote embedder, or
+#: answers by whether a key is present: they bind SECRETS, and no other
+#: function does. A new such function goes here; tests/test_secrets.py holds
+#: every declared function to this list.
+USES_KEYS = frozenset({"listModels", "createChat", "branchChat", "embedCard", "generateAnswer"})
+
+
+def _secrets(name: str) -> list[str] | None:
+    return (SECRETS or None) if name in USES_KEYS else None
+
 
 def _init_app() -> None:
     """The default firebase_admin app, at import: the callable wrapper
@@ -101,7 +109,7 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
     return wrapper
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=SECRETS or None)
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("listModels"))
 @_endpoint
 def listModels(req: https_fn.CallableRequest) -> dict:
     return {
@@ -110,7 +118,7 @@ def listModels(req: https_fn.CallableRequest) -> dict:
     }
 
 
-@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=SECRETS or None)
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest) -> dict:
     from cardchat import chats
@@ -146,7 +154,7 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120)
+@https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest) -> dict:
     from cardchat import branches, chats, conversation
@@ -169,7 +177,8 @@ def deleteChat(req: https_fn.CallableRequest) -> dict:
     return {}
 
 
-@firestore_fn.on_document_written(document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1)
+@firestore_fn.on_document_written(document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1,
+                                   secrets=_secrets("embedCard"))
 def embedCard(event: firestore_fn.Event) -> None:
     """Keeps card_embeddings in step with cards (recomputed only when the
     embeddable text changed)."""
@@ -187,7 +196,7 @@ def embedCard(event: firestore_fn.Event) -> None:
     document=f"{CHAT_MESSAGES}/{{messageId}}",
     memory=options.MemoryOption.GB_1,
     timeout_sec=540,
-    secrets=SECRETS or None,
+    secrets=_secrets("generateAnswer"),
 )
 def generateAnswer(event: firestore_fn.Event) -> None:
     """Turns a `ready` assistant stub into a streamed answer. Every write the

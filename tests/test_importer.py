@@ -121,6 +121,90 @@ def test_more_than_one_batch(db, tmp_path):
     assert len(_docs(db)) == 620
 
 
+def test_an_import_never_takes_over_another_owners_card(db, tmp_path, capsys):
+    assert main(["import", _export(tmp_path, [_card("a")], name="first.json")]) == 0
+    before = _docs(db)
+    unowned = [{k: v for k, v in _card(c, body="B's text").items() if k != "owner"} for c in ("b", "a")]
+
+    # Through --owner or through the file's own owner field: refused whole, before any write.
+    for args in (["--owner", "u2"], []):
+        cards = unowned if args else [_card("b", owner="u2"), _card("a", owner="u2", body="B's text")]
+        assert main(["import", _export(tmp_path, cards, name="takeover.json"), *args]) == 2
+        err = capsys.readouterr().err
+        assert "nothing written" in err and "takeover.json card #1 ('a')" in err
+        assert "card id 'a' already belongs to 'u1', not 'u2'" in err and "'b'" not in err.split("\n", 1)[1]
+        assert _docs(db) == before
+
+    # A dry run says the same; the owner's own re-import still goes through.
+    assert main(["import", _export(tmp_path, unowned), "--owner", "u2", "--dry-run"]) == 2
+    assert "already belongs to 'u1'" in capsys.readouterr().err
+    assert main(["import", _export(tmp_path, [_card("a", body="new")]), "--owner", "u1"]) == 0
+    assert _docs(db)["a"]["body"] == "new"
+
+
+def test_cli_owner_wins_over_the_file(db, tmp_path, capsys):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "theirs.md").write_text("---\nowner: alice\nviewers: [mallory]\n---\n# Theirs\ntext\n")
+    (folder / "mine.md").write_text("---\nowner: bob\nviewers: [carol]\n---\n# Mine\ntext\n")
+    (folder / "plain.md").write_text("# Plain\ntext\n")
+    assert main(["import", str(folder), "--owner", "bob"]) == 2
+    err = capsys.readouterr().err
+    assert "theirs.md: field 'owner' says 'alice' but --owner is 'bob'" in err
+    assert "mine.md" not in err and "plain.md" not in err
+    assert _docs(db) == {}
+
+    (folder / "theirs.md").unlink()
+    assert main(["import", str(folder), "--owner", "bob"]) == 0
+    docs = _docs(db)
+    assert {cid: (d["owner"], d["viewers"]) for cid, d in docs.items()} == {
+        "mine": ("bob", ["carol"]), "plain": ("bob", [])}
+
+
+def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
+    """The race the up-front check cannot see: between read and write another
+    writer creates one card and changes another. Each batch's preconditions
+    refuse it, and neither card is overwritten."""
+    from cardchat.repo import bulk
+    from cardchat.schema import Card
+
+    cards = db.collection(CARDS)
+    cards.document("mine").set(Card("Mine", "old", "u2").to_dict())
+    cards.document("kept").set(Card("Kept", "old", "u2").to_dict())
+    stored = bulk.read_cards(db, ["mine", "kept", "new", "later"])
+    assert set(stored) == {"mine", "kept"} and stored["mine"].card.owner == "u2"
+    read_times = {cid: s.update_time for cid, s in stored.items()}
+
+    cards.document("new").set(Card("Theirs", "u1's text", "u1").to_dict())  # created meanwhile
+    with pytest.raises(bulk.CardsChanged) as refused:
+        bulk.write_cards(db, [("kept", Card("Kept", "v2", "u2")), ("new", Card("New", "u2's text", "u2"))], read_times)
+    assert refused.value.ids == ["new"] and refused.value.written == 0
+    assert _docs(db)["new"]["owner"] == "u1" and _docs(db)["kept"]["body"] == "old"  # the batch wrote nothing
+
+    cards.document("mine").set(Card("Mine", "given away", "u1").to_dict())  # changed meanwhile
+    with pytest.raises(bulk.CardsChanged) as refused:
+        bulk.write_cards(db, [("mine", Card("Mine", "new", "u2"))], read_times)
+    assert refused.value.ids == ["mine"]
+    assert _docs(db)["mine"]["owner"] == "u1"
+
+    # Unchanged since the read: written, the stored card replaced whole.
+    bulk.write_cards(db, [("kept", Card("Kept", "v2", "u2", tags=["t"])), ("later", Card("L", "b", "u2"))],
+                     read_times)
+    docs = _docs(db)
+    assert docs["kept"] == Card("Kept", "v2", "u2", tags=["t"], created=docs["kept"]["created"],
+                                updated=docs["kept"]["updated"]).to_dict()
+    assert docs["later"]["owner"] == "u2"
+
+
+def test_cards_near_the_size_limit_are_written_in_batches_that_fit(db, tmp_path, capsys):
+    """Five cards of ~890 KB: one commit of them all would be over the
+    emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
+    cards = [_card(f"big{i}", body=f"{i} " + "x" * 890_000) for i in range(5)]
+    assert main(["import", _export(tmp_path, cards)]) == 0
+    assert "wrote 5 cards" in capsys.readouterr().out
+    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 890_002 for i in range(5)}
+
+
 def test_grant_ai_writes_user_doc(db):
     assert main(["grant-ai", "alice"]) == 0
     assert db.collection(USERS).document("alice").get().to_dict() == {"may_use_ai": True, "admin": False}

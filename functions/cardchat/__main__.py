@@ -25,7 +25,8 @@ def _import(args: argparse.Namespace) -> int:
     try:
         plan = import_cards(_client(args.project), Path(args.path), args.owner, args.visibility, args.dry_run)
     except CardImportError as e:
-        print(f"import refused, nothing written:\n{e}", file=sys.stderr)
+        done = "nothing written" if not e.written else f"{e.written} cards written before it stopped"
+        print(f"import refused, {done}:\n{e}", file=sys.stderr)
         return 2
     verb = "would write" if args.dry_run else "wrote"
     print(f"{verb} {len(plan.writes)} cards, {len(plan.skipped)} unchanged")
@@ -78,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("import", parents=[common], help="upsert cards from a Markdown folder or a JSON export")
     s.add_argument("path")
-    s.add_argument("--owner", help="uid for cards that name no owner")
+    s.add_argument("--owner", help="uid that owns every card imported (a card naming another owner is refused)")
     s.add_argument("--visibility", choices=("public", "private"), help="for cards that do not say")
     s.add_argument("--dry-run", action="store_true")
     s.set_defaults(run=_import)

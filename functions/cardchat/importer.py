@@ -5,6 +5,16 @@ a leading `# ` heading, id from the file's relative path) or a JSON export
 `{"cards": [...]}`. Every card is validated before anything is written: one
 bad card and the import writes nothing, and the error names the file, the
 card and the field.
+
+An import never takes a card over. `--owner` owns every card it imports, and
+a card whose file names another owner is refused: the file and the operator
+disagree about whose card it is, and either guess is costly (moving someone's
+card, or sharing the new owner's card with viewers chosen by the old one).
+A card id that already exists under another owner refuses the whole import,
+before anything is written, so a half-done import never has to be untangled;
+the writes themselves carry preconditions (repo.bulk), so a card created or
+changed by someone else after that check stops the import instead of being
+overwritten.
 """
 
 from __future__ import annotations
@@ -25,11 +35,14 @@ _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
 
 
 class CardImportError(ValueError):
-    """Invalid input; `problems` lists every one found, each naming where."""
+    """Invalid input or a refused takeover; `problems` lists every one found,
+    each naming where. `written`: cards already written when it stopped (only
+    a concurrent change found at write time leaves it above 0)."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], written: int = 0) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+        self.written = written
 
 
 @dataclass
@@ -46,6 +59,7 @@ class ParsedCard:
     card: Card
     given_created: bool
     given_updated: bool
+    where: str = ""
 
 
 @dataclass
@@ -150,7 +164,7 @@ def _date(value: Any) -> datetime:
 
 def validate(sources: list[SourceCard], owner: str | None = None, visibility: str | None = None) -> list[ParsedCard]:
     """Cards ready to write, or CardImportError listing every problem.
-    `owner`/`visibility` fill in cards that do not say."""
+    `owner` (--owner) owns every card; `visibility` fills in cards that do not say."""
     problems: list[str] = []
     parsed: list[ParsedCard] = []
     seen: dict[str, str] = {}
@@ -170,17 +184,8 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
         else:
             seen[cid] = src.where
         title, body = d.get("title"), d.get("body")
-        if not isinstance(title, str) or not title.strip():
-            bad("title", "is missing or empty")
-        elif len(title) > MAX_TITLE:
-            bad("title", f"is longer than {MAX_TITLE} characters")
-        if not isinstance(body, str) or not body.strip():
-            bad("body", "is missing or empty")
-        elif len(body.encode()) > MAX_BODY_BYTES:
-            bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
-        card_owner = d.get("owner") or owner
-        if not isinstance(card_owner, str) or not card_owner:
-            bad("owner", "is missing (give it in the card or with --owner)")
+        _check_text(title, body, bad)
+        card_owner = _owner(d.get("owner"), owner, bad)
         vis = d.get("visibility") or visibility or "private"
         if vis not in VISIBILITIES:
             bad("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
@@ -208,10 +213,46 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
             viewers=lists["viewers"], tags=lists["tags"],
             created=dates.get("created", stamp), updated=dates.get("updated", dates.get("created", stamp)),
         )
-        parsed.append(ParsedCard(cid, card, "created" in dates, "updated" in dates))
+        parsed.append(ParsedCard(cid, card, "created" in dates, "updated" in dates, src.where))
     if problems:
         raise CardImportError(problems)
     return parsed
+
+
+def _check_text(title: Any, body: Any, bad: Any) -> None:
+    if not isinstance(title, str) or not title.strip():
+        bad("title", "is missing or empty")
+    elif len(title) > MAX_TITLE:
+        bad("title", f"is longer than {MAX_TITLE} characters")
+    if not isinstance(body, str) or not body.strip():
+        bad("body", "is missing or empty")
+    elif len(body.encode()) > MAX_BODY_BYTES:
+        bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
+
+
+def _owner(named: Any, cli_owner: str | None, bad: Any) -> str | None:
+    """`--owner` owns every card; a card naming someone else is an error."""
+    if cli_owner:
+        if named and named != cli_owner:
+            bad("owner", f"says {named!r} but --owner is {cli_owner!r}: remove the line, or import it "
+                         f"with --owner {named!r} (an import does not move a card to another owner)")
+        return cli_owner
+    if not isinstance(named, str) or not named:
+        bad("owner", "is missing (give it in the card or with --owner)")
+        return None
+    return named
+
+
+def refuse_takeovers(parsed: list[ParsedCard], stored_owners: dict[str, str]) -> None:
+    """CardImportError naming every card id that exists under another owner."""
+    problems = [
+        f"{p.where}: card id {p.id!r} already belongs to {stored_owners[p.id] or '(no owner)'!r}, "
+        f"not {p.card.owner!r}: an import never overwrites another user's card (give it another id)"
+        for p in parsed
+        if p.id in stored_owners and stored_owners[p.id] != p.card.owner
+    ]
+    if problems:
+        raise CardImportError(problems)
 
 
 def same_content(stored: Card, card: Card) -> bool:
@@ -240,16 +281,25 @@ def plan_upsert(parsed: list[ParsedCard], stored: dict[str, Card]) -> Plan:
 def import_cards(
     db: Any, path: Path, owner: str | None = None, visibility: str | None = None, dry_run: bool = False
 ) -> Plan:
-    """Validate everything, then upsert only new and changed cards."""
+    """Validate everything and refuse any takeover, then upsert only new and
+    changed cards, each on the condition that it is still as it was read."""
     from tqdm import tqdm
 
     from cardchat.repo import bulk
-    from cardchat.repo.cards import load_cards
 
     parsed = validate(read_source(path), owner, visibility)
-    plan = plan_upsert(parsed, load_cards(db, [p.id for p in parsed]))
+    stored = bulk.read_cards(db, [p.id for p in parsed])
+    refuse_takeovers(parsed, {cid: s.card.owner for cid, s in stored.items()})
+    plan = plan_upsert(parsed, {cid: s.card for cid, s in stored.items()})
     if not dry_run and plan.writes:
         with tqdm(total=len(plan.writes), desc="import", unit="card") as bar:
-            bulk.write_cards(db, plan.writes, bar)
+            try:
+                bulk.write_cards(db, plan.writes, {cid: s.update_time for cid, s in stored.items()}, bar)
+            except bulk.CardsChanged as e:
+                raise CardImportError(
+                    [f"card {cid!r} was created or changed by someone else during the import; "
+                     "run it again (what is already written is skipped as unchanged)" for cid in e.ids],
+                    e.written,
+                ) from e
     return plan
 

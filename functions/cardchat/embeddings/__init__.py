@@ -11,15 +11,16 @@ on first use, so importing this package from main.py's chain costs nothing.
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-ENV_VAR = "CARDCHAT_EMBEDDINGS"
-DEFAULT = "minilm"
-NAMES = ("minilm", "openai", "gemini")
+from cardchat import keys
+
+ENV_VAR = keys.EMBEDDINGS_ENV
+DEFAULT = keys.DEFAULT_EMBEDDINGS
+NAMES = tuple(keys.EMBEDDER_KEYS)
 
 
 class EmbeddingError(RuntimeError):
@@ -48,7 +49,7 @@ _lock = threading.Lock()
 
 
 def resolve_name(name: str | None = None) -> str:
-    resolved = (name or os.environ.get(ENV_VAR) or DEFAULT).strip().lower()
+    resolved = (name or keys.embeddings_name()).strip().lower()
     if resolved not in NAMES:
         raise ValueError(f"unknown embeddings {resolved!r}: expected one of {', '.join(NAMES)}")
     return resolved

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..keys import EMBEDDER_KEYS
 from .remote import RemoteEmbedder
 
 MODEL_ID = "gemini-embedding-001"
@@ -33,7 +34,7 @@ class GeminiEmbedder(RemoteEmbedder):
     model_id = STORED_ID
     dim = DIM
     label = "Gemini"
-    key_env = "GEMINI_API_KEY"
+    key_env = EMBEDDER_KEYS["gemini"]
 
     def _connect(self, key: str) -> Any:
         import httpx

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..keys import EMBEDDER_KEYS
 from .remote import RemoteEmbedder
 
 MODEL_ID = "text-embedding-3-small"
@@ -26,7 +27,7 @@ class OpenAIEmbedder(RemoteEmbedder):
     model_id = MODEL_ID
     dim = DIM
     label = "OpenAI"
-    key_env = "OPENAI_API_KEY"
+    key_env = EMBEDDER_KEYS["openai"]
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None, timeout: float = 60.0) -> None:
         super().__init__(api_key, timeout)

@@ -15,10 +15,18 @@ The values are the SDK's: `tests/test_batchget.py` reads a document holding
 every Firestore value type both ways and requires equal results, so a client
 upgrade that changes either side fails there. Rare types (references, geo
 points, vectors, BSON) are handed to the SDK's own decoder.
+
+The channel and request are built from private attributes of the SDK's
+Client (PRIVATE_ATTRIBUTES), checked on VERIFIED_SDK. A client lacking any of
+them is read through the SDK's own `Client.get_all` instead (slower, same
+results), and the process logs once that it does; `tests/test_batchget_sdk.py`
+fails when the pinned SDK differs from VERIFIED_SDK, so an upgrade is
+re-verified rather than silently slowed down.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import weakref
@@ -41,14 +49,48 @@ _CHANNEL_OPTIONS = [
     (grpc.experimental.ChannelOptions.SingleThreadedUnaryStream, 1),
 ]
 
+#: The google-cloud-firestore release this module was verified on.
+VERIFIED_SDK = "2.34.1"
+#: What the fast path reads from `firestore.Client`: none of it is public API.
+PRIVATE_ATTRIBUTES = ("_emulator_host", "_target", "_credentials", "_client_options", "_rpc_metadata",
+                      "_database_string")
+
+log = logging.getLogger("cardchat")
 _apis: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 _requested = 0
+_fallbacks_logged: set[tuple[str, ...]] = set()
 
 
 def documents_requested() -> int:
     """Documents asked for by id since the process started (tests count reads with it)."""
     return _requested
+
+
+def _missing_attributes(db: "firestore.Client") -> tuple[str, ...]:
+    """The private attributes the fast path needs that `db` lacks; each
+    distinct lack is logged once, with the SDK's version."""
+    missing = tuple(a for a in PRIVATE_ATTRIBUTES if not hasattr(db, a))
+    if missing:
+        with _lock:
+            first = missing not in _fallbacks_logged
+            _fallbacks_logged.add(missing)
+        if first:
+            from importlib.metadata import version
+
+            log.warning("batchget: google-cloud-firestore %s (verified on %s) has no Client.%s; "
+                        "reading through Client.get_all instead", version("google-cloud-firestore"),
+                        VERIFIED_SDK, ", Client.".join(missing))
+    return missing
+
+
+def _get_all(
+    db: "firestore.Client", collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """The slow path: the SDK's own BatchGetDocuments and decoding."""
+    col = db.collection(collection)
+    for snap in db.get_all([col.document(i) for i in ids], field_paths=field_paths):
+        yield snap.id, (snap.to_dict() if snap.exists else None)
 
 
 def _bulk_api(db: "firestore.Client") -> Any:
@@ -123,15 +165,18 @@ def batch_get(
         return
     with _lock:
         _requested += len(ids)
+    for path in field_paths or ():
+        if not _SIMPLE_FIELD.fullmatch(path):
+            raise ValueError(f"field path {path!r} would need quoting: not supported here")
+    if _missing_attributes(db):
+        yield from _get_all(db, collection, ids, field_paths)
+        return
     prefix = f"{db._database_string}/documents/{collection}/"
     request = firestore_types.BatchGetDocumentsRequest(
         database=db._database_string,
         documents=[prefix + i for i in ids],
     )
     if field_paths is not None:
-        for path in field_paths:
-            if not _SIMPLE_FIELD.fullmatch(path):
-                raise ValueError(f"field path {path!r} would need quoting: not supported here")
         request.mask = common.DocumentMask(field_paths=list(field_paths))
     cut = len(prefix)
     responses = _bulk_api(db).batch_get_documents(request=request, metadata=db._rpc_metadata)
