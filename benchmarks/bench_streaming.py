@@ -30,6 +30,7 @@ from cardchat.schema import (
     Chat,
     ChatBackground,
     ChatMessage,
+    ChatPrivate,
     StreamChunk,
     Usage,
 )
@@ -155,9 +156,10 @@ class Listener:
 
 def _stub(db: Any, chat_id: str) -> str:
     stub = f"{chat_id}-a1"
-    chat = Chat(owner="bench-user", title="bench", model=OFFLINE_MODEL_ID, background_length=0,
-                background_tokens=0, card_ids=[], card_count_requested=0, message_count=2)
-    write_new_chat(db, chat_id, chat,
+    chat = Chat(owner="bench-user", title="bench", model=OFFLINE_MODEL_ID, message_count=2)
+    private = ChatPrivate(owner="bench-user", background_length=0, background_tokens=0, card_ids=[],
+                          card_count_requested=0)
+    write_new_chat(db, chat_id, chat, private,
                    ChatBackground(chat=chat_id, owner="bench-user", model=OFFLINE_MODEL_ID, tokens=0, parts=0),
                    "", [(f"{chat_id}-q0", ChatMessage(chat=chat_id, message_index=0, role="user",
                                                      content="Why are there tides?", status="complete")),

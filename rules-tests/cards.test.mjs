@@ -1,5 +1,6 @@
 // cards: public cards by anyone, signed in or not; private cards by their
-// owner, the uids in `viewers` and admins. The SPA's three list queries are
+// owner, the uids in `viewers` and admins. A missing card is denied as a
+// private one is. The SPA's three list queries are
 // allowed; nobody but an admin lists cards without one of them. No client
 // writes a card.
 
@@ -7,10 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFails } from '@firebase/rules-unit-testing';
 import {
-  arrayUnion, deleteDoc, getDocs, query, setDoc, updateDoc, where,
+  arrayUnion, deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where,
 } from 'firebase/firestore';
 import {
-  C, UID, cardDoc, collection, doc, expectFound, expectMissing, fixtures, setUp,
+  C, UID, cardDoc, collection, doc, expectFound, fixtures, setUp,
 } from './helpers.mjs';
 
 const ACTORS = {
@@ -54,7 +55,8 @@ describe('cards', () => {
     } else {
       test(`deny: ${label} gets a private card`, () => assertFails(expectFound(card(actor, PRIVATE))));
     }
-    test(`allow: ${label} gets a missing card and sees not-found`, () => expectMissing(card(actor, 'no-such-card')));
+    // Denied, not not-found: a guessed id cannot tell a missing card from another user's private one.
+    test(`deny: ${label} gets a missing card`, () => assertFails(getDoc(card(actor, 'no-such-card'))));
   }
   test('deny: listed viewer gets another owner\'s private card', () => assertFails(expectFound(card('viewer', BOBS))));
 

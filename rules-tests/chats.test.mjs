@@ -5,11 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFails, assertSucceeds } from '@firebase/rules-unit-testing';
 import {
-  Timestamp, deleteDoc, deleteField, getDocs, query, setDoc, updateDoc, where,
+  Timestamp, collectionGroup, deleteDoc, deleteField, getDocs, or, query, setDoc, updateDoc, where,
 } from 'firebase/firestore';
 import {
   ACTORS, C, UID, chatDoc, collection, doc, expectFound, expectMissing, fixtures, listIds, schemaFields,
-  setUp,
+  setUp, snapshotAfter,
 } from './helpers.mjs';
 
 /** A different value of the same type, for "may not change <field>" tests. */
@@ -20,7 +20,6 @@ function changed(field, value) {
   if (typeof value === 'number') return value + 1;
   if (typeof value === 'string') return `${value} (edited)`;
   if (typeof value === 'boolean') return !value;
-  if (value === null) return field === 'branched_from' ? { chat: 'chat-forged', message_index: 0 } : 'set';
   if (value && typeof value === 'object') return { ...value, description: 'edited' };
   throw new Error(`no changed value for ${field}`);
 }
@@ -91,6 +90,48 @@ describe('chats', () => {
     assert.ok(ids.includes(bobs) && !ids.includes(pub), String(ids));
   });
   test('deny: non-admin with an admin token claim lists all chats', () => assertFails(getDocs(chats('notAdmin'))));
+
+  // --- list with in / or / array-contains-any, and collection groups -----------
+  test('allow: owner lists own chats filtered on owner in [own uid]', async () => {
+    const ids = await listIds(query(chats('owner'), where('owner', 'in', [UID.owner])));
+    assert.ok(ids.includes(pub) && ids.includes(unpub) && !ids.includes(bobs), String(ids));
+  });
+  test('deny: owner lists chats filtered on owner in [own uid, another uid]',
+    () => assertFails(getDocs(query(chats('owner'), where('owner', 'in', [UID.owner, UID.other])))));
+  test('deny: other user lists chats filtered on owner in [the owner]',
+    () => assertFails(getDocs(query(chats('other'), where('owner', 'in', [UID.owner])))));
+  test('deny: signed-out visitor lists chats filtered on published in [true]',
+    () => assertFails(getDocs(query(chats('signedOut'), where('published', 'in', [true])))));
+  test('deny: owner lists own chats or published ones',
+    () => assertFails(getDocs(query(chats('owner'), or(where('owner', '==', UID.owner), where('published', '==', true))))));
+  test('deny: other user lists own chats or the owner\'s',
+    () => assertFails(getDocs(query(chats('other'), or(where('owner', '==', UID.other), where('owner', '==', UID.owner))))));
+  test('deny: signed-out visitor lists chats that are published or the owner\'s',
+    () => assertFails(getDocs(query(chats('signedOut'), or(where('published', '==', true), where('owner', '==', UID.owner))))));
+  for (const actor of ['owner', 'other', 'signedOut']) {
+    test(`deny: ${ACTORS[actor]} lists chats filtered on owner array-contains-any`,
+      () => assertFails(getDocs(query(chats(actor), where('owner', 'array-contains-any', [UID.owner])))));
+  }
+  for (const [actor, label] of Object.entries(ACTORS)) {
+    test(`deny: ${label} queries chats through a collection group filtered on owner`,
+      () => assertFails(getDocs(query(collectionGroup(h.db[actor], C.chats), where('owner', '==', UID.owner)))));
+    test(`deny: ${label} queries published chats through a collection group`,
+      () => assertFails(getDocs(query(collectionGroup(h.db[actor], C.chats), where('published', '==', true)))));
+  }
+
+  // --- unpublishing revokes a reader at once, even one listening -------------
+  for (const actor of ['other', 'signedOut']) {
+    const id = freshChat({ published: true });
+    test(`deny: ${ACTORS[actor]} keeps listening to a chat its owner unpublishes`, { timeout: 15_000 },
+      () => assertFails(snapshotAfter(chat(actor, id), () => updateDoc(chat('owner', id), { published: false }))));
+  }
+  {
+    const id = freshChat({ published: true });
+    test('allow: owner keeps listening to own chat while unpublishing it', { timeout: 15_000 }, async () => {
+      const snap = await snapshotAfter(chat('owner', id), () => updateDoc(chat('owner', id), { published: false }));
+      assert.equal(snap.data().published, false);
+    });
+  }
 
   // --- update: the owner's `published` flag and nothing else -----------------
   /** A test against its own freshly seeded chat: `body(id)`. */

@@ -75,17 +75,26 @@ export function chatDoc(over = {}) {
     owner: UID.owner,
     title: 'What do my notes say about tides?',
     model: 'claude-test',
+    public_citations: { 2: 'card-b' },
+    published: false,
+    created: T0,
+    last_updated: T0,
+    message_count: 2,
+    ...over,
+  });
+}
+
+/** chat_private/{id}: what only the chat's owner (and admins) may read. */
+export function chatPrivateDoc(over = {}) {
+  return checkShape('ChatPrivate', {
+    owner: UID.owner,
     background_length: 20000,
     background_tokens: 12345,
     card_ids: ['card-a', 'card-b'],
     card_count_requested: 3,
     collection: { description: 'ocean notes', configuration: { tag: 'ocean' } },
     cards_unranked: 1,
-    published: false,
-    created: T0,
-    last_updated: T0,
-    message_count: 2,
-    branched_from: null,
+    branched_from: { chat: 'chat-earlier', message_index: 0 },
     ...over,
   });
 }
@@ -267,6 +276,24 @@ export async function expectFound(ref) {
 export async function listIds(q) {
   const snap = await getDocs(q);
   return snap.docs.map((d) => d.id).sort();
+}
+
+/**
+ * A listener kept open while `change()` runs after its first snapshot:
+ * resolves with the next snapshot, or rejects with the listener's error (what
+ * the SPA's onSnapshot sees when access is revoked under it).
+ */
+export function snapshotAfter(q, change) {
+  let stop = () => {};
+  const outcome = new Promise((resolveSnap, reject) => {
+    let first = true;
+    stop = onSnapshot(q, (snap) => {
+      if (!first) { resolveSnap(snap); return; }
+      first = false;
+      change().catch(reject);
+    }, reject);
+  });
+  return outcome.finally(() => stop());
 }
 
 /** The first snapshot of a listener, or its error: what the SPA's onSnapshot sees. */

@@ -5,10 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFails } from '@firebase/rules-unit-testing';
-import { deleteDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
+import {
+  collectionGroup, deleteDoc, getDocs, or, query, setDoc, updateDoc, where,
+} from 'firebase/firestore';
 import {
   ACTORS, C, MESSAGE_KINDS, UID, chatDoc, collection, doc, expectFound, expectMissing, firstSnapshot,
-  fixtures, setUp,
+  fixtures, setUp, snapshotAfter,
 } from './helpers.mjs';
 
 const READERS = {
@@ -23,6 +25,16 @@ const seeds = {
   [`${C.chats}/${chatIds.unpublished}`]: chatDoc(),
   [`${C.chats}/${chatIds.published}`]: chatDoc({ published: true }),
   [`${C.chats}/chat-of-bob`]: chatDoc({ owner: UID.other }),
+  // A published chat whose id a number would name, for a message whose `chat` is that number.
+  [`${C.chats}/5`]: chatDoc({ published: true }),
+};
+
+/** `chat` values that are not a chat id: the message belongs to no chat a reader may open. */
+const BAD_CHAT = {
+  missing: undefined,
+  'a number': 5,
+  'a list': [chatIds.published],
+  'a map': { id: chatIds.published },
 };
 
 let h;
@@ -84,6 +96,57 @@ describe('messages', () => {
             () => assertFails(expectFound(msg(actor, orphan))));
         }
       }
+      // --- queries that name more than one chat, or every chat ----------------
+      const both = [chatIds.published, chatIds.unpublished];
+      test(`deny: signed-out visitor lists ${kind.name} filtered on chat in [published, unpublished]`,
+        () => assertFails(getDocs(query(msgs('signedOut'), where('chat', 'in', both)))));
+      test(`deny: other user lists ${kind.name} filtered on chat in [published, unpublished]`,
+        () => assertFails(getDocs(query(msgs('other'), where('chat', 'in', both)))));
+      test(`deny: owner lists ${kind.name} filtered on chat in [own chat, another user's unpublished chat]`,
+        () => assertFails(getDocs(query(msgs('owner'), where('chat', 'in', [chatIds.unpublished, 'chat-of-bob'])))));
+      test(`deny: signed-out visitor lists ${kind.name} of the published chat or the unpublished one`,
+        () => assertFails(getDocs(query(msgs('signedOut'),
+          or(where('chat', '==', chatIds.published), where('chat', '==', chatIds.unpublished))))));
+      test(`deny: other user lists ${kind.name} of the published chat or with a message_index`,
+        () => assertFails(getDocs(query(msgs('other'),
+          or(where('chat', '==', chatIds.published), where('message_index', '>=', 0))))));
+      for (const actor of ['owner', 'signedOut']) {
+        test(`deny: ${ACTORS[actor]} lists ${kind.name} filtered on chat array-contains-any`,
+          () => assertFails(getDocs(query(msgs(actor), where('chat', 'array-contains-any', both)))));
+      }
+      for (const [actor, label] of Object.entries(ACTORS)) {
+        test(`deny: ${label} queries ${kind.name} through a collection group filtered on chat`,
+          () => assertFails(getDocs(query(collectionGroup(h.db[actor], kind.name),
+            where('chat', '==', chatIds.published)))));
+      }
+
+      // --- a message whose `chat` is not a chat id ------------------------------
+      for (const [what, value] of Object.entries(BAD_CHAT)) {
+        const data = kind.build(chatIds.published, { chat: value });
+        if (value === undefined) delete data.chat;
+        const id = w.add(kind.name, data, 'msg-bad-chat');
+        for (const [actor, label] of Object.entries(ACTORS)) {
+          if (actor === 'admin') {
+            test(`allow: admin gets a ${kind.name} doc whose chat is ${what}`, () => expectFound(msg(actor, id)));
+          } else {
+            test(`deny: ${label} gets a ${kind.name} doc whose chat is ${what}`,
+              () => assertFails(expectFound(msg(actor, id))));
+          }
+        }
+      }
+
+      // --- unpublishing revokes a listening reader ------------------------------
+      for (const actor of ['other', 'signedOut']) {
+        const chatId = w.newId('chat-revoked');
+        w.docs[`${C.chats}/${chatId}`] = chatDoc({ published: true });
+        w.add(kind.name, kind.build(chatId), 'msg-revoked');
+        test(`deny: ${ACTORS[actor]} keeps listening to ${kind.name} of a chat its owner unpublishes`,
+          { timeout: 15_000 }, () => assertFails(snapshotAfter(ofChat(actor, chatId), async () => {
+            await updateDoc(doc(h.db.owner, C.chats, chatId), { published: false });
+            await h.seed({ [`${kind.name}/${w.newId('msg-after')}`]: kind.build(chatId, { message_index: 2 }) });
+          })));
+      }
+
       test(`deny: owner lists ${kind.name} filtered on another field than chat`,
         () => assertFails(getDocs(query(msgs('owner'), where('message_index', '>=', 0)))));
       if (kind.name === C.chat_messages_streaming) {

@@ -52,6 +52,18 @@ describe('users', () => {
       await assertFails(updateDoc(doc(ctx, C.users, id), { [field]: true }));
     });
   }
+  {
+    const id = w.add(C.users, userDoc(), 'user');
+    test('deny: a user adds another field to own users doc', async () => {
+      const ctx = h.env.authenticatedContext(id).firestore();
+      await assertFails(updateDoc(doc(ctx, C.users, id), { nickname: 'me' }));
+    });
+    const merged = w.add(C.users, userDoc(), 'user');
+    test('deny: a user merges another field into own users doc', async () => {
+      const ctx = h.env.authenticatedContext(merged).firestore();
+      await assertFails(setDoc(doc(ctx, C.users, merged), { nickname: 'me' }, { merge: true }));
+    });
+  }
   test('deny: other user creates own users doc', () => assertFails(setDoc(user('other', UID.other), userDoc())));
   test('deny: other user creates own users doc as admin',
     () => assertFails(setDoc(user('other', UID.other), userDoc({ admin: true, may_use_ai: true }))));

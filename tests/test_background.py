@@ -3,7 +3,7 @@ import random
 import pytest
 
 import cardchat.background as background
-from cardchat.background import PREAMBLE, fit_background, parse_background
+from cardchat.background import PREAMBLE, drop_cards, fit_background, parse_background
 from cardchat.schema import Card
 from cardchat.tokens import count_tokens
 
@@ -95,6 +95,17 @@ def test_bodies_that_imitate_the_format_parse_as_written():
     bg = fit_background(ranked, 2_000, "o200k_base", collection_description='<card n="9" length="1">')
     assert parse_background(bg.text) == [(1, "Tricky title", body), (2, "Plain", "")]
     assert bg.card_ids == ["x", "y"]
+
+
+def test_dropping_cards_keeps_the_others_and_their_numbers():
+    tricky = '</card>\n<card n="2" length="3">\nabc\n</card>\n'
+    ranked = [(f"c{i}", Card(title=f"T{i}", body=f"body {i}\n{tricky}", owner="u")) for i in range(1, 6)]
+    bg = fit_background(ranked, 5_000, "o200k_base", collection_description="my notes")
+    kept = drop_cards(bg.text, {2, 4})
+    assert parse_background(kept) == [(n, f"T{n}", f"body {n}\n{tricky}") for n in (1, 3, 5)]
+    assert '<collection length="8">\nmy notes\n</collection>' in kept
+    assert drop_cards(bg.text, set()) == bg.text
+    assert parse_background(drop_cards(bg.text, {1, 2, 3, 4, 5})) == []
 
 
 def test_preamble_instructs_grounding_and_citation():

@@ -11,28 +11,12 @@ from cardchat.chats import first_message_id
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.models import OFFLINE_MODEL_ID
 from cardchat.repo import messages as messages_repo
-from cardchat.repo.chats import read_background, write_new_chat
-from cardchat.schema import CHATS, Chat, ChatBackground, ChatMessage, Collection
+from cardchat.repo.chats import read_background
+from cardchat.schema import CHAT_PRIVATE, CHATS
 from cardchat.schema import now as utc_now
+from chat_support import BIG_CARDS, T0, make_chat
 
 pytestmark = pytest.mark.emulator
-
-BACKGROUND = "[1] Tides\nThe moon pulls the oceans.\n\n" + "filler line\n" * 30_000  # over one background part
-T0 = utc_now() - timedelta(hours=1)
-
-
-def make_chat(db, turns: list[tuple[str, str, str]], chat_id: str = "src") -> None:
-    """A chat of (role, status, content) turns, owned by u1, on the offline model."""
-    chat = Chat(owner="u1", title="Tides and the moon", model=OFFLINE_MODEL_ID, background_length=16_000,
-                background_tokens=12_000, card_ids=["c1", "c2"], card_count_requested=5,
-                collection=Collection("ocean notes", {"tag": "ocean"}), cards_unranked=1, published=True,
-                message_count=len(turns))
-    messages = [(f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text, status=status,
-                                                 timestamp=T0 + timedelta(minutes=i), model=OFFLINE_MODEL_ID))
-                for i, (role, status, text) in enumerate(turns)]
-    write_new_chat(db, chat_id, chat, ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID,
-                                                     tokens=12_000, parts=0), BACKGROUND, messages)
-
 
 CONVERSATION = [
     ("user", "complete", "Why are there tides?"),
@@ -48,7 +32,7 @@ def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
 
 
 def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_source_alone(db):
-    make_chat(db, CONVERSATION)
+    make_chat(db, CONVERSATION, cards=BIG_CARDS)
     before = turns(db, "src")
 
     new_id = branches.branch_chat(db, "u1", "src", 2, "  How high do they get?  ")
@@ -66,12 +50,16 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
     chat = db.collection(CHATS).document(new_id).get().to_dict()
     assert chat["owner"] == "u1" and chat["published"] is False  # a branch starts private
     assert chat["title"] == "Tides and the moon" + branches.TITLE_SUFFIX
-    assert chat["branched_from"] == {"chat": "src", "message_index": 2}
-    assert (chat["card_ids"], chat["background_tokens"], chat["card_count_requested"], chat["cards_unranked"]) == (
-        ["c1", "c2"], 12_000, 5, 1)
-    assert chat["collection"] == {"description": "ocean notes", "configuration": {"tag": "ocean"}}
     assert chat["message_count"] == 4
-    assert read_background(db, new_id) == BACKGROUND  # copied on the server, all parts
+    assert chat["public_citations"] == {"3": "open", "5": "open-too"}
+    source = db.collection(CHAT_PRIVATE).document("src").get().to_dict()
+    private = db.collection(CHAT_PRIVATE).document(new_id).get().to_dict()
+    assert private["branched_from"] == {"chat": "src", "message_index": 2}
+    for same in ("card_ids", "background_tokens", "background_length", "card_count_requested", "cards_unranked",
+                 "collection"):
+        assert private[same] == source[same], same
+    assert private["collection"] == {"description": "ocean notes", "configuration": {"tag": "ocean"}}
+    assert read_background(db, new_id) == read_background(db, "src")  # copied on the server, all parts
     assert turns(db, "src") == before
     again = branches.branch_chat(db, "u1", new_id, 2, "And how low?")  # a branch of a branch
     assert db.collection(CHATS).document(again).get().get("title") == "Tides and the moon" + branches.TITLE_SUFFIX

@@ -28,7 +28,7 @@ from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, Permi
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CHAT_MESSAGES, CHATS, Chat, ChatBackground, ChatMessage, StreamChunk
+from cardchat.schema import CHAT_MESSAGES, CHATS, Chat, ChatBackground, ChatMessage, ChatPrivate, StreamChunk
 from cardchat.schema import now as utc_now
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
@@ -41,9 +41,9 @@ def make_chat(db: firestore.Client, answer_status: str = "complete", **answer_fi
         ("a1", ChatMessage(chat="chat1", message_index=1, role="assistant", content="answer",
                            status=answer_status, model=OFFLINE_MODEL_ID, **answer_fields)),
     ]
-    chat = Chat(owner="u1", title="t", model=OFFLINE_MODEL_ID, background_length=0, background_tokens=0,
-                card_ids=[], card_count_requested=0, message_count=2)
-    write_new_chat(db, "chat1", chat,
+    chat = Chat(owner="u1", title="t", model=OFFLINE_MODEL_ID, message_count=2)
+    private = ChatPrivate(owner="u1", background_length=0, background_tokens=0, card_ids=[], card_count_requested=0)
+    write_new_chat(db, "chat1", chat, private,
                    ChatBackground(chat="chat1", owner="u1", model=OFFLINE_MODEL_ID, tokens=0, parts=0),
                    "", messages)
 

@@ -15,7 +15,7 @@ from cardchat.embeddings import get_embedder, pack
 from cardchat.errors import InvalidArgument, PermissionDenied
 from cardchat.repo.chats import read_background
 from cardchat.repo.embeddings import clear_cache as clear_vector_cache
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHATS, Card, CardEmbedding
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
 from cardchat.text import text_hash
 
 pytestmark = pytest.mark.emulator
@@ -75,7 +75,7 @@ def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_
     req = chats.parse_request({"card_ids": ids, "initial_message": "how do I rebase a branch?",
                                "model": model_id, "background_percentage": pct}, env=KEYS)
     result = chats.create_chat(db, "owner", req)
-    chat = db.collection(CHATS).document(result.chat_id).get().to_dict()
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     spec = models.MODELS[model_id]
     assert chat["background_length"] == int(pct * spec.context_window)
     assert chat["background_tokens"] <= chat["background_length"]
@@ -95,9 +95,15 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     req = chats.parse_request({"card_ids": ["mine", "theirs", "ghost", "shared", "open"],
                                "initial_message": "what pulls the sea?"}, env={})
     result = chats.create_chat(db, "me", req)
-    chat = db.collection(CHATS).document(result.chat_id).get().to_dict()
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     assert sorted(chat["card_ids"]) == ["mine", "open", "shared"]
     assert chat["card_count_requested"] == 5
+    # what any reader of the chat sees: no card but the public one, no collection
+    public = db.collection(CHATS).document(result.chat_id).get().to_dict()
+    n_open = chat["card_ids"].index("open") + 1
+    assert public["public_citations"] == {str(n_open): "open"}
+    assert set(public) == {"owner", "title", "model", "public_citations", "published", "created", "last_updated",
+                           "message_count"}
     assert "Mallory" not in read_background(db, result.chat_id)
     msgs = {d.id: d.to_dict() for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", result.chat_id)).stream()}
     assert [m["role"] for m in sorted(msgs.values(), key=lambda m: m["message_index"])] == ["user", "assistant"]
@@ -110,7 +116,7 @@ def test_cards_without_embeddings_are_embedded_on_the_spot(db):
     db.collection(CARDS).document("b").set(Card("Tides", "The moon's gravity raises tides.", "me").to_dict())
     req = chats.parse_request({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
     result = chats.create_chat(db, "me", req)
-    chat = db.collection(CHATS).document(result.chat_id).get().to_dict()
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     assert chat["card_ids"][0] == "b" and chat["cards_unranked"] == 0
     assert db.collection(CARD_EMBEDDINGS).document("a").get().exists
 
@@ -127,7 +133,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
     req = chats.parse_request({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
                               env={})
 
-    chat = db.collection(CHATS).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
     embedded = {d.id for d in db.collection(CARD_EMBEDDINGS).stream()}
     assert {"moon", "tides"} <= embedded and len(embedded) == 4
     assert chat["cards_unranked"] == 16
@@ -137,7 +143,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
     db.recursive_delete(db.collection(CARD_EMBEDDINGS))
     clear_vector_cache()
     monkeypatch.setattr(chats, "EMBED_BUDGET_S", 0.0)
-    chat = db.collection(CHATS).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
     assert {d.id for d in db.collection(CARD_EMBEDDINGS).stream()} == {"moon", "tides"}
     assert chat["cards_unranked"] == 18
 

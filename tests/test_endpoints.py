@@ -19,6 +19,7 @@ from cardchat.schema import (
     CHAT_BACKGROUNDS,
     CHAT_MESSAGES,
     CHAT_MESSAGES_STREAMING,
+    CHAT_PRIVATE,
     CHATS,
     RATE_LIMITS,
     USERS,
@@ -163,8 +164,9 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
                               "initial_message": "Why does the sea have two tides a day?"}, token)
     assert set(out) == {"chat_id"}
     chat_id = out["chat_id"]
-    chat = app_db.collection(CHATS).document(chat_id).get().to_dict()
-    assert chat["owner"] == uid and chat["published"] is False
+    assert app_db.collection(CHATS).document(chat_id).get().get("published") is False
+    chat = app_db.collection(CHAT_PRIVATE).document(chat_id).get().to_dict()
+    assert chat["owner"] == uid
     assert chat["card_ids"][0] == "tides"  # the obvious answer ranks first
     assert "vault" not in chat["card_ids"]  # another user's private card is culled
     assert chat["card_count_requested"] == len(deck) + 1
@@ -179,6 +181,7 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
     assert _rest_get(f"{CHAT_BACKGROUNDS}/{chat_id}", token) == 403
     assert _rest_get(f"{CHAT_BACKGROUNDS}/{chat_id}/{CHAT_BACKGROUND_PARTS}/0000", token) == 403
     assert _rest_get(f"{CHATS}/{chat_id}", token) == 200
+    assert _rest_get(f"{CHAT_PRIVATE}/{chat_id}", token) == 200
 
     # The answer streams through the trigger and ends complete, chunks gone.
     answer_ref = app_db.collection(CHAT_MESSAGES).document(f"{chat_id}-0001")
@@ -221,6 +224,7 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
              what="the answer")
     call("deleteChat", {"chat_id": chat_id}, token)
     assert not app_db.collection(CHATS).document(chat_id).get().exists
+    assert not app_db.collection(CHAT_PRIVATE).document(chat_id).get().exists
     assert not app_db.collection(CHAT_BACKGROUNDS).document(chat_id).get().exists
     assert list(app_db.collection(CHAT_BACKGROUNDS).document(chat_id).collection(CHAT_BACKGROUND_PARTS).stream()) == []
     assert app_db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", chat_id)).get() == []
@@ -246,7 +250,7 @@ def test_a_branch_re_asks_a_question_in_a_new_chat_and_is_answered(call, app_db,
     answer = wait_for(lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
                       timeout=90, what="the branch's answer")
     assert answer["status"] == "complete", answer.get("error")
-    assert app_db.collection(CHATS).document(branch).get().get("branched_from") == {"chat": source, "message_index": 0}
+    assert app_db.collection(CHAT_PRIVATE).document(branch).get().get("branched_from") == {"chat": source, "message_index": 0}
     assert _rest_get(f"{CHAT_BACKGROUNDS}/{branch}", token) == 403  # the copy is as hidden as the original
     assert _rest_get(f"{CHATS}/{branch}", token) == 200
 

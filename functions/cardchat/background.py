@@ -216,15 +216,16 @@ def _render(head: str, picks: list[_Pick], tokenizer: str) -> tuple[str, int]:
     return text, count_tokens([text], tokenizer)[0]
 
 
-def parse_background(text: str) -> list[tuple[int, str, str]]:
-    """[(n, title, body)] of a text made by fit_background; ValueError if it is not one."""
+def _card_spans(text: str) -> list[tuple[int, int, int, str]]:
+    """[(n, start, end, content)] of each <card> block of a text made by
+    fit_background; ValueError if it is not one."""
     if not text.startswith(PREAMBLE + "\n\n"):
         raise ValueError("not a background: the preamble is missing")
     pos = len(PREAMBLE) + 2
     m = _COLLECTION_OPEN.match(text, pos)
     if m:
         pos = _expect(text, m.end() + int(m.group(1)), "\n</collection>\n")
-    cards: list[tuple[int, str, str]] = []
+    spans: list[tuple[int, int, int, str]] = []
     while pos < len(text):
         m = _CARD_OPEN.match(text, pos)
         if not m:
@@ -233,10 +234,30 @@ def parse_background(text: str) -> list[tuple[int, str, str]]:
         content = text[start : start + length]
         if len(content) != length:
             raise ValueError("not a background: a card is shorter than its length")
-        pos = _expect(text, start + length, "\n</card>\n")
+        end = _expect(text, start + length, "\n</card>\n")
+        spans.append((int(m.group(1)), pos, end, content))
+        pos = end
+    return spans
+
+
+def parse_background(text: str) -> list[tuple[int, str, str]]:
+    """[(n, title, body)] of a text made by fit_background; ValueError if it is not one."""
+    cards: list[tuple[int, str, str]] = []
+    for n, _, _, content in _card_spans(text):
         title_line, _, body = content.partition("\n")
-        cards.append((int(m.group(1)), title_line.removeprefix("# "), body))
+        cards.append((n, title_line.removeprefix("# "), body))
     return cards
+
+
+def drop_cards(text: str, numbers: set[int]) -> str:
+    """The background without the cards numbered `numbers`. The others keep
+    their numbers, so [n] in answers already given still means the same card."""
+    out, pos = [], 0
+    for n, start, end, _ in _card_spans(text):
+        if n in numbers:
+            out.append(text[pos:start])
+            pos = end
+    return "".join(out) + text[pos:]
 
 
 def _expect(text: str, pos: int, literal: str) -> int:

@@ -3,10 +3,11 @@ a new chat that keeps everything said before it.
 
 The original chat stays as it was, so an answer you liked is never lost to an
 edit. The branch has the same hidden background (copied on the server, never
-through a client), model and cards; the turns before the edited question are
-copied as the model saw them (questions and complete answers: a failed
-answer's partial text is not something the model said); the edited question
-follows and is answered as in any chat.
+through a client), model and cards, less any card its owner may no longer
+read (recheck.py: such a card is left out of the copy); the turns before the
+edited question are copied as the model saw them (questions and complete
+answers: a failed answer's partial text is not something the model said);
+the edited question follows and is answered as in any chat.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any
 from cardchat import models
 from cardchat.chats import first_message_id
 from cardchat.conversation import new_message_id, question_and_stub, require_owner, said_before, validate_content
-from cardchat.errors import FailedPrecondition, InvalidArgument
+from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
+from cardchat.recheck import Checked, check
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, Collection
+from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection
 from cardchat.schema import now as utc_now
 from cardchat.titles import fallback_title
 
@@ -67,25 +69,37 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: An
     question_id, stub_id = ((first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0
                             else (new_message_id(), new_message_id()))
     question, stub = question_and_stub(new_id, n, text, spec.id, when)
-    collection = source.get("collection") or {}
+    private = chats_repo.get_private(db, chat_id)
+    if private is None:
+        raise NotFound("chat not found")
+    checked = check(db, uid, list(private.get("card_ids") or []), chats_repo.read_background(db, chat_id),
+                    int(private.get("background_tokens") or 0), spec.tokenizer)
     chat = Chat(
         owner=uid,
         title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
         model=spec.id,
+        public_citations=checked.public_citations,
+        created=when,
+        last_updated=when,
+        message_count=n + 2,
+    )
+    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens,
+                                parts=0, created=when)
+    chats_repo.write_branch(db, new_id, chat, _private_copy(private, uid, checked, chat_id, message_index),
+                            background, checked.text, history, [(question_id, question), (stub_id, stub)])
+    return new_id
+
+
+def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:
+    collection = source.get("collection") or {}
+    return ChatPrivate(
+        owner=uid,
         background_length=int(source.get("background_length") or 0),
-        background_tokens=int(source.get("background_tokens") or 0),
-        card_ids=list(source.get("card_ids") or []),
+        background_tokens=checked.tokens,
+        card_ids=checked.card_ids,
         card_count_requested=int(source.get("card_count_requested") or 0),
         collection=Collection(description=collection.get("description", ""),
                               configuration=dict(collection.get("configuration") or {})),
         cards_unranked=int(source.get("cards_unranked") or 0),
-        created=when,
-        last_updated=when,
-        message_count=n + 2,
         branched_from={"chat": chat_id, "message_index": message_index},
     )
-    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=chat.background_tokens,
-                                parts=0, created=when)
-    chats_repo.write_branch(db, new_id, chat, background, chats_repo.read_background(db, chat_id), history,
-                            [(question_id, question), (stub_id, stub)])
-    return new_id

@@ -12,14 +12,18 @@ import math
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from cardchat import models
 from cardchat.conversation import question_and_stub, validate_content
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
-from cardchat.schema import Chat, ChatBackground, Collection, now
+from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, Collection, now, public_citations
+
+if TYPE_CHECKING:
+    from cardchat.background import Background
 
 MAX_CARD_IDS = 20_000
 MAX_DESCRIPTION_CHARS = 2_000
@@ -129,7 +133,7 @@ def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
 def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     """Everything after parsing and authorisation (see main.createChat)."""
     # Heavy modules load here, not when the endpoint module is imported.
-    from cardchat import background, retrieval, text, titles
+    from cardchat import background, retrieval, text
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
     from cardchat.repo import chats as chat_repo
@@ -193,29 +197,29 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
 
     chat_id = uuid.uuid4().hex[:20]
     stamp = now()
-    chat = Chat(
-        owner=uid,
-        title=titles.fallback_title(req.initial_message),
-        model=spec.id,
-        background_length=budget,
-        background_tokens=bg.tokens,
-        card_ids=bg.card_ids,
-        card_count_requested=len(req.card_ids),
-        collection=req.collection,
-        cards_unranked=int((~has_vector).sum()),
-        created=stamp,
-        last_updated=stamp,
-        message_count=2,
-    )
+    chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
     user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
     chat_repo.write_new_chat(
-        db, chat_id, chat,
+        db, chat_id, chat, private,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
     )
     lap("write")
     return CreateChatResult(chat_id, t)
+
+
+def _chat_documents(uid: str, req: CreateChatRequest, bg: Background, budget: int, unranked: int,
+                    cards: dict[str, Card], stamp: datetime) -> tuple[Chat, ChatPrivate]:
+    """What any reader of the chat sees, and what only its owner does."""
+    from cardchat import titles
+
+    chat = Chat(owner=uid, title=titles.fallback_title(req.initial_message), model=req.model,
+                public_citations=public_citations(bg.card_ids, cards), created=stamp, last_updated=stamp,
+                message_count=2)
+    private = ChatPrivate(owner=uid, background_length=budget, background_tokens=bg.tokens, card_ids=bg.card_ids,
+                          card_count_requested=len(req.card_ids), collection=req.collection, cards_unranked=unranked)
+    return chat, private
 
 
 def delete_chat(db, uid: str, chat_id: str) -> None:

@@ -30,6 +30,7 @@ from cardchat.conversation import ContextTooSmall, is_stalled, window_for
 from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import add_tokens
+from cardchat.recheck import current_background
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
 from cardchat.schema import StreamChunk, Usage
@@ -156,11 +157,12 @@ def generate(
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
         if int(msg.get("attempts") or 0) > 1:
             repo.delete_chunks(db, message_id)  # left by a run that died
-        background = chats_repo.read_background(db, msg["chat"])
+        # cards its owner may no longer read are withdrawn first (recheck.py)
+        background, background_tokens = current_background(db, msg["chat"], chat, spec.tokenizer)
         try:
             history = [m for _, m in repo.chat_messages(db, msg["chat"])]
             window = window_for(history, msg["message_index"],
-                                int(chat.get("background_tokens") or 0), spec)
+                                background_tokens, spec)
         except ContextTooSmall as e:
             return _fail(run, f"{spec.label}: {e}.", "")
         writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
@@ -198,7 +200,7 @@ def generate(
         writer = None
         content = "".join(parts)
         if usage is None:  # cut off before the provider's count: ours, for the rate limit
-            usage = _estimated_usage(spec, window.messages, int(chat.get("background_tokens") or 0), content)
+            usage = _estimated_usage(spec, window.messages, background_tokens, content)
         total = clock() - started
         run.finish(
             {

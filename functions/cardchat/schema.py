@@ -25,6 +25,8 @@ CARDS = COLLECTIONS["cards"]
 USERS = COLLECTIONS["users"]
 CARD_EMBEDDINGS = COLLECTIONS["card_embeddings"]
 CHATS = COLLECTIONS["chats"]
+#: The owner's data about a chat (cards, collection, counts): owner and admins only.
+CHAT_PRIVATE = COLLECTIONS["chat_private"]
 CHAT_MESSAGES = COLLECTIONS["chat_messages"]
 CHAT_MESSAGES_STREAMING = COLLECTIONS["chat_messages_streaming"]
 #: Server-only: the hidden background of each chat. Rules deny every client.
@@ -123,29 +125,53 @@ class Collection:
 
 @dataclass
 class Chat:
-    """chats/{chat_id}: small, for listing. Readable by the owner (and, once
-    published, by anyone with the link), so it holds nothing of the cards'
-    text: only ids and counts."""
+    """chats/{chat_id}: what a reader of the conversation needs, and no more.
+    Readable by the owner and, once published, by anyone with the link, so it
+    names no private card, no collection and none of the owner's other chats:
+    those are in ChatPrivate."""
 
     owner: str
     title: str
     model: str
-    background_length: int  # target tokens
-    background_tokens: int  # tokens used
-    card_ids: list[str]  # included cards in rank order; citation [n] is card_ids[n-1]
-    card_count_requested: int
-    collection: Collection = field(default_factory=Collection)
-    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval.py)
-    cards_unranked: int = 0
+    # "n" → id of the card cited as [n], for public cards only: a visitor's
+    # citation links go to cards they may read, and are plain [n] otherwise
+    public_citations: dict[str, str] = field(default_factory=dict)
     published: bool = False
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatPrivate:
+    """chat_private/{chat_id}: the owner's data about a chat. Readable by the
+    owner and admins, written by the server alone; nothing of the cards' text."""
+
+    owner: str
+    background_length: int  # target tokens
+    background_tokens: int  # tokens used
+    # included cards in rank order; citation [n] is card_ids[n-1]. A card the
+    # owner may no longer read is withdrawn from the background (recheck.py)
+    # and its entry becomes "": numbers are never reused.
+    card_ids: list[str]
+    card_count_requested: int
+    collection: Collection = field(default_factory=Collection)
+    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval.py)
+    cards_unranked: int = 0
     # set on a branch (branches.py): {"chat": source chat id, "message_index": the question it re-asks}
     branched_from: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+
+def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:
+    """Chat.public_citations for `card_ids` (citation order) as `cards` stand now."""
+    return {str(n): cid for n, cid in enumerate(card_ids, start=1)
+            if cid in cards and cards[cid].visibility == "public"}
 
 
 @dataclass

@@ -120,15 +120,18 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   const first = await answerStates(page, 0);
   assertGrew(first, 'first answer');
   const chat = await adminGet(`${COLLECTIONS.chats}/${chatId}`);
+  const priv = await adminGet(`${COLLECTIONS.chat_private}/${chatId}`);
   assert.equal(chat.owner, uid);
-  assert.equal(chat.card_count_requested, filtered);
+  assert.equal(chat.card_ids, undefined, 'the chat a visitor reads names no card');
+  assert.equal(priv.card_count_requested, filtered);
   assert.match(await page.getByTestId('chat-counts').textContent(),
-    new RegExp(`^${chat.card_ids.length} cards? in the background of ${filtered} requested`));
+    new RegExp(`^${priv.card_ids.length} cards? in the background of ${filtered} requested`));
+  assert.equal(await page.getByTestId('chat-description').textContent(), priv.collection.description);
   const bgHref = await page.getByTestId('background-cards-link').getAttribute('href');
-  assert.ok(bgHref === `/?cards=${chat.card_ids.map(encodeURIComponent).join(',')}` || bgHref === `/?chat=${chatId}`, bgHref);
+  assert.ok(bgHref === `/?cards=${priv.card_ids.map(encodeURIComponent).join(',')}` || bgHref === `/?chat=${chatId}`, bgHref);
   // Citations, if any, point at the ranked cards.
   for (const href of await page.locator('a.cite').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
-    assert.ok(chat.card_ids.some((id) => href === `/card/${encodeURIComponent(id)}`), href);
+    assert.ok(priv.card_ids.some((id) => href === `/card/${encodeURIComponent(id)}`), href);
   }
 
   // 3. Follow-up: Enter sends; the composer waits while the answer is generated.
@@ -178,6 +181,17 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   assert.equal(await visitor.getByTestId('edit-message').count(), 0);
   assert.equal(await visitor.getByTestId('signin-form').count(), 0);
   assert.equal(await visitor.getByTestId('user-email').count(), 0);
+  // Nothing of the owner's: no collection, no card count or list, and citations link public cards only.
+  for (const id of ['chat-description', 'chat-counts', 'background-cards-link', 'branched-from']) {
+    assert.equal(await visitor.getByTestId(id).count(), 0, `a visitor sees ${id}`);
+  }
+  const ranked = await Promise.all(priv.card_ids.map((id) => adminGet(`${COLLECTIONS.cards}/${id}`)));
+  const publicIds = priv.card_ids.filter((id, i) => ranked[i]?.visibility === 'public');
+  const privateIds = priv.card_ids.filter((id) => !publicIds.includes(id));
+  assert.ok(privateIds.length > 0, 'the background holds private cards');
+  for (const href of await visitor.locator('a.cite').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
+    assert.ok(publicIds.some((id) => href === `/card/${encodeURIComponent(id)}`), `a visitor's citation links ${href}`);
+  }
   await screenshot(visitor, 'chat-published-phone.png');
 
   // 6. The background: what the server packed (admin read), versus what any browser received.
@@ -186,7 +200,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   const parts = await adminList(`${COLLECTIONS.chat_backgrounds}/${chatId}/${COLLECTIONS.chat_background_parts}`);
   const background = parts.sort((a, b) => Number(a.id) - Number(b.id)).map((p) => p.text ?? '').join('');
   assert.ok(background.length > 1000, 'the hidden background holds the cards’ text');
-  const cards = await Promise.all(chat.card_ids.map((id) => adminGet(`${COLLECTIONS.cards}/${id}`)));
+  const cards = ranked;
   const secrets = unquotedSentences(cards.filter(Boolean), background, transcript).slice(0, 5);
   assert.ok(secrets.length >= 1, 'found a sentence that is in the background but not in the answers');
 
@@ -212,6 +226,22 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
     assert.deepEqual(bodiesContaining(functionBodies, secret), [], `a callable answered with background text: ${secret}`);
     assert.equal((await visitor.locator('body').textContent()).includes(secret), false);
   }
+  // The owner's data never reached the visitor: no private card id, no collection description.
+  await visitorCapture.settle();
+  // (The description's ASCII head: its curly quotes could travel escaped.)
+  const description = priv.collection.description.split('“')[0];
+  assert.ok(description.length >= 10, description);
+  for (const secret of [...privateIds.map((id) => `"${id}"`), description]) {
+    assert.deepEqual(bodiesContaining(visitorCapture, secret), [], `visitor received the owner's data: ${secret}`);
+  }
+  // A private card and a missing one look alike.
+  const shown = [];
+  for (const id of [privateIds[0], 'no-such-card']) {
+    await visitor.goto(`${APP_URL}/card/${encodeURIComponent(id)}`);
+    await visitor.getByTestId('card-unavailable').waitFor({ timeout: 15_000 });
+    shown.push(await visitor.getByTestId('card-unavailable').textContent());
+  }
+  assert.equal(shown[0], shown[1]);
   assert.deepEqual(visitorErrors, []);
   await visitorContext.close();
   await reload.close();

@@ -31,7 +31,9 @@ export function launch() {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+      '--disable-component-update', '--disable-sync',
+      // A port offset can land the app on a port Chrome refuses (6000, X11): allow the app's own.
+      `--explicitly-allowed-ports=${new URL(APP_URL).port || 80}`],
   });
 }
 

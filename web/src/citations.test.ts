@@ -1,5 +1,9 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { backgroundCardsHref, citedCardId, CITATION_RE, MAX_IDS_IN_URL, parseCitationNumbers } from './citations';
+import {
+  backgroundCardsHref, citedCardId, CITATION_RE, MAX_IDS_IN_URL, parseCitationNumbers, publicCitationIds,
+} from './citations';
+import { markdownRenderer } from './markdown';
 
 describe('citations', () => {
   it('recognises single, list and range citations but not links', () => {
@@ -22,8 +26,18 @@ describe('citations', () => {
     expect(citedCardId(4, ids)).toBeNull();
     expect(citedCardId(0, ids)).toBeNull();
   });
+  it('gives a visitor links to the public cards only, the others plain', () => {
+    const ids = publicCitationIds({ 2: 'pub-b', 4: 'pub-d', x: 'bad', 0: 'bad' });
+    expect(ids).toEqual(['', 'pub-b', '', 'pub-d']);
+    const html = markdownRenderer(ids)('The moon [1][2], and more [3, 4].');
+    expect(html).toContain('href="/card/pub-b"');
+    expect(html).toContain('href="/card/pub-d"');
+    expect(html.match(/<a /g)?.length).toBe(2);
+    expect(html).toContain('[1]');
+  });
   it('links the background cards by id, or through the chat when the list is long', () => {
     expect(backgroundCardsHref('c1', ['a', 'b c'])).toBe('/?cards=a,b%20c');
+    expect(backgroundCardsHref('c1', ['a', '', 'c'])).toBe('/?cards=a,c');
     const many = Array.from({ length: MAX_IDS_IN_URL + 1 }, (_, i) => `id${i}`);
     expect(backgroundCardsHref('c1', many)).toBe('/?chat=c1');
   });

@@ -1,5 +1,7 @@
 // Citations: the answer cites background cards as [n], where n is 1-based
-// into chats/{id}.card_ids (the rank order the server packed them in).
+// into chat_private/{id}.card_ids (the rank order the server packed them in),
+// which only the owner reads. A visitor's list comes from the chat's
+// public_citations instead: public cards only, "" (plain [n]) elsewhere.
 
 /** Matches "[3]", "[1, 4]", "[2-5]" / "[2–5]" at the start of src, not a Markdown link "[3](…)". */
 export const CITATION_RE = /^\[(\d{1,4}(?:\s*(?:,|-|–)\s*\d{1,4})*)\](?![(:])/;
@@ -24,6 +26,16 @@ export function citedCardId(n: number, cardIds: readonly string[]): string | nul
   return n >= 1 && n <= cardIds.length ? cardIds[n - 1] : null;
 }
 
+/** chats/{id}.public_citations as a card-id list for the renderer: "" where a card is not public. */
+export function publicCitationIds(citations: Readonly<Record<string, string>>): string[] {
+  const ids: string[] = [];
+  for (const [key, id] of Object.entries(citations)) {
+    const n = Number(key);
+    if (Number.isInteger(n) && n >= 1 && n <= 10_000 && id) ids[n - 1] = id;
+  }
+  return Array.from(ids, (id) => id ?? '');
+}
+
 export function cardHref(cardId: string): string {
   return `/card/${encodeURIComponent(cardId)}`;
 }
@@ -32,9 +44,11 @@ export function cardHref(cardId: string): string {
 // cards view resolves the list from the chat document instead.
 export const MAX_IDS_IN_URL = 40;
 
+/** `cardIds` as citation order has them; withdrawn ones ("") are left out. */
 export function backgroundCardsHref(chatId: string, cardIds: readonly string[]): string {
-  if (cardIds.length <= MAX_IDS_IN_URL) {
-    return `/?cards=${cardIds.map(encodeURIComponent).join(',')}`;
+  const ids = cardIds.filter(Boolean);
+  if (ids.length <= MAX_IDS_IN_URL) {
+    return `/?cards=${ids.map(encodeURIComponent).join(',')}`;
   }
   return `/?chat=${encodeURIComponent(chatId)}`;
 }

@@ -9,6 +9,7 @@ import { db } from './firebase';
 import type { Status } from './messagestate';
 import { COLLECTIONS } from './names';
 
+/** chats/{id}: what every reader of the chat may see. */
 export interface ChatDoc {
   id: string;
   owner: string;
@@ -17,13 +18,20 @@ export interface ChatDoc {
   created: Date | null;
   last_updated: Date | null;
   published: boolean;
+  /** Citation number → id, for public cards only: the links a visitor gets. */
+  public_citations: Record<string, string>;
+  message_count: number;
+}
+
+/** chat_private/{id}: the owner's data about a chat; the rules give it to no one else. */
+export interface ChatPrivateDoc {
   background_length: number;
   background_tokens: number;
+  /** Citation order: [n] is card_ids[n-1]; "" for a card withdrawn since (access lost). */
   card_ids: string[];
   card_count_requested: number;
   cards_unranked: number;
   collection: { description: string; configuration: Record<string, unknown> };
-  message_count: number;
   /** Set on a branch: the chat and question it re-asks. */
   branched_from: { chat: string; message_index: number } | null;
 }
@@ -80,6 +88,10 @@ function toCard(s: DocumentSnapshot<DocumentData>): CardDoc {
 
 export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
   const d = s.data() ?? {};
+  const citations: Record<string, string> = {};
+  for (const [n, id] of Object.entries(d.public_citations ?? {})) {
+    if (typeof id === 'string') citations[n] = id;
+  }
   return {
     id: s.id,
     owner: String(d.owner ?? ''),
@@ -88,16 +100,23 @@ export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
     created: toDate(d.created),
     last_updated: toDate(d.last_updated),
     published: d.published === true,
+    public_citations: citations,
+    message_count: Number(d.message_count ?? 0),
+  };
+}
+
+export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc {
+  const d = s.data() ?? {};
+  return {
     background_length: Number(d.background_length ?? 0),
     background_tokens: Number(d.background_tokens ?? 0),
-    card_ids: Array.isArray(d.card_ids) ? d.card_ids : [],
+    card_ids: Array.isArray(d.card_ids) ? d.card_ids.map((c: unknown) => (typeof c === 'string' ? c : '')) : [],
     card_count_requested: Number(d.card_count_requested ?? 0),
     cards_unranked: Number(d.cards_unranked ?? 0),
     collection: {
       description: String(d.collection?.description ?? ''),
       configuration: d.collection?.configuration ?? {},
     },
-    message_count: Number(d.message_count ?? 0),
     branched_from: d.branched_from?.chat
       ? { chat: String(d.branched_from.chat), message_index: Number(d.branched_from.message_index ?? 0) }
       : null,
@@ -158,9 +177,18 @@ export async function getCard(id: string): Promise<CardDoc | null> {
   return s.exists() ? toCard(s) : null;
 }
 
-export async function getChat(id: string): Promise<ChatDoc | null> {
-  const s = await getDoc(doc(db, COLLECTIONS.chats, id));
-  return s.exists() ? toChat(s) : null;
+/** The owner's data about their chat (the rules deny everyone else: only call it for your own chat). */
+export async function getChatPrivate(id: string): Promise<ChatPrivateDoc | null> {
+  const s = await getDoc(doc(db, COLLECTIONS.chat_private, id));
+  return s.exists() ? toChatPrivate(s) : null;
+}
+
+export function watchChatPrivate(
+  id: string,
+  onPrivate: (p: ChatPrivateDoc | null) => void,
+  onError: (e: FirestoreError) => void,
+): Unsubscribe {
+  return onSnapshot(doc(db, COLLECTIONS.chat_private, id), (s) => onPrivate(s.exists() ? toChatPrivate(s) : null), onError);
 }
 
 export function watchChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: FirestoreError) => void): Unsubscribe {

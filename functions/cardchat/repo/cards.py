@@ -67,3 +67,13 @@ def load_cards(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]
     """The existing cards among `card_ids`, in the order asked; missing ids are dropped."""
     found = dict(read_many(db, CARDS, card_ids, lambda _id, data: Card.from_dict(data)))
     return {i: found[i] for i in dict.fromkeys(card_ids) if i in found}
+
+
+#: The fields that decide who may read a card (schema.Card.visible_to).
+ACCESS_FIELDS = ("owner", "visibility", "viewers")
+
+
+def load_access(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]:
+    """Who may read each existing card among `card_ids`: Cards holding only
+    ACCESS_FIELDS (no title or body is read)."""
+    return dict(read_many(db, CARDS, card_ids, lambda _id, data: Card.from_dict(data), ACCESS_FIELDS))

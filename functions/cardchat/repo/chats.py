@@ -1,4 +1,7 @@
-"""Firestore adapter for chats and their hidden backgrounds.
+"""Firestore adapter for chats, their owner-only data and hidden backgrounds.
+
+`chats/{id}` is what a reader of the conversation sees; `chat_private/{id}`
+(cards, collection, counts, the source of a branch) only its owner and admins.
 
 The background lives in `chat_backgrounds/{chat_id}` plus `parts/{i}`: a
 collection the rules close to every client, admins included. It is split into
@@ -18,10 +21,12 @@ from cardchat.schema import (
     CHAT_BACKGROUNDS,
     CHAT_MESSAGES,
     CHAT_MESSAGES_STREAMING,
+    CHAT_PRIVATE,
     CHATS,
     Chat,
     ChatBackground,
     ChatMessage,
+    ChatPrivate,
 )
 
 #: Characters per background part: under 1 MiB even if every character took
@@ -39,16 +44,19 @@ def write_new_chat(
     db: firestore.Client,
     chat_id: str,
     chat: Chat,
+    private: ChatPrivate,
     background: ChatBackground,
     background_text: str,
     messages: Sequence[tuple[str, ChatMessage]],
 ) -> None:
-    """Chat, background and first messages in one atomic batch: a reader never
-    sees a chat without its background, or a stub without its chat."""
+    """Chat, its private data, background and first messages in one atomic
+    batch: a reader never sees a chat without its background, or a stub
+    without its chat."""
     parts = split_parts(background_text)
     background.parts = len(parts)
     batch = db.batch()
     batch.set(db.collection(CHATS).document(chat_id), chat.to_dict())
+    batch.set(db.collection(CHAT_PRIVATE).document(chat_id), private.to_dict())
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     batch.set(bg_ref, background.to_dict())
     for i, part in enumerate(parts):
@@ -62,6 +70,7 @@ def write_branch(
     db: firestore.Client,
     chat_id: str,
     chat: Chat,
+    private: ChatPrivate,
     background: ChatBackground,
     background_text: str,
     history: Sequence[tuple[str, ChatMessage]],
@@ -78,7 +87,7 @@ def write_branch(
             for ref, (_, message) in zip(refs[start : start + _BATCH], history[start : start + _BATCH]):
                 batch.set(ref, message.to_dict())
             batch.commit()
-        write_new_chat(db, chat_id, chat, background, background_text, first)
+        write_new_chat(db, chat_id, chat, private, background, background_text, first)
     except Exception:
         for start in range(0, len(refs), _BATCH):
             batch = db.batch()
@@ -124,12 +133,46 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     with ThreadPoolExecutor(max_workers=3) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
+    db.collection(CHAT_PRIVATE).document(chat_id).delete()
     db.collection(CHATS).document(chat_id).delete()
 
 
 def get_chat(db: firestore.Client, chat_id: str) -> dict | None:
     snap = db.collection(CHATS).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
+
+
+def get_private(db: firestore.Client, chat_id: str) -> dict | None:
+    snap = db.collection(CHAT_PRIVATE).document(chat_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def replace_background(
+    db: firestore.Client,
+    chat_id: str,
+    text: str,
+    tokens: int,
+    card_ids: list[str],
+    public_citations: dict[str, str],
+) -> None:
+    """The background after cards were withdrawn from it (recheck.py), with the
+    counts and citations that follow, in one atomic batch."""
+    bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
+    old = int(bg_ref.get().get("parts") or 0)
+    parts = split_parts(text)
+    batch = db.batch()
+    for i, part in enumerate(parts):
+        batch.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
+    for i in range(len(parts), old):
+        batch.delete(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"))
+    batch.update(bg_ref, {"tokens": tokens, "parts": len(parts)})
+    batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {"card_ids": card_ids, "background_tokens": tokens})
+    batch.update(db.collection(CHATS).document(chat_id), {"public_citations": public_citations})
+    batch.commit()
+
+
+def set_public_citations(db: firestore.Client, chat_id: str, citations: dict[str, str]) -> None:
+    db.collection(CHATS).document(chat_id).update({"public_citations": citations})
 
 
 def set_title(db: firestore.Client, chat_id: str, title: str) -> None:

@@ -12,7 +12,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
     (card) => {
       if (!alive) return;
       if (!card) {
-        replaceChildren(root, h('section', { class: 'panel' }, back, h('p', null, 'This card does not exist.')));
+        replaceChildren(root, unavailable(back));
         return;
       }
       replaceChildren(root, h('article', { class: 'card card-full panel', 'data-testid': 'card-page', 'data-card-id': card.id },
@@ -24,13 +24,19 @@ export function mountCard(root: HTMLElement, id: string): () => void {
     },
     (err) => {
       if (!alive) return;
-      const msg = errorCode(err) === 'permission-denied'
-        ? 'This card is not visible to you.'
-        : `Could not load the card: ${describeError(err)}`;
-      replaceChildren(root, h('section', { class: 'panel' }, back, h('p', { role: 'alert' }, msg)));
+      replaceChildren(root, errorCode(err) === 'permission-denied'
+        ? unavailable(back)
+        : h('section', { class: 'panel' }, back, h('p', { role: 'alert' }, `Could not load the card: ${describeError(err)}`)));
     },
   );
   return () => {
     alive = false;
   };
+}
+
+// The rules answer a missing card and one the reader may not see alike, so
+// the page says one thing for both.
+function unavailable(back: HTMLElement): HTMLElement {
+  return h('section', { class: 'panel', 'data-testid': 'card-unavailable' }, back,
+    h('p', { role: 'alert' }, 'This card does not exist, or it is not shared with you.'));
 }

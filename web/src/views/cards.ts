@@ -5,7 +5,7 @@ import { describeError } from '../errors';
 import { renderMarkdown } from '../markdown';
 import type { Route } from '../router';
 import type { Session } from '../session';
-import { getChat, watchCards } from '../store';
+import { getChatPrivate, watchCards } from '../store';
 import { openStartChat } from './startchat';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
@@ -168,10 +168,10 @@ export function mountCards(root: HTMLElement, route: CardsRoute, s: Session): ()
 
   let alive = true;
   if (route.chat) {
-    getChat(route.chat).then(
-      (chat) => {
+    getChatPrivate(route.chat).then(
+      (priv) => {
         if (!alive) return;
-        filter.ids = chat?.card_ids ?? [];
+        filter.ids = priv?.card_ids.filter(Boolean) ?? [];
         renderList();
       },
       (err) => {

@@ -1,6 +1,7 @@
 // The chat view: transcript (live), header, composer; read-only for visitors
 // of a published chat. Nothing here can see the hidden background: the
-// client only ever reads the chat document and its messages.
+// client only ever reads the chat document and its messages, and the owner
+// (only the owner: a visitor never asks) its chat_private document.
 import { listModels } from '../api';
 import { h, replaceChildren } from '../dom';
 import { errorCode, describeError } from '../errors';
@@ -8,7 +9,10 @@ import { markdownRenderer, type Renderer } from '../markdown';
 import { answerInProgress, messagePhase, msUntilStall } from '../messagestate';
 import { ScrollFollower } from '../scrollfollow';
 import type { Session } from '../session';
-import { watchChat, watchMessages, type ChatDoc, type MessageDoc } from '../store';
+import { publicCitationIds } from '../citations';
+import {
+  watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
+} from '../store';
 import { ChatHeader } from './chatheader';
 import { mountChatList } from './chats';
 import { Composer } from './composer';
@@ -21,6 +25,9 @@ export function mountChat(root: HTMLElement, chatId: string, s: Session): () => 
   const preparing = justCreated.delete(chatId);
   const cleanups: Array<() => void> = [];
   let chat: ChatDoc | null = null;
+  // The owner's chat_private: undefined until it has answered (or for a visitor, who never asks).
+  let priv: ChatPrivateDoc | null | undefined;
+  let privWatched = false;
   let messages: MessageDoc[] | null = null;
   let failed = false;
   const modelLabels = new Map<string, string>();
@@ -68,15 +75,22 @@ export function mountChat(root: HTMLElement, chatId: string, s: Session): () => 
   function build(): void {
     if (failed || !chat || !messages) return;
     const isOwner = uid !== null && chat.owner === uid;
+    if (isOwner && !privWatched) {
+      privWatched = true;
+      cleanups.push(watchChatPrivate(chatId, (p) => { priv = p; build(); }, () => { priv = null; build(); }));
+    }
+    // The owner's citations need their card list: wait for it rather than render them as a visitor's.
+    if (isOwner && priv === undefined) return;
     if (!header) {
       header = new ChatHeader(isOwner, modelLabel);
       composer = isOwner ? new Composer(chatId) : null;
       replaceChildren(main, header.el, transcript, composer?.el ?? null);
     }
-    header.render(chat);
-    const key = chat.card_ids.join('\n');
+    header.render(chat, priv ?? null);
+    const ids = priv ? priv.card_ids : publicCitationIds(chat.public_citations);
+    const key = ids.join('\n');
     if (!render || key !== renderKey) {
-      render = markdownRenderer(chat.card_ids);
+      render = markdownRenderer(ids);
       renderKey = key;
     }
     renderMessages();
@@ -93,7 +107,8 @@ export function mountChat(root: HTMLElement, chatId: string, s: Session): () => 
       return;
     }
     const seen = new Set<string>();
-    const ctx = { chatId, render, readOnly: !composer, grew: () => follower.contentChanged() };
+    // Views keep their context: `render` is looked up at each use, so a changed card list applies.
+    const ctx = { chatId, render: (md: string) => render?.(md) ?? '', readOnly: !composer, grew: () => follower.contentChanged() };
     let previous: Element | null = null;
     const firstLoad = views.size === 0 && !seenMessages;
     seenMessages = true;
@@ -169,7 +184,7 @@ export function mountChat(root: HTMLElement, chatId: string, s: Session): () => 
   if (uid) {
     listModels().then((list) => {
       for (const m of list.models) modelLabels.set(m.id, m.offline ? `${m.label} (offline)` : m.label);
-      if (chat && header) header.render(chat);
+      if (chat && header) header.render(chat, priv ?? null);
     }, () => {});
   }
 

@@ -1,15 +1,17 @@
 // The chat's header: what it is built on, and the owner's publish / delete.
+// What it is built on (cards, collection, the chat it branched from) is the
+// owner's alone: it comes from chat_private, which a visitor never reads.
 import { deleteChat } from '../api';
 import { backgroundCardsHref } from '../citations';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
-import { setPublished, type ChatDoc } from '../store';
+import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../store';
 
 const fmt = new Intl.NumberFormat('en-US');
 
-export function chatCounts(c: ChatDoc): string {
-  const n = c.card_ids.length;
+export function chatCounts(c: ChatPrivateDoc): string {
+  const n = c.card_ids.filter(Boolean).length;
   let s = `${n} card${n === 1 ? '' : 's'} in the background of ${c.card_count_requested} requested`;
   if (c.background_tokens) s += ` · ${fmt.format(c.background_tokens)} tokens`;
   if (c.cards_unranked) s += ` · ${c.cards_unranked} not embedded yet, ranked by keywords alone`;
@@ -24,13 +26,13 @@ export class ChatHeader {
   readonly el = h('header', { class: 'chat-header' });
   private publishBusy = false;
   private publishError = '';
-  private last: ChatDoc | null = null;
+  private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
 
   constructor(private readonly isOwner: boolean, private readonly modelLabel: (id: string) => string) {}
 
-  render(chat: ChatDoc): void {
-    this.last = chat;
-    const n = chat.card_ids.length;
+  /** `priv` is the owner's chat_private (null for a visitor, or while missing). */
+  render(chat: ChatDoc, priv: ChatPrivateDoc | null): void {
+    this.last = [chat, priv];
     document.title = `${chat.title || 'Chat'} · Cardchat`;
     const listToggle = h('button', {
       type: 'button', class: 'small only-narrow', 'data-testid': 'toggle-chat-list', 'aria-controls': 'chat-sidebar',
@@ -43,17 +45,22 @@ export class ChatHeader {
         chat.published ? h('span', { class: 'chip', 'data-testid': 'published-chip' }, 'published') : null),
       h('p', { class: 'meta' },
         h('span', { 'data-testid': 'chat-model' }, this.modelLabel(chat.model)),
-        chat.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, chat.collection.description)] : null),
-      h('p', { class: 'meta' },
-        h('span', { 'data-testid': 'chat-counts' }, chatCounts(chat)), ' · ',
-        h('a', { href: backgroundCardsHref(chat.id, chat.card_ids), 'data-testid': 'background-cards-link' },
-          `Open the ${n} card${n === 1 ? '' : 's'} in the background`)),
-      chat.branched_from && this.isOwner
+        priv?.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, priv.collection.description)] : null),
+      priv ? this.background(chat, priv) : null,
+      priv?.branched_from
         ? h('p', { class: 'meta', 'data-testid': 'branched-from' }, 'A branch of ',
-          h('a', { href: chatPath(chat.branched_from.chat) }, 'an earlier chat'), ', with one question asked differently.')
+          h('a', { href: chatPath(priv.branched_from.chat) }, 'an earlier chat'), ', with one question asked differently.')
         : null,
       this.isOwner ? this.ownerControls(chat) : h('p', { class: 'hint', 'data-testid': 'read-only-note' }, 'A published chat: read-only.'),
     );
+  }
+
+  private background(chat: ChatDoc, priv: ChatPrivateDoc): HTMLElement {
+    const n = priv.card_ids.filter(Boolean).length;
+    return h('p', { class: 'meta' },
+      h('span', { 'data-testid': 'chat-counts' }, chatCounts(priv)), ' · ',
+      h('a', { href: backgroundCardsHref(chat.id, priv.card_ids), 'data-testid': 'background-cards-link' },
+        `Open the ${n} card${n === 1 ? '' : 's'} in the background`));
   }
 
   private ownerControls(chat: ChatDoc): HTMLElement {
@@ -71,7 +78,7 @@ export class ChatHeader {
       }
       this.publishBusy = false;
       // The snapshot may have re-rendered the header meanwhile: render the latest state.
-      if (this.last) this.render(this.last);
+      if (this.last) this.render(...this.last);
     });
     const errorEl = h('span', { class: 'error', role: 'alert' }, this.publishError);
     const link = shareUrl(chat.id);

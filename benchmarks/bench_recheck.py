@@ -1,0 +1,65 @@
+"""The access re-check (recheck.py) on a 1,000-card background: what every
+answer and branch pays before it starts when nothing changed (the cards'
+access fields, read in bulk), and what withdrawing one card adds (cutting
+it out and counting the background's tokens again)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from cardchat import recheck
+from cardchat.background import fit_background
+from cardchat.schema import CARDS, Card
+
+N = 1_000
+OWNER = "bench-owner"
+WORDS = "branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog".split()
+
+
+def _seed(db) -> list[tuple[str, Card]]:
+    rng = random.Random(N)
+    cards, batch = [], db.batch()
+    for i in range(N):
+        body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 160))) + "."
+        # every tenth card is someone else's, shared with the owner: the kind that can be withdrawn
+        card = (Card(f"Card {i}", body, "bench-friend", viewers=[OWNER]) if i % 10 == 0
+                else Card(f"Card {i}", body, OWNER, visibility="public" if i % 3 == 0 else "private"))
+        cid = f"recheck-{i:05d}"
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        cards.append((cid, card))
+        if i % 400 == 399:
+            batch.commit()
+            batch = db.batch()
+    batch.commit()
+    return cards
+
+
+def _median_ms(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def run(db) -> list[str]:
+    cards = _seed(db)
+    bg = fit_background(cards, 10_000_000, "o200k_base")
+    assert len(bg.card_ids) == N
+
+    def check():
+        return recheck.check(db, OWNER, bg.card_ids, bg.text, bg.tokens, "o200k_base")
+
+    check()  # warm: the channel, the tokenizer
+    unchanged = _median_ms(check, 7)
+    db.collection(CARDS).document(cards[0][0]).update({"viewers": []})
+    assert check().withdrawn == [cards[0][0]]
+    withdrawn = _median_ms(check, 5)
+    return [
+        f"access re-check, {N:,}-card background ({len(bg.text) / 1e6:.1f} MB, {bg.tokens:,} tokens):",
+        f"    nothing changed: {unchanged:.0f} ms (reads owner/visibility/viewers of every card, no body)",
+        f"    one card withdrawn: {withdrawn:.0f} ms (the same read, the card cut out, the tokens counted again)",
+    ]

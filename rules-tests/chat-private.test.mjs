@@ -1,0 +1,79 @@
+// chat_private: what only a chat's owner may know about it (card ids,
+// collection description and configuration, counts, the chat it was branched
+// from). The owner and admins get it; a visitor or another user never does,
+// published chat or not; nobody lists it; no client writes it.
+
+import { after, before, describe, test } from 'node:test';
+import { assertFails } from '@firebase/rules-unit-testing';
+import { collectionGroup, deleteDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
+import {
+  ACTORS, C, UID, chatDoc, chatPrivateDoc, collection, doc, expectFound, expectMissing, fixtures, setUp,
+} from './helpers.mjs';
+
+const READERS = { owner: true, other: false, signedOut: false, admin: true };
+const chats = { unpublished: 'chat-unpublished', published: 'chat-published' };
+
+describe('chat_private', () => {
+  let h;
+  const w = fixtures();
+  const fresh = (published) => {
+    const id = w.add(C.chat_private, chatPrivateDoc(), 'chat');
+    w.docs[`${C.chats}/${id}`] = chatDoc({ published });
+    return id;
+  };
+
+  before(async () => {
+    h = await setUp('demo-rules-chat-private', {
+      [`${C.chats}/${chats.unpublished}`]: chatDoc(),
+      [`${C.chat_private}/${chats.unpublished}`]: chatPrivateDoc(),
+      [`${C.chats}/${chats.published}`]: chatDoc({ published: true }),
+      [`${C.chat_private}/${chats.published}`]: chatPrivateDoc(),
+      ...w.docs,
+    });
+  });
+  after(() => h.tearDown());
+
+  const priv = (actor, id) => doc(h.db[actor], C.chat_private, id);
+  const all = (actor) => collection(h.db[actor], C.chat_private);
+
+  // --- get -------------------------------------------------------------------
+  for (const [state, id] of Object.entries(chats)) {
+    for (const [actor, label] of Object.entries(ACTORS)) {
+      if (READERS[actor]) {
+        test(`allow: ${label} gets the private data of the owner's ${state} chat`, () => expectFound(priv(actor, id)));
+      } else {
+        test(`deny: ${label} gets the private data of the owner's ${state} chat`,
+          () => assertFails(expectFound(priv(actor, id))));
+      }
+    }
+    test(`deny: non-admin with an admin token claim gets the private data of a ${state} chat`,
+      () => assertFails(expectFound(priv('notAdmin', id))));
+  }
+  for (const [actor, label] of Object.entries(ACTORS)) {
+    test(`allow: ${label} gets the private data of a missing chat and sees not-found`,
+      () => expectMissing(priv(actor, 'no-such-chat')));
+  }
+
+  // --- list: never, not even filtered on the own uid ---------------------------
+  for (const [actor, label] of Object.entries(ACTORS)) {
+    test(`deny: ${label} lists chat_private without a filter`, () => assertFails(getDocs(all(actor))));
+    test(`deny: ${label} lists chat_private filtered on owner`,
+      () => assertFails(getDocs(query(all(actor), where('owner', '==', UID.owner)))));
+    test(`deny: ${label} queries chat_private through a collection group`,
+      () => assertFails(getDocs(query(collectionGroup(h.db[actor], C.chat_private), where('owner', '==', UID.owner)))));
+  }
+
+  // --- writes: the server's alone, the owner's included ------------------------
+  for (const [actor, label] of Object.entries(ACTORS)) {
+    const owner = actor === 'signedOut' ? UID.owner : UID[actor];
+    test(`deny: ${label} creates private data for a chat`,
+      () => assertFails(setDoc(priv(actor, w.newId('new')), chatPrivateDoc({ owner }))));
+    for (const [field, value] of Object.entries({ card_ids: ['card-z'], collection: { description: 'edited' } })) {
+      const id = fresh(false);
+      test(`deny: ${label} updates ${field} of the owner's chat's private data`,
+        () => assertFails(updateDoc(priv(actor, id), { [field]: value })));
+    }
+    const del = fresh(true);
+    test(`deny: ${label} deletes the owner's chat's private data`, () => assertFails(deleteDoc(priv(actor, del))));
+  }
+});

@@ -1,0 +1,63 @@
+"""A chat over real cards, written as createChat writes one (chat, private
+data, a background in fit_background's format, messages), for the tests of
+branches and of the access re-check. Imported as `from chat_support import ...`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from cardchat.background import fit_background
+from cardchat.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.repo.chats import write_new_chat
+from cardchat.schema import CARDS, Card, Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, public_citations
+from cardchat.schema import now as utc_now
+
+T0 = utc_now() - timedelta(hours=1)
+SPEC = MODELS[OFFLINE_MODEL_ID]
+
+#: The chat's cards in rank order, as u1 (the chat's owner) may read them when the chat is made.
+CARDS_OF_CHAT = {
+    "own": Card("Tides", "The moon pulls the oceans.", "u1"),
+    "shared": Card("Harbour", "The harbour gate code is 4711 and opens at dawn.", "u2", viewers=["u1"]),
+    "open": Card("Spring tides", "Spring tides come with the new and the full moon.", "u2", visibility="public"),
+    "mine-too": Card("Neap tides", "Neap tides fall between the quarter moons.", "u1"),
+    "open-too": Card("Tide tables", "Tide tables list the high and low waters of each day.", "u2",
+                     visibility="public"),
+}
+
+
+#: The same with a card over one background part (250,000 characters): a copy
+#: must join the parts. Too long for the offline model's window to answer.
+BIG_CARDS = {**CARDS_OF_CHAT, "own": Card("Tides", "The moon pulls the oceans.\n\n" + "filler line\n" * 30_000, "u1")}
+
+
+def make_chat(db, turns: list[tuple[str, str, str]], chat_id: str = "src",
+              cards: dict[str, Card] | None = None) -> list[str]:
+    """A chat of (role, status, content) turns, owned by u1, on the offline
+    model, over `cards` (stored too); returns its card ids in citation order."""
+    cards = CARDS_OF_CHAT if cards is None else cards
+    batch = db.batch()
+    for cid, card in cards.items():
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+    batch.commit()
+    bg = fit_background(list(cards.items()), 1_000_000, SPEC.tokenizer, "ocean notes")
+    chat = Chat(owner="u1", title="Tides and the moon", model=OFFLINE_MODEL_ID,
+                public_citations=public_citations(bg.card_ids, cards), published=True, message_count=len(turns))
+    private = ChatPrivate(owner="u1", background_length=1_000_000, background_tokens=bg.tokens,
+                          card_ids=bg.card_ids, card_count_requested=7,
+                          collection=Collection("ocean notes", {"tag": "ocean"}), cards_unranked=1)
+    messages = [(f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text, status=status,
+                                                 timestamp=T0 + timedelta(minutes=i), model=OFFLINE_MODEL_ID))
+                for i, (role, status, text) in enumerate(turns)]
+    write_new_chat(db, chat_id, chat, private,
+                   ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID, tokens=bg.tokens, parts=0),
+                   bg.text, messages)
+    return bg.card_ids
+
+
+def revoke(db) -> None:
+    """Every way u1 loses a card of CARDS_OF_CHAT: a viewer removed, a public
+    card made private, a card deleted. "own" and "open-too" stay readable."""
+    db.collection(CARDS).document("shared").update({"viewers": []})
+    db.collection(CARDS).document("open").update({"visibility": "private"})
+    db.collection(CARDS).document("mine-too").delete()
