@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from cardchat import chats
+from cardchat import chats, parsing
 from cardchat.embeddings import get_embedder, pack
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 from cardchat.text import text_hash
@@ -52,7 +52,7 @@ def run(db) -> list[str]:
     lines = []
     for n in (1_000, 10_000):
         ids = _seed(db, n, f"bench{n}")
-        req = chats.parse_request({"card_ids": ids, "initial_message": "how do I rebase my branch onto main?",
+        req = parsing.create_chat({"card_ids": ids, "initial_message": "how do I rebase my branch onto main?",
                                    "model": "claude-sonnet-4-6", "background_percentage": 0.5},
                                   env={"ANTHROPIC_API_KEY": "bench-only"})  # a 100k-token budget
         start = time.perf_counter()

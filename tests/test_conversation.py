@@ -12,7 +12,6 @@ import pytest
 from google.cloud import firestore
 
 from cardchat.conversation import (
-    MAX_CONTENT_CHARS,
     MESSAGE_OVERHEAD_TOKENS,
     ContextTooSmall,
     byte_bounds,
@@ -25,6 +24,8 @@ from cardchat.conversation import (
     window_for,
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.parsing import MAX_CONTENT_CHARS
+from cardchat.parsing import post_message as parse_post
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo.chats import write_new_chat
@@ -95,17 +96,18 @@ def test_post_checks_owner_chat_and_content(db):
         post_message(db, "intruder", "chat1", "hi")
     with pytest.raises(NotFound):
         post_message(db, "u1", "no-such-chat", "hi")
-    for bad in ("", "   \n", None, 42, "x" * (MAX_CONTENT_CHARS + 1)):
-        with pytest.raises(InvalidArgument, match="content"):
-            post_message(db, "u1", "chat1", bad)
-    post_message(db, "u1", "chat1", "x" * MAX_CONTENT_CHARS)
+    for bad in ("", "   \n", None, 42, "x" * (MAX_CONTENT_CHARS + 1), "lone \ud800 surrogate"):
+        with pytest.raises(InvalidArgument, match="^content:"):
+            parse_post({"chat_id": "chat1", "content": bad})
+    post_message(db, "u1", "chat1", parse_post({"chat_id": "chat1", "content": "x" * MAX_CONTENT_CHARS})[1])
     assert len(chat_messages(db)) == 4
 
 
 @pytest.mark.emulator
 def test_a_follow_up_is_stored_trimmed_as_the_first_message_is(db):
     make_chat(db)
-    post_message(db, "u1", "chat1", "  \n spaced out \n " + " " * MAX_CONTENT_CHARS)  # the limit counts the trimmed text
+    _, text = parse_post({"chat_id": "chat1", "content": "  \n spaced out \n " + " " * MAX_CONTENT_CHARS})
+    post_message(db, "u1", "chat1", text)  # the limit counts the trimmed text
     assert chat_messages(db)[2]["content"] == "spaced out"
 
 
