@@ -115,7 +115,7 @@ def post_message(db: Any, uid: str, chat_id: str, text: str, now: datetime | Non
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
             {"message_count": n + 2, "last_updated": when},
-            (uid, lambda quota: admit(quota, when, rules)),  # MUTANT
+            (uid, lambda quota: admit(quota, when, rules, hold)),
         )
 
     repo.append_turn(db, chat_id, decide)

@@ -238,7 +238,7 @@ def generate(
         _log_unexpected(message_id, e, secrets, background)
         return _fail(run, GENERIC_ERROR, "".join(parts))
     finally:
-        pass  # MUTANT
+        _settle(run)
 
 
 def _retry_wait(e: ProviderError, retries: int) -> float | None:

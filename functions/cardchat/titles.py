@@ -64,7 +64,7 @@ def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     chat_repo.set_title(db, chat_id, title)
     owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner") if used else None
     if owner:
-        pass  # MUTANT
+        ratelimit.charge(db, owner, used)
 
 
 def fallback_title(question: str) -> str:
