@@ -154,3 +154,15 @@ def test_a_branch_reserves_in_the_commit_that_makes_it_and_a_refused_one_writes_
     with pytest.raises(ResourceExhausted):
         branches.branch_chat(db, "u1", "A", 0, "and once more?", limits=limits)
     assert quota(db) == before and db.collection(CHATS).count().get()[0][0].value == chats
+
+
+def test_deleting_a_chat_releases_the_reservation_of_an_answer_never_claimed(db):
+    from cardchat.chats import delete_chat
+
+    answered_chat(db, "A", 0, model="offline-extractive")
+    post_message(db, "u1", "A", "what else?")
+    before = quota(db)
+    assert len(before["reservations"]) == 1
+    delete_chat(db, "u1", "A")
+    after = quota(db)
+    assert after["reservations"] == [] and after["day_tokens"] == before["day_tokens"]

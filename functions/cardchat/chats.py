@@ -173,4 +173,5 @@ def delete_chat(db, uid: str, chat_id: str) -> None:
         raise NotFound("No such chat")
     if chat.get("owner") != uid:
         raise PermissionDenied("Only the owner may delete a chat")
+    ratelimit.release_unclaimed(db, uid, chat_id)
     chat_repo.delete_chat(db, chat_id)

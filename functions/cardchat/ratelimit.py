@@ -182,3 +182,14 @@ def reconcile(db: Any, uid: str, message: str, attempt: int, used: int, now: dat
 def charge(db: Any, uid: str, tokens: int, now: datetime | None = None) -> None:
     when = now or utc_now()
     repo.update(db, uid, lambda state: charged(state, tokens, when))
+
+
+def release_unclaimed(db: Any, uid: str, chat_id: str, now: datetime | None = None) -> None:
+    """Before a chat is deleted: an answer no run has claimed yet never will
+    (its message goes), so its reservation is released rather than left to
+    expire and be charged in full. A run already going settles its own."""
+    from cardchat.repo import messages as messages_repo
+
+    for message_id, msg in messages_repo.chat_messages(db, chat_id):
+        if msg.get("role") == "assistant" and msg.get("status") == "ready":
+            reconcile(db, uid, message_id, int(msg.get("attempts") or 0) + 1, 0, now)
