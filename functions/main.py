@@ -79,14 +79,14 @@ def _uid(req: https_fn.CallableRequest) -> str:
     return req.auth.uid
 
 
-def _spend_generation(uid: str) -> None:
-    """Every call that makes a model answer: the user must have AI use granted,
-    and the call takes a slot of their rate limit (retries and branches too)."""
-    from cardchat import chats, ratelimit
+def _may_use_ai(uid: str) -> None:
+    """Every call that makes a model answer needs AI use granted. Its
+    rate-limit slot and token reservation are taken by the domain, in the
+    transaction that checks and writes, so a refused call spends nothing."""
+    from cardchat import chats
     from cardchat.repo import users
 
     chats.check_may_use_ai(users.get_user(db(), uid))
-    ratelimit.check_and_record(db(), uid)
 
 
 def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_fn.CallableRequest], Any]:
@@ -121,11 +121,11 @@ def listModels(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats
+    from cardchat import chats, parsing
 
     uid = _uid(req)
-    parsed = chats.parse_request(req.data)
-    _spend_generation(uid)
+    parsed = parsing.create_chat(req.data)
+    _may_use_ai(uid)
     result = chats.create_chat(db(), uid, parsed)
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
     return {"chat_id": result.chat_id}
@@ -134,46 +134,43 @@ def createChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, conversation
+    from cardchat import conversation, parsing
 
     uid = _uid(req)
-    chat_id = chats.parse_id(req.data, "chat_id")
-    content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
-    _spend_generation(uid)
+    chat_id, content = parsing.post_message(req.data)
+    _may_use_ai(uid)
     return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, conversation
+    from cardchat import conversation, parsing
 
     uid = _uid(req)
-    message_id = chats.parse_id(req.data, "message_id")
-    _spend_generation(uid)
+    message_id = parsing.doc_id(req.data, "message_id")
+    _may_use_ai(uid)
     return {"message_id": conversation.retry_message(db(), uid, message_id)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import branches, chats, conversation
+    from cardchat import branches, parsing
 
     uid = _uid(req)
-    chat_id = chats.parse_id(req.data, "chat_id")
-    index = branches.parse_index(req.data.get("message_index"))
-    content = conversation.validate_content(req.data.get("content"))  # before a rate-limit slot is spent
-    _spend_generation(uid)
+    chat_id, index, content = parsing.branch_chat(req.data)
+    _may_use_ai(uid)
     return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats
+    from cardchat import chats, parsing
 
     uid = _uid(req)
-    chats.delete_chat(db(), uid, chats.parse_id(req.data, "chat_id"))
+    chats.delete_chat(db(), uid, parsing.doc_id(req.data, "chat_id"))
     return {}
 
 
@@ -214,16 +211,9 @@ def generateAnswer(event: firestore_fn.Event) -> None:
 
 
 def _retitle(chat_id: str, model_id: str | None) -> None:
-    """A model-written title replaces the first words once the first answer is
-    in; it is made from the question alone, never from the background."""
-    from cardchat import chats, titles
-    from cardchat.repo import chats as chat_repo
+    from cardchat import titles
 
-    first = db().collection(CHAT_MESSAGES).document(chats.first_message_id(chat_id, 0)).get()
-    if not first.exists or not model_id:
-        return
-    title = titles.make_title(model_id, first.get("content"))
-    chat_repo.set_title(db(), chat_id, title)
+    titles.retitle(db(), chat_id, model_id)
 
 
 # Names the SPA calls, from common/collections.json: a rename there that isn't

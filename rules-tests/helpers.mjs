@@ -169,7 +169,7 @@ export function embeddingDoc(over = {}) {
 }
 
 export function rateLimitDoc(over = {}) {
-  return checkShape('RateLimit', { recent: [T0], day: '2026-01-01', day_tokens: 1234, ...over });
+  return checkShape('RateLimit', { recent: [T0], day: '2026-01-01', day_tokens: 1234, reservations: [], ...over });
 }
 
 /** A chat_messages document builder, or a chat_messages_streaming one. */

@@ -61,3 +61,28 @@ def revoke(db) -> None:
     db.collection(CARDS).document("shared").update({"viewers": []})
     db.collection(CARDS).document("open").update({"visibility": "private"})
     db.collection(CARDS).document("mine-too").delete()
+
+
+def write_chat(db, chat_id: str, messages: list[tuple[str, ChatMessage]], owner: str = "u1",
+               model: str = OFFLINE_MODEL_ID, background_tokens: int = 0, background: str = "") -> None:
+    """A chat of the given messages with a background of `background_tokens`,
+    its private data holding no cards: for tests of turns, quotas and refusals."""
+    chat = Chat(owner=owner, title="t", model=model, message_count=len(messages))
+    private = ChatPrivate(owner=owner, background_length=background_tokens, background_tokens=background_tokens,
+                          card_ids=[], card_count_requested=0)
+    write_new_chat(db, chat_id, chat, private,
+                   ChatBackground(chat=chat_id, owner=owner, model=model, tokens=background_tokens, parts=0),
+                   background, messages)
+
+
+def answered_chat(db, chat_id: str, owner: str = "u1", status: str = "complete", model: str = OFFLINE_MODEL_ID,
+                  background_tokens: int = 0, ids: tuple[str, str] | None = None, **answer_fields) -> str:
+    """A chat with one question and its answer in `status` (never `ready`
+    unless asked, so no generator runs); returns the chat id."""
+    question_id, answer_id = ids or (f"{chat_id}-q0", f"{chat_id}-a1")
+    write_chat(db, chat_id, [
+        (question_id, ChatMessage(chat=chat_id, message_index=0, role="user", content="first?", status="complete")),
+        (answer_id, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="answer", status=status,
+                                model=model, **answer_fields)),
+    ], owner, model, background_tokens)
+    return chat_id

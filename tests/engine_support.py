@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 from google.cloud import firestore
+from chat_support import write_chat
 from provider_wire import Wire
 
 from cardchat import providers
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import HEADER, NO_CARDS
-from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Chat, ChatBackground, ChatMessage, ChatPrivate
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, ChatMessage
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_ANSWER = f"{HEADER}\n\n{NO_CARDS}"
@@ -53,12 +53,7 @@ def make_chat(
     stub_id = f"{chat_id}-m{len(turns)}"
     messages.append((stub_id, ChatMessage(chat=chat_id, message_index=len(turns), role="assistant",
                                           content="", status="ready", model=model)))
-    chat = Chat(owner=owner, title="t", model=model, message_count=len(messages))
-    private = ChatPrivate(owner=owner, background_length=background_tokens, background_tokens=background_tokens,
-                          card_ids=[], card_count_requested=0)
-    write_new_chat(db, chat_id, chat, private,
-                   ChatBackground(chat=chat_id, owner=owner, model=model, tokens=background_tokens, parts=0),
-                   background, messages)
+    write_chat(db, chat_id, messages, owner, model, background_tokens, background)
     return stub_id
 
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from cardchat import branches
+from cardchat.parsing import branch_chat as parse_branch
 from cardchat.chats import first_message_id
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.models import OFFLINE_MODEL_ID
@@ -35,7 +36,8 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
     make_chat(db, CONVERSATION, cards=BIG_CARDS)
     before = turns(db, "src")
 
-    new_id = branches.branch_chat(db, "u1", "src", 2, "  How high do they get?  ")
+    _, index, text = parse_branch({"chat_id": "src", "message_index": 2, "content": "  How high do they get?  "})
+    new_id = branches.branch_chat(db, "u1", "src", index, text)  # parsed: stored trimmed
 
     assert turns(db, new_id) == [
         (0, "user", "complete", "Why are there tides?"),
@@ -94,11 +96,11 @@ def test_only_the_owner_branches_and_only_at_a_question(db):
     for index in (1, 3, 4, 99):
         with pytest.raises(InvalidArgument, match="message_index"):
             branches.branch_chat(db, "u1", "src", index, "q")
-    with pytest.raises(InvalidArgument, match="content"):
-        branches.branch_chat(db, "u1", "src", 0, "   ")
-    for bad in (-1, 1.5, "2", True, None):
-        with pytest.raises(InvalidArgument, match="message_index"):
-            branches.parse_index(bad)
+    with pytest.raises(InvalidArgument, match="^content:"):
+        parse_branch({"chat_id": "src", "message_index": 0, "content": "   "})
+    for bad in (-1, 1.5, "2", True, None, 2**63):
+        with pytest.raises(InvalidArgument, match="^message_index:"):
+            parse_branch({"chat_id": "src", "message_index": bad, "content": "q"})
     assert db.collection(CHATS).count().get()[0][0].value == 1  # nothing was created
 
 

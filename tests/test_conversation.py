@@ -12,7 +12,6 @@ import pytest
 from google.cloud import firestore
 
 from cardchat.conversation import (
-    MAX_CONTENT_CHARS,
     MESSAGE_OVERHEAD_TOKENS,
     ContextTooSmall,
     byte_bounds,
@@ -25,10 +24,12 @@ from cardchat.conversation import (
     window_for,
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.parsing import MAX_CONTENT_CHARS
+from cardchat.parsing import post_message as parse_post
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
-from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CHAT_MESSAGES, CHATS, Chat, ChatBackground, ChatMessage, ChatPrivate, StreamChunk
+from chat_support import answered_chat
+from cardchat.schema import CHAT_MESSAGES, CHATS, StreamChunk
 from cardchat.schema import now as utc_now
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
@@ -36,16 +37,7 @@ SPEC = MODELS[OFFLINE_MODEL_ID]
 
 def make_chat(db: firestore.Client, answer_status: str = "complete", **answer_fields) -> None:
     """chat1 owned by u1: a question (index 0) and an answer (index 1)."""
-    messages = [
-        ("q0", ChatMessage(chat="chat1", message_index=0, role="user", content="first?", status="complete")),
-        ("a1", ChatMessage(chat="chat1", message_index=1, role="assistant", content="answer",
-                           status=answer_status, model=OFFLINE_MODEL_ID, **answer_fields)),
-    ]
-    chat = Chat(owner="u1", title="t", model=OFFLINE_MODEL_ID, message_count=2)
-    private = ChatPrivate(owner="u1", background_length=0, background_tokens=0, card_ids=[], card_count_requested=0)
-    write_new_chat(db, "chat1", chat, private,
-                   ChatBackground(chat="chat1", owner="u1", model=OFFLINE_MODEL_ID, tokens=0, parts=0),
-                   "", messages)
+    answered_chat(db, "chat1", status=answer_status, ids=("q0", "a1"), **answer_fields)
 
 
 def chat_messages(db: firestore.Client) -> list[dict]:
@@ -95,17 +87,18 @@ def test_post_checks_owner_chat_and_content(db):
         post_message(db, "intruder", "chat1", "hi")
     with pytest.raises(NotFound):
         post_message(db, "u1", "no-such-chat", "hi")
-    for bad in ("", "   \n", None, 42, "x" * (MAX_CONTENT_CHARS + 1)):
-        with pytest.raises(InvalidArgument, match="content"):
-            post_message(db, "u1", "chat1", bad)
-    post_message(db, "u1", "chat1", "x" * MAX_CONTENT_CHARS)
+    for bad in ("", "   \n", None, 42, "x" * (MAX_CONTENT_CHARS + 1), "lone \ud800 surrogate"):
+        with pytest.raises(InvalidArgument, match="^content:"):
+            parse_post({"chat_id": "chat1", "content": bad})
+    post_message(db, "u1", "chat1", parse_post({"chat_id": "chat1", "content": "x" * MAX_CONTENT_CHARS})[1])
     assert len(chat_messages(db)) == 4
 
 
 @pytest.mark.emulator
 def test_a_follow_up_is_stored_trimmed_as_the_first_message_is(db):
     make_chat(db)
-    post_message(db, "u1", "chat1", "  \n spaced out \n " + " " * MAX_CONTENT_CHARS)  # the limit counts the trimmed text
+    _, text = parse_post({"chat_id": "chat1", "content": "  \n spaced out \n " + " " * MAX_CONTENT_CHARS})
+    post_message(db, "u1", "chat1", text)  # the limit counts the trimmed text
     assert chat_messages(db)[2]["content"] == "spaced out"
 
 

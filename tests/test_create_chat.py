@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from google.cloud.firestore import FieldFilter
 
-from cardchat import chats, models
+from cardchat import chats, models, parsing
 from cardchat.embeddings import get_embedder, pack
 from cardchat.errors import InvalidArgument, PermissionDenied
 from cardchat.repo.chats import read_background
@@ -72,7 +72,7 @@ def big_deck_db(firestore_host):
 )
 def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_id, pct):
     db, ids = big_deck_db
-    req = chats.parse_request({"card_ids": ids, "initial_message": "how do I rebase a branch?",
+    req = parsing.create_chat({"card_ids": ids, "initial_message": "how do I rebase a branch?",
                                "model": model_id, "background_percentage": pct}, env=KEYS)
     result = chats.create_chat(db, "owner", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
@@ -92,7 +92,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     db.collection(CARDS).document("theirs").set(Card("Secret", "Mallory's vault code.", "them").to_dict())
     db.collection(CARDS).document("shared").set(Card("Shared", "Shared with me.", "them", viewers=["me"]).to_dict())
     db.collection(CARDS).document("open").set(Card("Open", "Public card.", "them", visibility="public").to_dict())
-    req = chats.parse_request({"card_ids": ["mine", "theirs", "ghost", "shared", "open"],
+    req = parsing.create_chat({"card_ids": ["mine", "theirs", "ghost", "shared", "open"],
                                "initial_message": "what pulls the sea?"}, env={})
     result = chats.create_chat(db, "me", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
@@ -114,7 +114,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
 def test_cards_without_embeddings_are_embedded_on_the_spot(db):
     db.collection(CARDS).document("a").set(Card("Sourdough", "Feed the starter daily.", "me").to_dict())
     db.collection(CARDS).document("b").set(Card("Tides", "The moon's gravity raises tides.", "me").to_dict())
-    req = chats.parse_request({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
+    req = parsing.create_chat({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
     result = chats.create_chat(db, "me", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     assert chat["card_ids"][0] == "b" and chat["cards_unranked"] == 0
@@ -130,7 +130,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
         db.collection(CARDS).document(i).set(Card(f"Recipe {i}", "Knead the dough and let it rest.", "me").to_dict())
     db.collection(CARDS).document("moon").set(Card("Moon", "The moon's gravity pulls the oceans.", "me").to_dict())
     db.collection(CARDS).document("tides").set(Card("Tides", "Why tides rise twice a day.", "me").to_dict())
-    req = chats.parse_request({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
+    req = parsing.create_chat({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
                               env={})
 
     chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
@@ -150,8 +150,8 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
 
 def test_parse_request_and_permission_errors():
     with pytest.raises(InvalidArgument, match="^model:"):
-        chats.parse_request({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
-    assert chats.parse_request({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
+        parsing.create_chat({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
+    assert parsing.create_chat({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
     with pytest.raises(PermissionDenied):
         chats.check_may_use_ai({"may_use_ai": False})
     with pytest.raises(PermissionDenied):

@@ -20,8 +20,9 @@ from cardchat.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_ge
 from cardchat.errors import FailedPrecondition
 from cardchat.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
+from cardchat.ratelimit import Limits, admit
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import CHATS
+from cardchat.schema import CHATS, TokenReservation
 from cardchat.schema import now as utc_now
 
 pytestmark = pytest.mark.emulator
@@ -37,6 +38,9 @@ def test_should_generate_only_ready_answers():
 
 def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, paced):
     stub = make_chat(db)
+    # what admission (postMessage) reserves; the run settles it with its usage
+    ratelimit_repo.update(db, "u1", lambda q: admit(q, utc_now(), Limits(),
+                                                    TokenReservation(stub, 1, 50_000, utc_now())))
     before = db.collection(CHATS).document("chat1").get().get("last_updated")
     watcher = ChunkWatcher(db, stub)
     started = time.monotonic()
@@ -64,7 +68,8 @@ def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, pac
     assert msg["usage"]["output_tokens"] > 0
     assert db.collection(CHATS).document("chat1").get().get("last_updated") > before
     usage = msg["usage"]
-    assert ratelimit_repo.get(db, "u1").day_tokens == usage["input_tokens"] + usage["output_tokens"]
+    settled = ratelimit_repo.get(db, "u1")
+    assert settled.day_tokens == usage["input_tokens"] + usage["output_tokens"] and settled.reservations == []
 
 
 def test_two_generators_racing_on_one_answer_stream_it_once(db, paced):

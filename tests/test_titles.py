@@ -19,8 +19,9 @@ key = api_key("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
 def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
     wire = Wire(sse("anthropic_title.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
-    title = make_title("claude-haiku-4-5", QUESTION)
+    title, used = make_title("claude-haiku-4-5", QUESTION)
     assert title == "Why Tides Come Twice a Day, Explained"
+    assert used > 0  # counted against the owner's daily tokens (main._retitle)
     body = wire.body()
     assert body["messages"] == [{"role": "user", "content": QUESTION}]
     assert "title" in body["system"][0]["text"] and "<card" not in body["system"][0]["text"]
@@ -30,18 +31,18 @@ def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
 def test_provider_failure_falls_back_to_the_question(monkeypatch):
     wire = Wire(httpx2.Response(529, json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
-    assert make_title("claude-sonnet-4-6", QUESTION) == "Why do most coasts get two high"
+    assert make_title("claude-sonnet-4-6", QUESTION) == ("Why do most coasts get two high", 0)
     assert len(wire.requests) == 1
 
 
 def test_offline_and_unknown_models_never_call_a_provider():
-    assert make_title(OFFLINE_MODEL_ID, QUESTION) == "Why do most coasts get two high"
-    assert make_title("no-such-model", "“Quoted” question?") == "Quoted question?"
+    assert make_title(OFFLINE_MODEL_ID, QUESTION) == ("Why do most coasts get two high", 0)
+    assert make_title("no-such-model", "“Quoted” question?") == ("Quoted question?", 0)
 
 
 def test_missing_key_falls_back(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    assert make_title("claude-sonnet-4-6", "tides?") == "tides?"
+    assert make_title("claude-sonnet-4-6", "tides?") == ("tides?", 0)
 
 
 def test_clean_title_limits():

@@ -16,14 +16,14 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from cardchat import models
+from cardchat import models, ratelimit
 from cardchat.chats import first_message_id
-from cardchat.conversation import new_message_id, question_and_stub, require_owner, said_before, validate_content
+from cardchat.conversation import new_message_id, question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.recheck import Checked, check
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection
+from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, TokenReservation
 from cardchat.schema import now as utc_now
 from cardchat.titles import fallback_title
 
@@ -36,18 +36,14 @@ def _base_title(source: dict[str, Any]) -> str:
     return str(source.get("title") or "").removesuffix(TITLE_SUFFIX)
 
 
-def parse_index(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidArgument("message_index: must be a whole number ≥ 0")
-    return value
-
-
-def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: Any,
-                now: datetime | None = None) -> str:
+def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
+                now: datetime | None = None, limits: ratelimit.Limits | None = None) -> str:
     """A new chat that re-asks question `message_index` of `chat_id` as
-    `content`; returns its id. Only the owner may branch their chat."""
-    text = validate_content(content)
+    `text` (parsed: parsing.branch_chat); returns its id. Only the owner may
+    branch their chat. Admission (slot and token reservation) is checked
+    before the history is copied and taken in the commit that makes the chat."""
     when = now or utc_now()
+    rules = limits or ratelimit.Limits.from_env()
     source = require_owner(chats_repo.get_chat(db, chat_id), uid)
     spec = models.MODELS.get(source.get("model") or "")
     if spec is None or not models.key_present(spec):
@@ -56,6 +52,10 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: An
     asked = next((m for m in messages if m.get("message_index") == message_index), None)
     if asked is None or asked.get("role") != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
+
+    bound = token_bound(spec, chats_repo.background_tokens(db, chat_id) or 0,
+                        [m.get("content") or "" for m in said_before(messages, message_index)] + [text])
+    ratelimit.check(db, uid, bound, when, rules)
 
     new_id = uuid.uuid4().hex[:20]
     history = [
@@ -85,8 +85,10 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, content: An
     )
     background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens,
                                 parts=0, created=when)
+    hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
     chats_repo.write_branch(db, new_id, chat, _private_copy(private, uid, checked, chat_id, message_index),
-                            background, checked.text, history, [(question_id, question), (stub_id, stub)])
+                            background, checked.text, history, [(question_id, question), (stub_id, stub)],
+                            (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)))
     return new_id
 
 

@@ -8,7 +8,6 @@ chat id and counts, never which requested ids exist or what the cards say.
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -17,18 +16,15 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from cardchat import models
-from cardchat.conversation import question_and_stub, validate_content
+from cardchat import models, ratelimit
+from cardchat.conversation import question_and_stub, token_bound
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
-from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, Collection, now, public_citations
+from cardchat.parsing import CreateChatRequest
+from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
 if TYPE_CHECKING:
     from cardchat.background import Background
 
-MAX_CARD_IDS = 20_000
-MAX_DESCRIPTION_CHARS = 2_000
-MAX_CONFIGURATION_BYTES = 20_000
-DEFAULT_BACKGROUND_PERCENTAGE = 0.5
 #: Tokens a provider adds around the system text and one user turn.
 QUESTION_OVERHEAD = 64
 #: Cards without a fresh embedding are embedded on the spot, those BM25 likes
@@ -44,74 +40,15 @@ EMBED_BUDGET_S = 1.0
 
 
 @dataclass
-class CreateChatRequest:
-    card_ids: list[str]
-    initial_message: str
-    model: str
-    background_percentage: float
-    collection: Collection
-
-
-@dataclass
 class CreateChatResult:
     chat_id: str
     timings_ms: dict[str, float] = field(default_factory=dict)
-
-
-def _valid_doc_id(value: Any) -> bool:
-    return isinstance(value, str) and 0 < len(value.encode()) <= 1500 and "/" not in value and value not in (".", "..")
 
 
 def first_message_id(chat_id: str, index: int) -> str:
     """Ids of a chat's first two messages (question 0, answer 1): derived from
     the chat id, so the first question can be found without a query."""
     return f"{chat_id}-{index:04d}"
-
-
-def parse_id(data: Any, name: str) -> str:
-    """A document id from a request (`chat_id`, `message_id`)."""
-    value = data.get(name) if isinstance(data, dict) else None
-    if not _valid_doc_id(value):
-        raise InvalidArgument(f"{name}: a valid id is required")
-    return value
-
-
-def parse_request(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRequest:
-    if not isinstance(data, dict):
-        raise InvalidArgument("request: must be an object")
-    message = validate_content(data.get("initial_message"), "initial_message")
-
-    ids = data.get("card_ids")
-    if not isinstance(ids, list) or not ids:
-        raise InvalidArgument("card_ids: at least one card id is required")
-    if len(ids) > MAX_CARD_IDS:
-        raise InvalidArgument(f"card_ids: {len(ids)} ids is over the limit of {MAX_CARD_IDS}")
-    if not all(_valid_doc_id(c) for c in ids):
-        raise InvalidArgument("card_ids: every id must be a non-empty string without '/'")
-    card_ids = list(dict.fromkeys(ids))  # de-duplicated, order kept
-
-    model_id = data.get("model") or models.default_model_id(env)
-    spec = models.MODELS.get(model_id) if isinstance(model_id, str) else None
-    if spec is None:
-        raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
-    if not models.key_present(spec, env):
-        raise InvalidArgument(f"model: {spec.label} is not available here (no API key is configured for it)")
-
-    pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)
-    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 < pct <= 1:
-        raise InvalidArgument("background_percentage: must be a number above 0 and at most 1")
-
-    coll = data.get("collection") or {}
-    if not isinstance(coll, dict):
-        raise InvalidArgument("collection: must be an object")
-    description = coll.get("description", "")
-    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION_CHARS:
-        raise InvalidArgument(f"collection.description: must be a string of at most {MAX_DESCRIPTION_CHARS} characters")
-    configuration = coll.get("configuration") or {}
-    if not isinstance(configuration, dict) or len(repr(configuration)) > MAX_CONFIGURATION_BYTES:
-        raise InvalidArgument("collection.configuration: must be an object of at most 20 KB")
-
-    return CreateChatRequest(card_ids, message, spec.id, float(pct), Collection(description, configuration))
 
 
 def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
@@ -130,8 +67,12 @@ def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
         raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
 
 
-def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
-    """Everything after parsing and authorisation (see main.createChat)."""
+def create_chat(db, uid: str, req: CreateChatRequest, when: datetime | None = None,
+                limits: ratelimit.Limits | None = None) -> CreateChatResult:
+    """Everything after parsing and authorisation (see main.createChat). The
+    rate-limit slot and token reservation are taken in the transaction that
+    writes the chat; a caller who could not be admitted even for the question
+    alone is refused before the ranking work, with nothing written."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat import background, retrieval, text
     from cardchat.embeddings import get_embedder
@@ -148,6 +89,9 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
         clock = time.perf_counter()
 
     spec = models.MODELS[req.model]
+    stamp = when or now()
+    rules = limits or ratelimit.Limits.from_env()
+    ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     embedder = get_embedder()
 
     loaded = card_repo.load_cards(db, req.card_ids)
@@ -196,14 +140,16 @@ def create_chat(db, uid: str, req: CreateChatRequest) -> CreateChatResult:
     lap("fit")
 
     chat_id = uuid.uuid4().hex[:20]
-    stamp = now()
     chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
     user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
+    hold = TokenReservation(message=first_message_id(chat_id, 1), attempt=1,
+                            tokens=token_bound(spec, bg.tokens, [req.initial_message]), created=stamp)
     chat_repo.write_new_chat(
         db, chat_id, chat, private,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
+        (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
     )
     lap("write")
     return CreateChatResult(chat_id, t)
@@ -230,4 +176,5 @@ def delete_chat(db, uid: str, chat_id: str) -> None:
         raise NotFound("No such chat")
     if chat.get("owner") != uid:
         raise PermissionDenied("Only the owner may delete a chat")
+    ratelimit.release_unclaimed(db, uid, chat_id)
     chat_repo.delete_chat(db, chat_id)

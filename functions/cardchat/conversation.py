@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
-from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from cardchat.models import ModelSpec
+from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
+from cardchat.models import MODELS, ModelSpec
 from cardchat.providers.base import Message
+from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
-from cardchat.schema import ChatMessage
+from cardchat.schema import ChatMessage, TokenReservation
 from cardchat.schema import now as utc_now
 
-MAX_CONTENT_CHARS = 32_000
 #: Tokens a provider adds around each message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 8
 _ID_ALPHABET = string.ascii_letters + string.digits
@@ -48,19 +48,6 @@ def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
     if msg.get("status") == "streaming":
         return lease is None or lease <= now
     return msg.get("status") == "ready" and lease is not None and lease <= now
-
-
-def validate_content(content: Any, name: str = "content") -> str:
-    """A user's message, trimmed: the first (createChat's `initial_message`)
-    and every follow-up obey the same rules. `name` names the field in errors."""
-    if not isinstance(content, str):
-        raise InvalidArgument(f"{name}: must be a string")
-    text = content.strip()
-    if not text:
-        raise InvalidArgument(f"{name}: must not be empty")
-    if len(text) > MAX_CONTENT_CHARS:
-        raise InvalidArgument(f"{name}: {len(text):,} characters is over the limit of {MAX_CONTENT_CHARS:,}")
-    return text
 
 
 def require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
@@ -93,32 +80,60 @@ def question_and_stub(chat_id: str, index: int, text: str, model: str | None,
     return question, stub
 
 
-def post_message(db: Any, uid: str, chat_id: str, content: Any, now: datetime | None = None) -> str:
-    """Append the user's message and an assistant stub; returns the stub's id."""
-    text = validate_content(content)
-    when = now or utc_now()
-    stub_id = new_message_id()
+def _spec(chat: dict[str, Any]) -> ModelSpec:
+    spec = MODELS.get(chat.get("model") or "")
+    if spec is None:
+        raise FailedPrecondition(f"the chat's model {chat.get('model')!r} is not available any more")
+    return spec
 
-    def decide(chat: dict[str, Any] | None, last: dict[str, Any] | None) -> repo.TurnDecision:
+
+def _background_tokens(db: Any, chat_id: str) -> int:
+    """Fixed when the chat is made, so read before the transaction."""
+    from cardchat.repo.chats import background_tokens
+
+    return background_tokens(db, chat_id) or 0
+
+
+def post_message(db: Any, uid: str, chat_id: str, text: str, now: datetime | None = None,
+                 limits: Limits | None = None) -> str:
+    """Append the user's message (parsed: parsing.post_message) and an
+    assistant stub; returns the stub's id. The caller's rate-limit slot and
+    token reservation are taken in the same transaction, after the checks."""
+    when = now or utc_now()
+    rules = limits or Limits.from_env()
+    stub_id = new_message_id()
+    bg_tokens = _background_tokens(db, chat_id)
+
+    def decide(chat: dict[str, Any] | None, messages: list[dict[str, Any]]) -> repo.TurnDecision:
         chat = require_owner(chat, uid)
-        _refuse_unfinished(last, when)
         n = int(chat.get("message_count") or 0)
-        user, stub = question_and_stub(chat_id, n, text, chat.get("model"), when)
+        _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
+        spec = _spec(chat)
+        user, stub = question_and_stub(chat_id, n, text, spec.id, when)
+        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, n)] + [text])
+        hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
             {"message_count": n + 2, "last_updated": when},
+            (uid, lambda quota: admit(quota, when, rules, hold)),
         )
 
     repo.append_turn(db, chat_id, decide)
     return stub_id
 
 
-def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None) -> str:
+def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None,
+                  limits: Limits | None = None) -> str:
     """Put a failed or stalled answer back to `ready` (same place in the chat),
-    which starts a new generation; returns the message id."""
+    which starts a new generation; returns the message id. Admitted (slot and
+    reservation) in the same transaction."""
     when = now or utc_now()
+    rules = limits or Limits.from_env()
+    found = repo.get_message(db, message_id)
+    bg_tokens = _background_tokens(db, found["chat"]) if found and found.get("chat") else 0
 
-    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None) -> dict[str, Any]:
+    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None,
+               messages: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
         if msg is None:
             raise NotFound("message not found")
         require_owner(chat, uid)
@@ -127,6 +142,12 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
         if msg.get("status") != "failed" and not is_stalled(msg, when):
             raise FailedPrecondition(
                 f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
+        spec = _spec(chat)
+        index = int(msg.get("message_index") or 0)
+        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, index)])
+        # the next claim makes it attempt attempts + 1: the run that settles this
+        hold = TokenReservation(message=message_id, attempt=int(msg.get("attempts") or 0) + 1,
+                                tokens=bound, created=when)
         return {
             "status": "ready",
             "content": "",
@@ -138,7 +159,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "dropped_turns": 0,
             "cut_off": None,
             "provider_wait": None,
-        }
+        }, (uid, lambda quota: admit(quota, when, rules, hold))
 
     repo.reset_message(db, message_id, decide)
     return message_id
@@ -244,3 +265,13 @@ def window_for(
     if count is None:
         from cardchat.tokens import count_tokens as count
     return fit_history(history, count(texts, spec.tokenizer) if texts else [], background_tokens, spec)
+
+
+def token_bound(spec: ModelSpec, background_tokens: int, texts: Sequence[str]) -> int:
+    """The most one answer can cost, for its token reservation: what
+    window_for can send (background and history by their byte bound, never
+    more than the window leaves beside the answer) plus the output reserve.
+    No tokenizer: admission stays cheap, and the bound only has to hold."""
+    reserve = output_reserve(spec)
+    history = sum(byte_bounds(texts, spec.tokenizer)) + MESSAGE_OVERHEAD_TOKENS * len(texts)
+    return min(background_tokens + history, max(spec.context_window - reserve, background_tokens)) + reserve

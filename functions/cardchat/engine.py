@@ -29,7 +29,7 @@ from cardchat import providers
 from cardchat.conversation import ContextTooSmall, is_stalled, window_for
 from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
-from cardchat.ratelimit import add_tokens
+from cardchat.ratelimit import reconcile
 from cardchat.recheck import current_background
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
@@ -92,6 +92,8 @@ class _Run:
         self.lease = lease
         self.now = now
         self.sleep = sleep
+        self.owner: str | None = None  # whose daily tokens this run spends
+        self.spent: Callable[[], int] = lambda: 0  # tokens so far, once a provider is called
 
     def lease_end(self) -> datetime:
         return self.now() + timedelta(seconds=self.lease)
@@ -151,6 +153,7 @@ def generate(
     writer: StreamWriter | None = None
     try:
         chat = chats_repo.get_chat(db, msg["chat"]) or {}
+        run.owner = chat.get("owner")
         spec = MODELS.get(msg.get("model") or chat.get("model") or "")
         if spec is None:
             return _fail(run, f"The model {msg.get('model')!r} is not available.", "")
@@ -170,6 +173,7 @@ def generate(
         ttft: float | None = None
         retries = 0
         cut_off: str | None = None
+        run.spent = lambda: _spent(spec, window.messages, background_tokens, parts, usage)
         while True:
             deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
             try:
@@ -220,7 +224,6 @@ def generate(
             repo.delete_chunks(db, message_id)
         except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
             _log_unexpected(message_id, e, secrets, background)
-        _count_tokens(db, chat.get("owner"), usage, now())
         return "complete"
     except ProviderError as e:
         _stop(writer)
@@ -236,6 +239,8 @@ def generate(
         _stop(writer)
         _log_unexpected(message_id, e, secrets, background)
         return _fail(run, GENERIC_ERROR, "".join(parts))
+    finally:
+        _settle(run)
 
 
 def _retry_wait(e: ProviderError, retries: int) -> float | None:
@@ -290,13 +295,27 @@ def _superseded(run: _Run) -> str:
     return "superseded"
 
 
-def _count_tokens(db: Any, uid: str | None, usage: Usage, when: datetime) -> None:
-    if not uid:
+def _spent(spec: Any, messages: list[Any], background_tokens: int, parts: list[str], usage: Usage | None) -> int:
+    """What a run cost, for its owner's daily limit: the provider's count,
+    else ours once the provider has started answering (a run failed, cut off
+    or superseded mid-stream); a call refused before any text is not billed."""
+    if usage is not None and usage.input_tokens + usage.output_tokens:
+        return usage.input_tokens + usage.output_tokens
+    if not parts:
+        return 0
+    estimate = _estimated_usage(spec, messages, background_tokens, "".join(parts))
+    return estimate.input_tokens + estimate.output_tokens
+
+
+def _settle(run: _Run) -> None:
+    """Replace this attempt's token reservation by what it spent, whatever
+    way the run ended; ratelimit.settle makes a repeat harmless."""
+    if not run.owner:
         return
     try:
-        add_tokens(db, uid, usage.input_tokens + usage.output_tokens, when)
-    except Exception as e:  # the answer is written; a missed count must not fail it
-        log.error("generate: could not count tokens for a user: %s", type(e).__name__)
+        reconcile(run.db, run.owner, run.message_id, int(run.msg.get("attempts") or 0), run.spent(), run.now())
+    except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
+        log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)
 
 
 def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:

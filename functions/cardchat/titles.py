@@ -8,6 +8,7 @@ cannot quote what the model never saw.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from cardchat.models import MODELS
 from cardchat.providers import ProviderError, complete
@@ -28,15 +29,42 @@ _PREFIX = re.compile(r"^(?:title|chat title)\s*[:\-–—]\s*", re.IGNORECASE)
 _MARKUP = re.compile(r"[*_#>`~]+")
 
 
-def make_title(model_id: str, question: str) -> str:
+def make_title(model_id: str, question: str) -> tuple[str, int]:
+    """The title, and the model tokens its call used (for the owner's daily
+    limit: the provider's count, else our tokenizer's; 0 when no model was
+    called or the provider refused the call)."""
     spec = MODELS.get(model_id)
     if spec is None or spec.key_env is None:
-        return fallback_title(question)
+        return fallback_title(question), 0
+    messages = [{"role": "user", "content": question}]
     try:
-        text, _usage = complete(model_id, [{"role": "user", "content": question}], _INSTRUCTION, _MAX_TOKENS)
+        text, usage = complete(model_id, messages, _INSTRUCTION, _MAX_TOKENS)
     except ProviderError:
-        return fallback_title(question)
-    return clean_title(text) or fallback_title(question)
+        return fallback_title(question), 0
+    used = usage.input_tokens + usage.output_tokens
+    if not used:
+        from cardchat.tokens import count_tokens
+
+        used = sum(count_tokens([_INSTRUCTION, question, text], spec.tokenizer))
+    return clean_title(text) or fallback_title(question), used
+
+
+def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
+    """A model-written title replaces the first words once the first answer is
+    in (main.generateAnswer); its tokens count against the owner's daily limit."""
+    from cardchat import ratelimit
+    from cardchat.chats import first_message_id
+    from cardchat.repo import chats as chat_repo
+    from cardchat.repo import messages as messages_repo
+
+    first = messages_repo.get_message(db, first_message_id(chat_id, 0))
+    if first is None or not model_id:
+        return
+    title, used = make_title(model_id, first.get("content") or "")
+    chat_repo.set_title(db, chat_id, title)
+    owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner") if used else None
+    if owner:
+        ratelimit.charge(db, owner, used)
 
 
 def fallback_title(question: str) -> str:

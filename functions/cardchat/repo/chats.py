@@ -16,6 +16,7 @@ from typing import Sequence
 
 from google.cloud import firestore
 
+from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import (
     CHAT_BACKGROUND_PARTS,
     CHAT_BACKGROUNDS,
@@ -48,22 +49,39 @@ def write_new_chat(
     background: ChatBackground,
     background_text: str,
     messages: Sequence[tuple[str, ChatMessage]],
+    ledger: ratelimit_repo.Ledger | None = None,
 ) -> None:
     """Chat, its private data, background and first messages in one atomic
-    batch: a reader never sees a chat without its background, or a stub
-    without its chat."""
+    commit: a reader never sees a chat without its background, or a stub
+    without its chat. With a `ledger` the commit is a transaction that also
+    admits the caller (rate-limit slot, token reservation); a refusal there
+    writes nothing."""
     parts = split_parts(background_text)
     background.parts = len(parts)
-    batch = db.batch()
-    batch.set(db.collection(CHATS).document(chat_id), chat.to_dict())
-    batch.set(db.collection(CHAT_PRIVATE).document(chat_id), private.to_dict())
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
-    batch.set(bg_ref, background.to_dict())
-    for i, part in enumerate(parts):
-        batch.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
-    for message_id, message in messages:
-        batch.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
-    batch.commit()
+
+    def put(writer) -> None:
+        writer.set(db.collection(CHATS).document(chat_id), chat.to_dict())
+        writer.set(db.collection(CHAT_PRIVATE).document(chat_id), private.to_dict())
+        writer.set(bg_ref, background.to_dict())
+        for i, part in enumerate(parts):
+            writer.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
+        for message_id, message in messages:
+            writer.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
+
+    if ledger is None:
+        batch = db.batch()
+        put(batch)
+        batch.commit()
+        return
+
+    @firestore.transactional
+    def run(tx: firestore.Transaction) -> None:
+        write_ledger = ratelimit_repo.read_in(tx, db, ledger)
+        put(tx)
+        write_ledger()
+
+    run(db.transaction(max_attempts=10))
 
 
 def write_branch(
@@ -75,6 +93,7 @@ def write_branch(
     background_text: str,
     history: Sequence[tuple[str, ChatMessage]],
     first: Sequence[tuple[str, ChatMessage]],
+    ledger: ratelimit_repo.Ledger | None = None,
 ) -> None:
     """A branch (branches.py): its copied history first, in batches (a long
     conversation outgrows one), then the chat, background and new turn in one
@@ -87,7 +106,7 @@ def write_branch(
             for ref, (_, message) in zip(refs[start : start + _BATCH], history[start : start + _BATCH]):
                 batch.set(ref, message.to_dict())
             batch.commit()
-        write_new_chat(db, chat_id, chat, private, background, background_text, first)
+        write_new_chat(db, chat_id, chat, private, background, background_text, first, ledger)
     except Exception:
         for start in range(0, len(refs), _BATCH):
             batch = db.batch()
@@ -95,6 +114,14 @@ def write_branch(
                 batch.delete(ref)
             batch.commit()
         raise
+
+
+def background_tokens(db: firestore.Client, chat_id: str) -> int | None:
+    """The size of a chat's hidden background in tokens (its server-only
+    head document), None for a chat that has none. It only shrinks, when
+    recheck.py withdraws cards."""
+    snap = db.collection(CHAT_BACKGROUNDS).document(chat_id).get()
+    return int(snap.get("tokens") or 0) if snap.exists else None
 
 
 def read_background(db: firestore.Client, chat_id: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from google.cloud import firestore
 
+from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
@@ -167,38 +168,40 @@ def read_chunks(db: firestore.Client, message_id: str) -> list[dict[str, Any]]:
     return chunks
 
 
-TurnDecision = tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]]
+#: What a turn's `decide` returns: messages to create, chat fields to update,
+#: and the caller's admission (ratelimit_repo.Ledger) to apply beside them.
+TurnDecision = tuple[list[tuple[str, dict[str, Any]]], dict[str, Any], "ratelimit_repo.Ledger | None"]
+
+
+def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
+    query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
+    return sorted((d.to_dict() for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
 
 
 def append_turn(
     db: firestore.Client,
     chat_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None], TurnDecision],
+    decide: Callable[[dict[str, Any] | None, list[dict[str, Any]]], TurnDecision],
 ) -> None:
-    """One transaction: read the chat and its last message, let `decide`
-    (domain rules; it raises to refuse) return the messages to create and the
-    chat fields to update, and write them all or nothing. Concurrent appends
-    serialise on the chat document, so a second one sees the first's stub."""
+    """One transaction: read the chat and its messages, let `decide` (domain
+    rules; it raises to refuse) return the messages to create, the chat
+    fields to update and the admission to apply, and write them all or
+    nothing. Concurrent appends serialise on the chat document, so a second
+    one sees the first's stub."""
     chat_ref = db.collection(CHATS).document(chat_id)
 
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
-        last = None
-        if chat is not None and int(chat.get("message_count") or 0) > 0:
-            query = (
-                db.collection(CHAT_MESSAGES)
-                .where(filter=firestore.FieldFilter("chat", "==", chat_id))
-                .where(filter=firestore.FieldFilter("message_index", "==", int(chat["message_count"]) - 1))
-                .limit(1)
-            )
-            found = list(tx.get(query))
-            last = found[0].to_dict() if found else None
-        new_messages, chat_update = decide(chat, last)
+        messages = _chat_messages_in(tx, db, chat_id) if chat is not None else []
+        new_messages, chat_update, ledger = decide(chat, messages)
+        write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         for message_id, doc in new_messages:
             tx.create(_message_ref(db, message_id), doc)
         tx.update(chat_ref, chat_update)
+        if write_ledger:
+            write_ledger()
 
     run(db.transaction())
 
@@ -206,13 +209,15 @@ def append_turn(
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None], dict[str, Any]],
+    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
+                     tuple[dict[str, Any], "ratelimit_repo.Ledger | None"]],
 ) -> None:
-    """One transaction: read the message and its chat, let `decide` return the
-    message's new fields (it raises to refuse), and delete the message's old
-    chunks in the same commit, so a new run never meets a stale chunk. A run
-    that left more chunks than one commit takes has the rest removed by the
-    engine when it claims the message."""
+    """One transaction: read the message, its chat and the chat's messages,
+    let `decide` return the message's new fields and the admission to apply
+    (it raises to refuse), and delete the message's old chunks in the same
+    commit, so a new run never meets a stale chunk. A run that left more
+    chunks than one commit takes has the rest removed by the engine when it
+    claims the message."""
     ref = _message_ref(db, message_id)
 
     @firestore.transactional
@@ -220,13 +225,19 @@ def reset_message(
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
+        messages: list[dict[str, Any]] = []
         if msg is not None and msg.get("chat"):
             chat_snap = db.collection(CHATS).document(msg["chat"]).get(transaction=tx)
             chat = chat_snap.to_dict() if chat_snap.exists else None
-        update = decide(msg, chat)
+            if chat is not None:
+                messages = _chat_messages_in(tx, db, msg["chat"])
+        update, ledger = decide(msg, chat, messages)
+        write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         stale = list(tx.get(_chunks_query(db, message_id).limit(_BATCH).select([])))
         for d in stale:
             tx.delete(d.reference)
         tx.update(ref, update)
+        if write_ledger:
+            write_ledger()
 
     run(db.transaction())

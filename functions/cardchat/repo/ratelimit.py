@@ -6,7 +6,11 @@ from typing import Callable
 
 from google.cloud import firestore
 
-from cardchat.schema import RATE_LIMITS, RateLimit
+from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
+
+#: (uid, change): a caller's transaction applies `change` to rate_limits/{uid}
+#: beside its own writes; `change` raises to refuse, and then nothing is written.
+Ledger = tuple[str, Callable[[RateLimit], RateLimit]]
 
 
 def _from_dict(d: dict | None) -> RateLimit:
@@ -16,18 +20,35 @@ def _from_dict(d: dict | None) -> RateLimit:
         recent=list(d.get("recent") or []),
         day=d.get("day") or "",
         day_tokens=int(d.get("day_tokens") or 0),
+        reservations=[TokenReservation(message=r["message"], attempt=int(r["attempt"]), tokens=int(r["tokens"]),
+                                       created=r["created"]) for r in d.get("reservations") or []],
     )
 
 
+def _ref(db: firestore.Client, uid: str) -> firestore.DocumentReference:
+    return db.collection(RATE_LIMITS).document(uid)
+
+
 def get(db: firestore.Client, uid: str) -> RateLimit:
-    snap = db.collection(RATE_LIMITS).document(uid).get()
+    snap = _ref(db, uid).get()
     return _from_dict(snap.to_dict() if snap.exists else None)
+
+
+def read_in(tx: firestore.Transaction, db: firestore.Client, ledger: Ledger) -> Callable[[], None]:
+    """Inside a caller's transaction, before its writes: read the user's
+    document and apply the change (which may raise). Returns the write, for
+    the caller to make with its own."""
+    uid, change = ledger
+    ref = _ref(db, uid)
+    snap = ref.get(transaction=tx)
+    state = change(_from_dict(snap.to_dict() if snap.exists else None))
+    return lambda: tx.set(ref, state.to_dict())
 
 
 def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLimit]) -> RateLimit:
     """Read-modify-write in one transaction; `change` may raise to refuse,
     and then nothing is written."""
-    ref = db.collection(RATE_LIMITS).document(uid)
+    ref = _ref(db, uid)
 
     @firestore.transactional
     def run(tx: firestore.Transaction) -> RateLimit:

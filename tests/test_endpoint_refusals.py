@@ -1,0 +1,128 @@
+"""Bad input is a 4xx that costs nothing (issue 13, point 5), through the
+real Functions, Auth and Firestore emulators: every malformed field is
+INVALID_ARGUMENT naming it, and neither bad input nor a call refused for
+someone else's chat or an answer in the wrong state spends a rate-limit
+slot or writes anything."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from chat_support import answered_chat
+from test_endpoints import ai_user, deck
+
+from cardchat.parsing import MAX_CONFIGURATION_DEPTH
+from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, now
+from conftest import CallError
+
+pytestmark = pytest.mark.functions
+__all__ = ["ai_user", "deck"]  # fixtures, used by name
+
+LONE = "\ud800"  # sent as JSON's "\ud800": a lone surrogate, no UTF-8 form
+
+
+def nested(levels: int) -> dict:
+    value: dict = {"leaf": 1}
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+def stored(db) -> dict:
+    """What a refused call must leave as it was: every chat, message and
+    rate-limit document."""
+    return {name: {d.id: d.to_dict() for d in db.collection(name).stream()}
+            for name in (CHATS, CHAT_MESSAGES, RATE_LIMITS)}
+
+
+@pytest.fixture
+def spent_once(app_db, ai_user):
+    """The caller has already sent one message this minute: a refusal must
+    leave exactly that."""
+    uid, _ = ai_user
+    stamp = now()
+    app_db.collection(RATE_LIMITS).document(uid).set(
+        {"recent": [stamp], "day": stamp.date().isoformat(), "day_tokens": 7, "reservations": []})
+    return app_db
+
+
+def chat_of(db, owner: str, chat_id: str, status: str, **fields) -> str:
+    """A chat whose answer is in `status`; never `ready`, so no generator runs."""
+    return answered_chat(db, chat_id, owner, status, ids=(f"{chat_id}-0000", f"{chat_id}-0001"), **fields)
+
+
+BAD_CREATE = [
+    ({"card_ids": ["__x__"]}, "card_ids"),
+    ({"card_ids": ["tides", "a" + LONE]}, "card_ids"),
+    ({"card_ids": [f"{i:04d}" + "x" * 1_400 for i in range(700)]}, "card_ids"),  # ~1 MB of ids
+    ({"initial_message": "tides " + LONE}, "initial_message"),
+    ({"collection": {"description": "mine " + LONE}}, "collection.description"),
+    ({"collection": {"description": "d" * 2_001}}, "collection.description"),
+    ({"collection": {"configuration": {"tags": [["nested", "array"]]}}}, "collection.configuration"),
+    ({"collection": {"configuration": nested(25)}}, "collection.configuration"),
+    ({"collection": {"configuration": nested(MAX_CONFIGURATION_DEPTH)}}, "collection.configuration"),
+    ({"collection": {"configuration": {"__name__": "x"}}}, "collection.configuration"),
+    ({"collection": {"configuration": {"text": LONE}}}, "collection.configuration"),
+    ({"collection": {"configuration": {"text": "x" * 30_000}}}, "collection.configuration"),
+    ({"collection": {"configuration": {"n": 2**64}}}, "collection.configuration"),
+    ({"collection": []}, "collection"),
+]
+
+
+@pytest.mark.parametrize("change, field", BAD_CREATE, ids=[f"{f}-{i}" for i, (_, f) in enumerate(BAD_CREATE)])
+def test_create_chat_refuses_bad_input_naming_the_field_and_spends_nothing(call, spent_once, ai_user, deck,
+                                                                             change, field):
+    before = stored(spent_once)
+    with pytest.raises(CallError) as e:
+        call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?", **change}, ai_user[1])
+    assert e.value.status == "INVALID_ARGUMENT"
+    assert e.value.message.startswith(field + ":")
+    assert stored(spent_once) == before
+
+
+def test_a_configuration_within_bounds_is_stored_as_sent(call, spent_once, ai_user, deck):
+    configuration = {"tag": "moon", "text": "tides", "picked": [1, "two", None], **nested(MAX_CONFIGURATION_DEPTH - 1)}
+    chat_id = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?",
+                                  "collection": {"description": "d", "configuration": configuration}},
+                   ai_user[1])["chat_id"]
+    assert spent_once.collection(CHATS).document(chat_id).get().get("collection")["configuration"] == configuration
+
+
+def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
+    """(function, data, status, field or "") for calls refused by parsing or by the domain."""
+    mine = chat_of(db, uid, "mine", "complete")
+    live = chat_of(db, uid, "live", "streaming", lease_expires=now() + timedelta(minutes=5), attempts=1)
+    theirs = chat_of(db, other, "theirs", "failed", error="x", attempts=1)
+    return [
+        ("postMessage", {"chat_id": "__x__", "content": "hi"}, "INVALID_ARGUMENT", "chat_id"),
+        ("postMessage", {"chat_id": mine, "content": "hi " + LONE}, "INVALID_ARGUMENT", "content"),
+        ("postMessage", {"chat_id": mine, "content": "  "}, "INVALID_ARGUMENT", "content"),
+        ("postMessage", {"chat_id": theirs, "content": "hi"}, "PERMISSION_DENIED", ""),
+        ("postMessage", {"chat_id": "missing", "content": "hi"}, "NOT_FOUND", ""),
+        ("postMessage", {"chat_id": live, "content": "hi"}, "FAILED_PRECONDITION", ""),
+        ("retryMessage", {"message_id": "__x__"}, "INVALID_ARGUMENT", "message_id"),
+        ("retryMessage", {"message_id": "a" + LONE}, "INVALID_ARGUMENT", "message_id"),
+        ("retryMessage", {"message_id": f"{theirs}-0001"}, "PERMISSION_DENIED", ""),
+        ("retryMessage", {"message_id": f"{mine}-0001"}, "FAILED_PRECONDITION", ""),
+        ("retryMessage", {"message_id": f"{live}-0001"}, "FAILED_PRECONDITION", ""),
+        ("branchChat", {"chat_id": mine, "message_index": 0, "content": LONE}, "INVALID_ARGUMENT", "content"),
+        ("branchChat", {"chat_id": mine, "message_index": True, "content": "q"}, "INVALID_ARGUMENT",
+         "message_index"),
+        ("branchChat", {"chat_id": mine, "message_index": 1, "content": "q"}, "INVALID_ARGUMENT", "message_index"),
+        ("branchChat", {"chat_id": theirs, "message_index": 0, "content": "q"}, "PERMISSION_DENIED", ""),
+        ("deleteChat", {"chat_id": "__x__"}, "INVALID_ARGUMENT", "chat_id"),
+    ]
+
+
+def test_refused_calls_name_the_field_and_spend_nothing(call, spent_once, ai_user, sign_up):
+    uid, token = ai_user
+    other, _ = sign_up()
+    cases = refused_calls(uid, other, spent_once)
+    before = stored(spent_once)
+    for name, data, status, field in cases:
+        with pytest.raises(CallError) as e:
+            call(name, data, token)
+        assert (name, e.value.status) == (name, status), e.value.message
+        assert e.value.message.startswith(f"{field}:" if field else ""), (name, e.value.message)
+        assert stored(spent_once) == before, (name, data)
