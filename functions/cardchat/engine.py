@@ -3,7 +3,8 @@ coalesced chunk documents, then write the whole answer once.
 
 The Firestore trigger on chat_messages calls `generate` for every write whose
 `after` passes `should_generate`. Delivery is at-least-once and two triggers
-can race, so the claim is a transaction that only a `ready` message passes.
+can race, so the claim is a compare-and-set that only a `ready` message passes
+(exactly one of two racers lands it; the other skips: repo.messages.claim).
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
 
@@ -139,7 +140,7 @@ def generate(
     was not ready; "superseded" when the run lost its lease to a retry."""
     lease = lease_seconds() if lease is None else lease
     run_id = uuid.uuid4().hex
-    msg = repo.claim(db, message_id, run_id, now() + timedelta(seconds=lease))
+    msg = repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
