@@ -205,7 +205,7 @@ def test_a_background_that_leaves_no_room_fails_readably(db):
     stub = make_chat(db, background_tokens=spec.context_window)
     assert generate(db, stub) == "failed"
     msg = message(db, stub)
-    assert "context window" in msg["error"] and msg["content"] == ""
+    assert msg["error"] == "The conversation is too long for the model's context window" and msg["content"] == ""
 
 
 def test_an_unexpected_error_fails_generically_and_logs_no_background(db, caplog):

@@ -13,6 +13,9 @@ asked again after its Retry-After (or a backoff), the lease renewed while
 waiting; once text has streamed, a failure keeps it and ends the run, since
 a second attempt would start a different answer. An answer still streaming
 near the function's time limit is cut off and kept, marked as such.
+
+What a client reads about a failure or a wait (`error`, `provider_wait.reason`)
+is a fixed headline (headlines.py); the provider's words go to the log only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, Callable
 
 from cardchat import providers
 from cardchat.conversation import ContextTooSmall, is_stalled, window_for
+from cardchat.headlines import headline
 from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import add_tokens
@@ -46,7 +50,7 @@ LEASE_ENV = "CARDCHAT_LEASE_SECONDS"
 DEFAULT_LEASE = 30.0
 #: Attempts per chunk write before the run gives up (transient store errors).
 WRITE_ATTEMPTS = 3
-GENERIC_ERROR = "The answer could not be generated because of an internal error. Please retry."
+GENERIC_ERROR = headline(None, "internal")
 #: Calls per answer to a provider that fails before its first token.
 PROVIDER_ATTEMPTS = 4
 #: Backoff before the 2nd, 3rd, 4th call when the provider names no wait.
@@ -153,7 +157,8 @@ def generate(
         chat = chats_repo.get_chat(db, msg["chat"]) or {}
         spec = MODELS.get(msg.get("model") or chat.get("model") or "")
         if spec is None:
-            return _fail(run, f"The model {msg.get('model')!r} is not available.", "")
+            log.error("generate %s: unknown model %r", message_id, str(msg.get("model"))[:60])
+            return _fail(run, headline(None, "unknown_model"), "")
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
         if int(msg.get("attempts") or 0) > 1:
             repo.delete_chunks(db, message_id)  # left by a run that died
@@ -163,7 +168,8 @@ def generate(
             window = window_for(history, msg["message_index"],
                                 int(chat.get("background_tokens") or 0), spec)
         except ContextTooSmall as e:
-            return _fail(run, f"{spec.label}: {e}.", "")
+            log.info("generate %s: %s", message_id, e)
+            return _fail(run, headline(spec.provider, "context_too_long"), "")
         writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
         usage: Usage | None = None
         ttft: float | None = None
@@ -188,7 +194,7 @@ def generate(
                 wait = None if parts else _retry_wait(e, retries)
                 if wait is None or clock() - started + wait > deadline:
                     raise
-                log.info("generate %s: %s; calling again in %.1f s", message_id, e.kind, wait)
+                _log_provider(message_id, e, f"calling again in {wait:.1f} s")
                 run.renew({"provider_wait": {"reason": e.message, "call": retries + 2,
                                              "until": now() + timedelta(seconds=wait)}})
                 _wait_renewing(run, wait)
@@ -223,8 +229,8 @@ def generate(
         return "complete"
     except ProviderError as e:
         _stop(writer)
-        said = scrub_error(e.message, secrets=secrets, background=background)
-        return _fail(run, said or "The model failed without saying why.", "".join(parts))
+        _log_provider(message_id, e, "the answer failed")
+        return _fail(run, e.message, "".join(parts))
     except (repo.LostOwnership, WriterFailed) as e:
         _stop(writer)
         if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
@@ -296,6 +302,12 @@ def _count_tokens(db: Any, uid: str | None, usage: Usage, when: datetime) -> Non
         add_tokens(db, uid, usage.input_tokens + usage.output_tokens, when)
     except Exception as e:  # the answer is written; a missed count must not fail it
         log.error("generate: could not count tokens for a user: %s", type(e).__name__)
+
+
+def _log_provider(message_id: str, e: ProviderError, outcome: str) -> None:
+    """The headline the client sees and the provider's own (already
+    scrubbed) words, which only the log holds."""
+    log.warning("generate %s: %s; %s. The provider said: %s", message_id, e.message, outcome, e.detail or "-")
 
 
 def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:
