@@ -4,6 +4,10 @@ Every write the engine makes while generating runs in a transaction that first
 reads the message and checks the run still owns it (`run_id`, status
 `streaming`): a generator that stalled, lost its lease and woke up after a
 retry started a new run must not write over the new run's answer or chunks.
+
+Those writes are also where the engine's text (a model's deltas, a failure)
+becomes a stored string: each is made well-formed Unicode here, once, so a
+lone surrogate from a provider can never make the answer unwritable.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
+from cardchat.utf8 import well_formed_fields
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450
@@ -135,7 +140,7 @@ def write_chunk(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.set(chunk_ref, chunk.to_dict())
+        tx.set(chunk_ref, well_formed_fields(chunk.to_dict()))
         if lease_expires is not None:
             tx.update(ref, {"lease_expires": lease_expires})
 
@@ -152,7 +157,7 @@ def renew_lease(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.update(ref, {**(fields or {}), "lease_expires": lease_expires})
+        tx.update(ref, well_formed_fields({**(fields or {}), "lease_expires": lease_expires}))
 
     run(db.transaction())
 
@@ -172,9 +177,9 @@ def finish(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.update(ref, fields)
+        tx.update(ref, well_formed_fields(fields))
         if chat_id and chat_fields:
-            tx.update(db.collection(CHATS).document(chat_id), chat_fields)
+            tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
 
     run(db.transaction())
 
