@@ -14,7 +14,7 @@ from urllib.parse import quote, quote_plus
 import httpx2
 import pytest
 from engine_support import CLAUDE, FAKE_KEY, SECRET_BACKGROUND, Renewals, anthropic_wire, make_chat, message, quick
-from provider_wire import event_stream, sse
+from provider_wire import anthropic_text, event_stream, sse
 
 from cardchat.engine import generate
 from cardchat.headlines import all_headlines
@@ -37,23 +37,6 @@ def anthropic_error(status: int, error_type: str, said: str) -> httpx2.Response:
     body = {"type": "error", "error": {"type": error_type, "message": said}, "request_id": "req_011CSHoEeqs5C35K"}
     return httpx2.Response(status, headers={"content-type": "application/json"},
                            content=json.dumps(body, ensure_ascii=True).encode())
-
-
-def text_stream(*deltas: str) -> httpx2.Response:
-    """A complete Messages stream whose text arrives as `deltas`."""
-    events = [("message_start", {"type": "message_start", "message": {
-        "id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-6",
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 25, "output_tokens": 1}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}})]
-    events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": {"type": "text_delta", "text": d}}) for d in deltas]
-    events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
-               ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-                                  "usage": {"output_tokens": 9}}),
-               ("message_stop", {"type": "message_stop"})]
-    wire = "".join(f"event: {name}\ndata: {json.dumps(data, ensure_ascii=True)}\n\n" for name, data in events)
-    return event_stream(wire.encode())
 
 
 ECHOES = {
@@ -98,7 +81,7 @@ def test_the_reason_of_a_provider_wait_is_only_the_headline(db, anthropic_wire):
 def test_lone_surrogates_in_the_streamed_text_still_complete_the_answer(db, anthropic_wire):
     stub = make_chat(db, model=CLAUDE)
     # a pair split across two deltas, then a high surrogate with no pair
-    anthropic_wire.responses = [text_stream("Tides \ud83c", "\udf0a follow", "\ud83d", " the moon [1].")]
+    anthropic_wire.responses = [anthropic_text("Tides \ud83c", "\udf0a follow", "\ud83d", " the moon [1].")]
     assert generate(db, stub) == "complete"
     done = message(db, stub)
     assert done["status"] == "complete" and done["lease_expires"] is None
@@ -107,7 +90,7 @@ def test_lone_surrogates_in_the_streamed_text_still_complete_the_answer(db, anth
 
 def test_a_lone_surrogate_in_a_failed_answers_partial_text_still_fails_it(db, anthropic_wire):
     stub = make_chat(db, model=CLAUDE)
-    midstream = text_stream("Partial \udc00 answer").content.split(b"event: content_block_stop")[0]
+    midstream = anthropic_text("Partial \udc00 answer").content.split(b"event: content_block_stop")[0]
     error = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
     anthropic_wire.responses = [event_stream(midstream + error)]
     assert generate(db, stub) == "failed"
