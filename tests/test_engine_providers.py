@@ -32,10 +32,13 @@ def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(d
     failed = message(db, stub)
     assert failed["status"] == "failed"
     assert failed["content"] == "Partial answer"
-    assert "overloaded" in failed["error"].lower()
+    assert failed["error"] == "Anthropic is overloaded"  # an error event in a 200 stream: no status
     assert FAKE_KEY not in failed["error"] and "whiteboard" not in failed["error"]
     assert failed["lease_expires"] is None
-    assert watcher.text() == "Partial answer"  # the reader saw what was kept
+    # The reader never saw text that was not kept. How much of it came as
+    # chunks is timing: the failure stops the chunk writer without a last
+    # flush, so deltas not yet written reach the reader with the final write.
+    assert "Partial answer".startswith(watcher.text())
     assert len(anthropic_wire.requests) == 1  # text had streamed: not asked again
     assert chunks_left(db) == 0
     # the background went as the system text, the conversation as messages
@@ -77,10 +80,10 @@ def test_an_overloaded_provider_is_asked_again_before_the_first_token(db, anthro
     assert sum(sleep.pauses[2:]) == pytest.approx(7.0) and len(sleep.pauses) == 2 + 7
     # the lease was renewed after every pause: the answer never looked stalled
     assert len(set(sleep.leases)) == len(sleep.leases)
-    # the reader is told why nothing arrives yet, and until when; scrubbed of key and background
+    # the reader is told why nothing arrives yet, and until when: a fixed headline
     first, second = sleep.waits[0], sleep.waits[2]
-    assert "overloaded" in first["reason"] and first["call"] == 2
-    assert "rate limit" in second["reason"] and second["call"] == 3
+    assert first["reason"] == "Anthropic is overloaded (HTTP 529)" and first["call"] == 2
+    assert second["reason"] == "Anthropic rate limit reached (HTTP 429)" and second["call"] == 3
     assert second["until"] > first["until"]
     assert not any(FAKE_KEY in w["reason"] or "whiteboard" in w["reason"] for w in sleep.waits)
     assert done["provider_wait"] is None
@@ -92,7 +95,7 @@ def test_a_provider_that_stays_overloaded_fails_after_four_calls(db, anthropic_w
     sleep = Renewals(db, stub)
     assert generate(db, stub, sleep=sleep) == "failed"
     failed = message(db, stub)
-    assert "overloaded" in failed["error"] and failed["content"] == "" and failed["provider_wait"] is None
+    assert failed["error"] == "Anthropic is overloaded (HTTP 529)" and failed["content"] == "" and failed["provider_wait"] is None
     assert len(anthropic_wire.requests) == 4
     assert sum(sleep.pauses) == pytest.approx(sum(PROVIDER_BACKOFF_S))
 
@@ -102,12 +105,12 @@ def test_a_long_retry_after_or_a_refused_key_fails_at_once(db, anthropic_wire):
     anthropic_wire.responses = [fixture_response(429, "anthropic_rate_limit_429.json", **{"retry-after": "3600"})]
     sleep = Renewals(db, stub)
     assert generate(db, stub, sleep=sleep) == "failed"
-    assert "rate limit" in message(db, stub)["error"] and sleep.pauses == []
+    assert message(db, stub)["error"] == "Anthropic rate limit reached (HTTP 429)" and sleep.pauses == []
 
     retry_message(db, "u1", stub)
     anthropic_wire.responses = [fixture_response(401, "anthropic_invalid_key_401.json")]
     assert generate(db, stub, sleep=sleep) == "failed"
-    assert "API key was refused" in message(db, stub)["error"] and sleep.pauses == []
+    assert message(db, stub)["error"] == "Anthropic rejected the API key (HTTP 401)" and sleep.pauses == []
     assert len(anthropic_wire.requests) == 2
 
 

@@ -48,10 +48,11 @@ def test_every_model_has_a_provider_and_a_sane_budget():
     assert "no model key" in MODELS[OFFLINE_MODEL_ID].label
 
 
-def test_unknown_model_is_a_bad_request():
+def test_unknown_model_is_refused_and_not_asked_again():
     try:
         list(providers.stream("gpt-nonexistent", [{"role": "user", "content": "hi"}], ""))
     except providers.ProviderError as e:
-        assert e.kind == "bad_request"
+        assert e.kind == "unknown_model" and not e.retryable
+        assert e.message == "This chat's model is not available"
     else:
         raise AssertionError("an unknown model must be refused")

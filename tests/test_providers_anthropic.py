@@ -63,8 +63,8 @@ def test_error_event_mid_stream_after_deltas_is_overloaded():
     assert got == ["Partial", " answer"]
     assert err.kind == "overloaded"
     assert err.retryable
-    assert "overloaded" in err.message.lower()
-    assert "Traceback" not in err.message
+    assert err.message == "Anthropic is overloaded"  # an error event in a 200 stream: no status
+    assert "Traceback" not in err.detail
 
 
 def test_429_carries_retry_after_and_sdk_does_not_retry():
@@ -73,7 +73,7 @@ def test_429_carries_retry_after_and_sdk_does_not_retry():
         list(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert err.value.kind == "rate_limited"
     assert err.value.retry_after == 17.0
-    assert "HTTP 429" in err.value.message
+    assert err.value.message == "Anthropic rate limit reached (HTTP 429)"
     assert len(wire.requests) == 1  # max_retries=0: the engine owns retry
 
 
@@ -97,8 +97,11 @@ def test_401_that_echoes_key_and_background_is_scrubbed():
     with pytest.raises(ProviderError) as err:
         list(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert err.value.kind == "auth"
-    assert KEY not in err.value.message and "TESTKEY" not in err.value.message
-    assert "launch code" not in err.value.message and "gravity pulls" not in err.value.message
+    assert err.value.message == "Anthropic rejected the API key (HTTP 401)"
+    # the provider's words are kept for the log only, and scrubbed there too
+    assert "invalid x-api-key" in err.value.detail
+    assert KEY not in err.value.detail and "TESTKEY" not in err.value.detail
+    assert "launch code" not in err.value.detail and "gravity pulls" not in err.value.detail
 
 
 def test_connection_failure_is_network():
@@ -107,12 +110,13 @@ def test_connection_failure_is_network():
     assert err.value.kind == "network"
 
 
-def test_stream_cut_before_message_stop_is_network():
+def test_stream_cut_before_message_stop_is_incomplete_and_retryable():
     cut = (FIXTURES / "anthropic_stream.sse").read_text().split("event: message_delta")[0]
     wire = Wire(event_stream(cut.encode()))
     got, err = until_failure(AnthropicProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 512))
     assert got == ["Tides follow", " the moon [1]."]
-    assert err.kind == "network"
+    assert err.kind == "incomplete" and err.retryable
+    assert err.message == "Anthropic stopped before the answer was complete"
 
 
 def test_registry_stream_uses_the_table_and_clamps_max_tokens(monkeypatch):
@@ -126,8 +130,9 @@ def test_registry_stream_uses_the_table_and_clamps_max_tokens(monkeypatch):
     assert body["max_tokens"] == MODELS["claude-haiku-4-5"].max_output_tokens
 
 
-def test_missing_key_is_auth_error_before_any_request(monkeypatch):
+def test_missing_key_is_not_configured_before_any_request(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     with pytest.raises(ProviderError) as err:
         list(providers.stream("claude-sonnet-4-6", MESSAGES, BACKGROUND))
-    assert err.value.kind == "auth"
+    assert err.value.kind == "not_configured"
+    assert err.value.message == "Anthropic is not configured on this server"

@@ -65,7 +65,7 @@ def test_error_chunk_mid_stream_after_deltas_is_overloaded():
     got, err = until_failure(GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
     assert got == ["Partial", " answer"]
     assert err.kind == "overloaded"
-    assert "overloaded" in err.message.lower()
+    assert err.message.startswith("Gemini is overloaded")
 
 
 def test_429_resource_exhausted_reads_retry_info():
@@ -75,7 +75,8 @@ def test_429_resource_exhausted_reads_retry_info():
     assert err.value.kind == "rate_limited"
     assert err.value.retry_after == 17.0
     assert len(wire.requests) == 1  # one attempt: the engine owns retry
-    assert "{" not in err.value.message  # no JSON body in the readable text
+    assert err.value.message == "Gemini rate limit reached (HTTP 429)"
+    assert "{" not in err.value.detail  # no JSON body in the log either
 
 
 def test_invalid_key_is_auth():
@@ -83,7 +84,7 @@ def test_invalid_key_is_auth():
     with pytest.raises(ProviderError) as err:
         list(GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
     assert err.value.kind == "auth"
-    assert KEY not in err.value.message
+    assert KEY not in err.value.message and KEY not in err.value.detail
 
 
 def test_input_too_long_is_context_too_long():
@@ -100,8 +101,9 @@ def test_error_that_echoes_background_and_key_is_scrubbed():
     with pytest.raises(ProviderError) as err:
         list(GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
     assert err.value.kind == "bad_request"
-    assert "AIza" not in err.value.message
-    assert "gravity" not in err.value.message and "launch code" not in err.value.message
+    assert err.value.message == "Gemini rejected the request (HTTP 400)"
+    assert "AIza" not in err.value.detail
+    assert "gravity" not in err.value.detail and "launch code" not in err.value.detail
 
 
 def test_connection_failure_is_network():

@@ -51,7 +51,7 @@ def test_error_object_mid_stream_after_deltas():
     got, err = until_failure(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
     assert got == ["Partial", " answer"]
     assert err.kind == "provider"
-    assert "server_error" in err.message
+    assert err.message == "OpenAI failed" and "server_error" in err.detail
 
 
 def test_429_rate_limit_with_retry_after():
@@ -75,7 +75,8 @@ def test_invalid_key_is_auth_and_masked_key_shape_is_removed():
     with pytest.raises(ProviderError) as err:
         list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
     assert err.value.kind == "auth"
-    assert "sk-proj" not in err.value.message and "wxyz" not in err.value.message
+    assert err.value.message == "OpenAI rejected the API key (HTTP 401)"
+    assert "sk-proj" not in err.value.detail and "wxyz" not in err.value.detail
 
 
 def test_500_echoing_the_prompt_is_scrubbed():
@@ -86,7 +87,8 @@ def test_500_echoing_the_prompt_is_scrubbed():
     with pytest.raises(ProviderError) as err:
         list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
     assert err.value.kind == "provider"
-    assert "launch code" not in err.value.message and "gravity" not in err.value.message
+    assert err.value.message == "OpenAI failed (HTTP 500)"
+    assert "launch code" not in err.value.detail and "gravity" not in err.value.detail
 
 
 def test_registry_complete(monkeypatch):

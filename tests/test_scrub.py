@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import quote, quote_plus
 
 from cardchat.scrub import MAX_LENGTH, remove_echo, scrub_error
 
@@ -92,3 +93,42 @@ def test_an_echo_with_its_line_breaks_reflowed_is_still_removed():
     for secret in ("db-prod-eu", "payroll_admin", "secret/payroll", "Jane Doe"):
         assert secret not in out
     assert "Invalid request near" in out
+
+
+def _no_run_of(out: str, source: str, n: int) -> bool:
+    folded = " ".join(source.split()).lower()
+    return all(out.lower()[i:i + n] not in folded for i in range(max(len(out) - n + 1, 0)))
+
+
+def test_upper_cased_url_encoded_and_json_escaped_echoes_are_removed():
+    passage = BACKGROUND[500:900]
+    for echoed in (passage.upper(), quote(passage), quote_plus(passage.upper()), json.dumps(passage),
+                   quote(json.dumps(passage))):
+        out = scrub_error(f"prompt rejected: {echoed} (code 7)", background=BACKGROUND)
+        assert "prompt rejected" in out and "(code 7)" in out, echoed[:40]
+        assert _no_run_of(out, BACKGROUND, 20), out
+
+
+def test_an_emoji_echo_escaped_as_surrogate_pairs_is_removed_and_the_result_is_utf8():
+    card = "[1] Shed\nThe shed code is 🔑 9921 🌊 and the spare key hangs behind the reef gate."
+    escaped = json.dumps(card)  # ensure_ascii: each emoji becomes a \\ud83d\\udd11 pair
+    assert "\\ud83d" in escaped
+    out = scrub_error(f"bad body {escaped} and a stray \\ud83d here", background=card)
+    assert "9921" not in out and "reef gate" not in out and "🔑" not in out
+    out.encode("utf-8")  # the stray half pair became U+FFFD, not a lone surrogate
+    assert "\ufffd" in out
+
+
+def test_short_echoes_are_removed_a_short_question_wherever_it_occurs():
+    out = scrub_error("flagged: IS LUKAS'S PIN 4711? (and is lukas's pin 4711?)", prompt=["Is Lukas's PIN 4711?"])
+    assert "4711" not in out and "flagged" in out
+    # a run of the background shorter than the old 40 characters
+    run = "reported by the north office"
+    assert len(run) < 40 and run in BACKGROUND
+    out = scrub_error(f"near '{run.upper()}'", background=BACKGROUND)
+    assert "NORTH OFFICE" not in out and "near" in out
+
+
+def test_a_key_echoed_in_another_case_or_url_encoded_is_redacted():
+    out = scrub_error(f"bad key {KEY.upper()} in /v1?x-key={quote(KEY)}", secrets=[KEY])
+    assert "TESTKEY" not in out.upper() and "ZX9" not in out.upper()

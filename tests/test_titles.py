@@ -9,7 +9,7 @@ from cardchat import providers
 from cardchat.models import OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.titles import clean_title, fallback_title, make_title
-from provider_wire import Wire, api_key, sse
+from provider_wire import Wire, anthropic_text, api_key, sse
 
 QUESTION = "Why do most   coasts get two high tides every single day, and not one?"
 
@@ -33,6 +33,14 @@ def test_provider_failure_falls_back_to_the_question(monkeypatch):
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     assert make_title("claude-sonnet-4-6", QUESTION) == ("Why do most coasts get two high", 0)
     assert len(wire.requests) == 1
+
+
+def test_a_title_with_a_lone_surrogate_is_stored_well_formed(monkeypatch):
+    wire = Wire(anthropic_text("Tides \ud83c", "\udf0a Twice a Day \udc00"))
+    monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
+    title = make_title("claude-haiku-4-5", QUESTION)
+    assert title == "Tides 🌊 Twice a Day \ufffd"
+    title.encode("utf-8")
 
 
 def test_offline_and_unknown_models_never_call_a_provider():

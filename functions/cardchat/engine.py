@@ -3,7 +3,8 @@ coalesced chunk documents, then write the whole answer once.
 
 The Firestore trigger on chat_messages calls `generate` for every write whose
 `after` passes `should_generate`. Delivery is at-least-once and two triggers
-can race, so the claim is a transaction that only a `ready` message passes.
+can race, so the claim is a compare-and-set that only a `ready` message passes
+(exactly one of two racers lands it; the other skips: repo.messages.claim).
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
 
@@ -12,6 +13,9 @@ asked again after its Retry-After (or a backoff), the lease renewed while
 waiting; once text has streamed, a failure keeps it and ends the run, since
 a second attempt would start a different answer. An answer still streaming
 near the function's time limit is cut off and kept, marked as such.
+
+What a client reads about a failure or a wait (`error`, `provider_wait.reason`)
+is a fixed headline (headlines.py); the provider's words go to the log only.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any, Callable
 
 from cardchat import providers
 from cardchat.conversation import ContextTooSmall, is_stalled, window_for
+from cardchat.headlines import headline
 from cardchat.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
@@ -46,7 +51,7 @@ LEASE_ENV = "CARDCHAT_LEASE_SECONDS"
 DEFAULT_LEASE = 30.0
 #: Attempts per chunk write before the run gives up (transient store errors).
 WRITE_ATTEMPTS = 3
-GENERIC_ERROR = "The answer could not be generated because of an internal error. Please retry."
+GENERIC_ERROR = headline(None, "internal")
 #: Calls per answer to a provider that fails before its first token.
 PROVIDER_ATTEMPTS = 4
 #: Backoff before the 2nd, 3rd, 4th call when the provider names no wait.
@@ -142,7 +147,7 @@ def generate(
     was not ready; "superseded" when the run lost its lease to a retry."""
     lease = lease_seconds() if lease is None else lease
     run_id = uuid.uuid4().hex
-    msg = repo.claim(db, message_id, run_id, now() + timedelta(seconds=lease))
+    msg = repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
@@ -156,7 +161,8 @@ def generate(
         run.owner = chat.get("owner")
         spec = MODELS.get(msg.get("model") or chat.get("model") or "")
         if spec is None:
-            return _fail(run, f"The model {msg.get('model')!r} is not available.", "")
+            log.error("generate %s: unknown model %r", message_id, str(msg.get("model"))[:60])
+            return _fail(run, headline(None, "unknown_model"), "")
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
         if int(msg.get("attempts") or 0) > 1:
             repo.delete_chunks(db, message_id)  # left by a run that died
@@ -167,7 +173,8 @@ def generate(
             window = window_for(history, msg["message_index"],
                                 background_tokens, spec)
         except ContextTooSmall as e:
-            return _fail(run, f"{spec.label}: {e}.", "")
+            log.info("generate %s: %s", message_id, e)
+            return _fail(run, headline(spec.provider, "context_too_long"), "")
         writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
         usage: Usage | None = None
         ttft: float | None = None
@@ -193,7 +200,7 @@ def generate(
                 wait = None if parts else _retry_wait(e, retries)
                 if wait is None or clock() - started + wait > deadline:
                     raise
-                log.info("generate %s: %s; calling again in %.1f s", message_id, e.kind, wait)
+                _log_provider(message_id, e, f"calling again in {wait:.1f} s")
                 run.renew({"provider_wait": {"reason": e.message, "call": retries + 2,
                                              "until": now() + timedelta(seconds=wait)}})
                 _wait_renewing(run, wait)
@@ -227,8 +234,8 @@ def generate(
         return "complete"
     except ProviderError as e:
         _stop(writer)
-        said = scrub_error(e.message, secrets=secrets, background=background)
-        return _fail(run, said or "The model failed without saying why.", "".join(parts))
+        _log_provider(message_id, e, "the answer failed")
+        return _fail(run, e.message, "".join(parts))
     except (repo.LostOwnership, WriterFailed) as e:
         _stop(writer)
         if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
@@ -316,6 +323,12 @@ def _settle(run: _Run) -> None:
         reconcile(run.db, run.owner, run.message_id, int(run.msg.get("attempts") or 0), run.spent(), run.now())
     except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
         log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)
+
+
+def _log_provider(message_id: str, e: ProviderError, outcome: str) -> None:
+    """The headline the client sees and the provider's own (already
+    scrubbed) words, which only the log holds."""
+    log.warning("generate %s: %s; %s. The provider said: %s", message_id, e.message, outcome, e.detail or "-")
 
 
 def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:

@@ -213,11 +213,11 @@ class ChatMessage:
     attempts: int = 0
     usage: Usage | None = None
     timings: dict[str, float] | None = None
-    error: str | None = None  # readable, scrubbed: never the prompt or a key
+    error: str | None = None  # a fixed headline (headlines.py), never provider text
     dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
     cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
-    provider_wait: dict[str, Any] | None = None  # {"reason": scrubbed error, "until": datetime, "call": n}
+    provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

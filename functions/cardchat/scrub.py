@@ -1,27 +1,33 @@
-"""Make a provider's error text safe to store in a message's `error` field.
+"""Make a provider's error text safe to write to the server log.
 
-Error texts reach clients (the failed message shows why) and logs, so they must
-never carry an API key or any of the hidden background: a provider once echoed
-the whole prompt in its error. Scrubbing is by content, not by trusting the
-provider's format: known keys and key-shaped tokens, any long run of the
-background or of the conversation, JSON bodies and stack traces all go.
+No client reads these texts any more (a client reads only a fixed headline,
+headlines.py), but the log must not carry an API key or the hidden background
+either: a provider once echoed the whole prompt in its error. Scrubbing is by
+content, not by trusting the provider's format: known keys and key-shaped
+tokens, runs of the background or of the conversation (matched after undoing
+JSON and URL escapes, ignoring case and whitespace), JSON bodies and stack
+traces all go. It is defence in depth for the log, so it errs towards
+removing too much.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Iterable, Sequence
+from urllib.parse import unquote_plus
+
+from cardchat.utf8 import well_formed
 
 #: A run of the prompt at least this long (characters) is removed wherever it appears.
-MIN_ECHO = 40
+MIN_ECHO = 20
+#: A whole prompt text shorter than MIN_ECHO (a short question) is removed
+#: wherever it appears, if it has at least this many characters.
+MIN_SHORT = 4
 #: Longest scrubbed text, characters: a short readable reason, not a dump.
 MAX_LENGTH = 300
 #: Texts longer than this are cut before matching; nothing past it can reach
 #: the (much shorter) result.
 _MAX_SCAN = 10_000
-#: Aligned windows of this length find every run of >= MIN_ECHO characters:
-#: such a run always contains one whole window starting at a multiple of _WINDOW.
-_WINDOW = MIN_ECHO // 2
 #: Occurrences of one window in a prompt followed when extending a match.
 _MAX_OCCURRENCES = 16
 
@@ -39,6 +45,7 @@ _KEY_SHAPES = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|[nrt\"\\/])")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):.*", re.DOTALL)
 _FILE_LINE = re.compile(r'^\s*File "[^"]*", line \d+.*$', re.MULTILINE)
 
@@ -56,21 +63,19 @@ def scrub_error(
     `background` is the hidden system text; `prompt` the conversation's other
     texts (earlier answers quote the background too).
     """
-    text = str(text)
+    text = well_formed(str(text))
     cut = len(text) > _MAX_SCAN
     out = text[:_MAX_SCAN]
     out = _TRACEBACK.sub("", out)
     out = _FILE_LINE.sub("", out)
-    for secret in secrets:
-        if secret and len(secret.strip()) >= 4:
-            out = out.replace(secret.strip(), _REDACTED)
-    out = _KEY_SHAPES.sub(_REDACTED, out)
-    # A body echoed inside JSON has its newlines and quotes escaped; undo that
-    # so the echo matches the prompt it came from.
-    out = _ESCAPE.sub(_unescape, out)
+    secrets = [s.strip() for s in secrets if s and len(s.strip()) >= 4]
+    out = _redact(out, secrets)
+    # An echo inside a JSON string or a URL is escaped there; undo that so it
+    # matches the prompt it came from (and a key split by escapes shows).
+    out = _redact(_decode(out), secrets)
     # Providers re-flow what they quote (a list's newlines become spaces), and
-    # a card of short lines has no 40-character run left to match: compare
-    # with all whitespace folded to single spaces, on both sides.
+    # a card of short lines has no long run left to match: compare with all
+    # whitespace folded to single spaces, on both sides.
     out = " ".join(out.split())
     for source in (background, *prompt):
         source = " ".join(source.split()) if source else ""
@@ -79,7 +84,7 @@ def scrub_error(
             if cut:
                 out = _drop_echoed_tail(out, source)
     out = _drop_json_bodies(out)
-    # keys may have been split by escapes or JSON; look again on the final form
+    # keys may have been split by JSON; look again on the final form
     out = _KEY_SHAPES.sub(_REDACTED, out)
     out = " ".join(out.split())
     if len(out) > limit:
@@ -87,11 +92,45 @@ def scrub_error(
     return out
 
 
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = re.sub(re.escape(secret), _REDACTED, text, flags=re.IGNORECASE)
+    return _KEY_SHAPES.sub(_REDACTED, text)
+
+
+def _decode(text: str) -> str:
+    """`text` with JSON string escapes (\\n, \\uXXXX, surrogate pairs joined)
+    and URL percent-escapes undone, twice over for one nested in the other."""
+    for _ in range(2):
+        before = text
+        text = well_formed(_ESCAPE.sub(_unescape, text))
+        if _PERCENT.search(text):
+            text = well_formed(unquote_plus(text, errors="replace"))
+        if text == before:
+            break
+    return text
+
+
+def _fold(text: str) -> str:
+    """Lower case of the same length, so positions in it are positions in `text`."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
 def remove_echo(text: str, source: str, min_run: int = MIN_ECHO) -> str:
     """`text` with every run of >= `min_run` characters that also occurs in
-    `source` replaced by a marker. Linear in len(text) searches of `source`."""
-    if len(text) < min_run or len(source) < min_run:
+    `source`, ignoring case, replaced by a marker; a `source` shorter than
+    that (a short question) is replaced wherever it occurs whole. Linear in
+    len(text) searches of `source`."""
+    if len(source) < min_run:
+        if len(source) < MIN_SHORT:
+            return text
+        return re.sub(re.escape(source), _OMITTED, text, flags=re.IGNORECASE)
+    if len(text) < min_run:
         return text
+    original, text, source = text, _fold(text), _fold(source)
     window = max(min_run // 2, 1)
     spans: list[tuple[int, int]] = []
     start = 0
@@ -113,22 +152,23 @@ def remove_echo(text: str, source: str, min_run: int = MIN_ECHO) -> str:
             spans.append(best)
         start += window
     if not spans:
-        return text
+        return original
     parts: list[str] = []
     pos = 0
     for a, b in _merge(spans):
-        parts.append(text[pos:a])
+        parts.append(original[pos:a])
         parts.append(_OMITTED)
         pos = b
-    parts.append(text[pos:])
+    parts.append(original[pos:])
     return "".join(parts)
 
 
 def _drop_echoed_tail(text: str, source: str, shortest: int = 8) -> str:
     """Where the text was cut, an echo can straddle the cut with fewer than
     MIN_ECHO characters left before it: drop such a tail too."""
+    folded, source = _fold(text), _fold(source)
     for n in range(min(MIN_ECHO, len(text)), shortest - 1, -1):
-        if text[-n:] in source:
+        if folded[-n:] in source:
             return text[:-n] + _OMITTED
     return text
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from cardchat.models import MODELS
 from cardchat.providers import ProviderError, complete
+from cardchat.utf8 import well_formed
 
 MAX_WORDS = 7
 MAX_CHARS = 80
@@ -74,7 +75,7 @@ def fallback_title(question: str) -> str:
 
 def clean_title(text: str) -> str:
     """One line, no markup or quotes, at most MAX_WORDS words and MAX_CHARS characters."""
-    line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    line = next((ln for ln in well_formed(text).splitlines() if ln.strip()), "")
     line = _MARKUP.sub("", line)
     line = _PREFIX.sub("", line.strip())
     line = "".join(ch for ch in line if ch not in _QUOTES)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   AUTO_RETRY_MAX_ATTEMPTS, answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall,
-  providerWaitNotice, shouldAutoRetry,
+  failureNotice, providerWaitNotice, shouldAutoRetry,
 } from './messagestate';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
@@ -59,9 +59,18 @@ describe('cutOffNotice', () => {
 describe('providerWaitNotice', () => {
   it('says why nothing has arrived yet and that the server asks again', () => {
     expect(providerWaitNotice(null)).toBeNull();
-    const text = providerWaitNotice({ reason: 'Anthropic: the service is overloaded (HTTP 529)', call: 2 });
-    expect(text).toContain('overloaded');
-    expect(text).toContain('call 2');
+    expect(providerWaitNotice({ reason: 'Anthropic is overloaded (HTTP 529)', call: 2 }))
+      .toBe('Anthropic is overloaded (HTTP 529) — asking again (call 2)…');
+  });
+});
+
+describe('failureNotice', () => {
+  it('shows the server\'s headline as it is, and still says the answer failed without one', () => {
+    expect(failureNotice('OpenAI rejected the API key (HTTP 401)')).toBe('This answer failed: OpenAI rejected the API key (HTTP 401).');
+    expect(failureNotice('Network error reaching Gemini')).toBe('This answer failed: Network error reaching Gemini.');
+    expect(failureNotice(null)).toBe('This answer failed.');
+    expect(failureNotice(undefined)).toBe('This answer failed.');
+    expect(failureNotice('  ')).toBe('This answer failed.');
   });
 });
 

@@ -57,7 +57,18 @@ export function droppedTurnsNotice(n: number | undefined): string | null {
     : `The ${n} oldest turns of this conversation were left out to fit the model’s context window.`;
 }
 
-/** Why an answer has not started yet while the server waits on a busy model. */
+/**
+ * Why an answer failed. The server stores one of a fixed set of headlines
+ * (functions/cardchat/headlines.py: provider, kind, HTTP status, e.g.
+ * "Anthropic is overloaded (HTTP 529)"), never the provider's own words, so
+ * it is shown as it is, to the owner and to a published chat's visitors.
+ */
+export function failureNotice(error: string | null | undefined): string {
+  const headline = (error ?? '').trim();
+  return headline ? `This answer failed: ${headline}.` : 'This answer failed.';
+}
+
+/** Why an answer has not started yet while the server waits on a busy model (a fixed headline too). */
 export function providerWaitNotice(wait: { reason: string; call: number } | null | undefined): string | null {
   if (!wait) return null;
   return `${wait.reason} — asking again (call ${wait.call})…`;

@@ -37,9 +37,9 @@ PROVIDERS: dict[str, Callable[[], Provider]] = {
 def resolve(model_id: str) -> ModelSpec:
     spec = MODELS.get(model_id)
     if spec is None:
-        raise ProviderError(f"Unknown model {model_id[:60]!r}", kind="bad_request")
+        raise ProviderError("unknown_model", detail=f"unknown model {model_id[:60]!r}")
     if not key_present(spec):
-        raise ProviderError(f"{spec.label} is not available: no API key is configured", kind="auth")
+        raise ProviderError("not_configured", provider=spec.provider, detail="no API key is configured")
     return spec
 
 
@@ -49,7 +49,8 @@ def stream(
     """Text deltas, then exactly one Usage. Raises ProviderError only."""
     spec = resolve(model_id)
     if not messages or messages[-1]["role"] != "user":
-        raise ProviderError("The conversation must end with a user message", kind="bad_request")
+        raise ProviderError("bad_request", provider=spec.provider,
+                            detail="the conversation must end with a user message")
     budget = spec.max_output_tokens if max_tokens is None else max(1, min(max_tokens, spec.max_output_tokens))
     usage_seen = False
     try:
@@ -63,7 +64,8 @@ def stream(
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
         said = scrub_error(str(e), secrets=secrets, background=system,
                            prompt=[m["content"] for m in messages], limit=160)
-        raise ProviderError(f"{spec.label}: unexpected {type(e).__name__}: {said}", kind="provider") from None
+        raise ProviderError("provider", provider=spec.provider,
+                            detail=f"unexpected {type(e).__name__}: {said}") from None
     if not usage_seen:
         yield Usage()
 

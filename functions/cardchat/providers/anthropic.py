@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 class AnthropicProvider(SDKProvider):
-    label = "Anthropic"
+    provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
 
     def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "anthropic.Anthropic":
@@ -62,6 +62,8 @@ class AnthropicProvider(SDKProvider):
                     finished = True
         except anthropic.APIStatusError as e:
             raise fail.http(e.status_code, getattr(e, "type", None), _detail(e), e.response.headers) from None
+        except anthropic.APITimeoutError as e:  # a subclass of APIConnectionError
+            raise fail.of("timeout", type(e).__name__) from None
         except anthropic.APIConnectionError as e:
             raise fail.of("network", type(e).__name__) from None
         return usage if finished else None

@@ -1,8 +1,9 @@
 """What every model provider offers the engine: one streaming call, one error type.
 
 A provider turns (model, messages, hidden background, token budget) into text
-deltas and a final Usage, and turns every failure into a ProviderError whose
-message is safe to show a client: the engine owns retries and decides by
+deltas and a final Usage, and turns every failure into a ProviderError: a
+fixed headline (headlines.py) a client may read, and the provider's own words,
+scrubbed, for the server log only. The engine owns retries and decides by
 `kind`, so SDK retries stay off.
 """
 
@@ -14,6 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Generator, Iterator, Literal, Mapping, Protocol, TypedDict
 
+from cardchat.headlines import headline
 from cardchat.schema import Usage
 from cardchat.scrub import scrub_error
 
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
 Message = TypedDict("Message", {"role": Literal["user", "assistant"], "content": str})
 
 ErrorKind = Literal[
-    "rate_limited", "overloaded", "auth", "bad_request", "context_too_long", "network", "provider"
+    "rate_limited", "overloaded", "auth", "bad_request", "blocked", "context_too_long", "timeout", "network",
+    "incomplete", "provider", "not_configured", "unknown_model",
 ]
 #: Kinds worth another attempt later (the engine's policy decides how often).
-RETRYABLE_KINDS: frozenset[str] = frozenset({"rate_limited", "overloaded", "network", "provider"})
+RETRYABLE_KINDS: frozenset[str] = frozenset(
+    {"rate_limited", "overloaded", "timeout", "network", "incomplete", "provider"})
 #: One call's time limits: a long answer streams for minutes, a dead host
 #: should fail fast.
 READ_TIMEOUT_S = 180.0
@@ -49,14 +53,19 @@ _CONTEXT_SIGNS = (
 
 
 class ProviderError(Exception):
-    """A failed model call. `message` is short, readable and already scrubbed
-    (no key, no prompt text, no stack trace): it may be stored and shown."""
+    """A failed model call. `message` is its fixed headline, built from
+    (provider, kind, HTTP status) only: it may be stored and shown. `detail`
+    is the provider's own words, already scrubbed, for the server log only."""
 
-    def __init__(self, message: str, *, kind: ErrorKind | str, retry_after: float | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, kind: ErrorKind | str, *, provider: str | None = None, status: int | None = None,
+                 detail: str = "", retry_after: float | None = None):
         self.kind = kind
+        self.provider = provider
+        self.status = status
+        self.message = headline(provider, kind, status)
+        self.detail = detail
         self.retry_after = retry_after
+        super().__init__(self.message)
 
     @property
     def retryable(self) -> bool:
@@ -117,26 +126,12 @@ def classify(status: int | None, error_type: str | None, text: str) -> ErrorKind
     return "provider"
 
 
-_HEADLINES: dict[str, str] = {
-    "rate_limited": "rate limit reached",
-    "overloaded": "the service is overloaded",
-    "auth": "the API key was refused",
-    "bad_request": "the request was rejected",
-    "context_too_long": "the conversation is too long for the model's context window",
-    "network": "could not reach the service",
-    "provider": "the service failed",
-}
-
-
 class Failures:
-    """Builds one call's ProviderErrors, scrubbed of that call's key and prompt.
+    """Builds one call's ProviderErrors: the headline from the provider id,
+    kind and status; the detail scrubbed of that call's key and prompt."""
 
-    Reads e.g. "Anthropic: the service is overloaded (HTTP 529):
-    overloaded_error: Overloaded": our headline, then the provider's own words.
-    """
-
-    def __init__(self, label: str, api_key: str, system: str, messages: list[Message]):
-        self.label = label
+    def __init__(self, provider: str, api_key: str, system: str, messages: list[Message]):
+        self.provider = provider
         self._secrets = [api_key]
         self._system = system
         self._prompt = [m["content"] for m in messages]
@@ -159,12 +154,9 @@ class Failures:
     def of(
         self, kind: ErrorKind, detail: str, *, status: int | None = None, retry_after: float | None = None
     ) -> ProviderError:
-        head = f"{self.label}: {_HEADLINES.get(kind, 'the service failed')}"
-        if status:
-            head += f" (HTTP {status})"
         said = scrub_error(detail or "", secrets=self._secrets, background=self._system, prompt=self._prompt,
                            limit=200)
-        return ProviderError(f"{head}: {said}" if said else head, kind=kind, retry_after=retry_after)
+        return ProviderError(kind, provider=self.provider, status=status, detail=said, retry_after=retry_after)
 
 
 def client_options(api_key: str, http_client: "httpx2.Client | None") -> dict[str, Any]:
@@ -193,8 +185,8 @@ class SDKProvider(ABC):
     one streamed exchange (its events and its exception types).
     """
 
-    #: Names the provider in error messages.
-    label: str
+    #: The provider's id (models.ModelSpec.provider): names it in headlines.
+    provider: str
     #: The key's environment variable when the model's spec names none.
     key_env: str
 
@@ -220,12 +212,12 @@ class SDKProvider(ABC):
     ) -> Iterator[str | Usage]:
         api_key = os.environ.get(spec.key_env or self.key_env, "").strip()
         client = self.make_client(api_key, self._http_client)
-        fail = Failures(self.label, api_key, system, messages)
+        fail = Failures(self.provider, api_key, system, messages)
         try:
             usage = yield from self.exchange(client, spec, messages, system, max_tokens, fail)
         finally:
             if self._http_client is None:
                 client.close()
         if usage is None:
-            raise fail.of("network", "the stream ended before the answer was complete")
+            raise fail.of("incomplete", "the stream ended before the answer was complete")
         yield usage

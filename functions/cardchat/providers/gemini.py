@@ -23,7 +23,7 @@ _MIN_THINKING = {"gemini-2.5-pro": 128}
 
 
 class GeminiProvider(SDKProvider):
-    label = "Gemini"
+    provider = "gemini"
     key_env = "GEMINI_API_KEY"
 
     def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "genai.Client":
@@ -62,7 +62,7 @@ class GeminiProvider(SDKProvider):
             for chunk in client.models.generate_content_stream(model=spec.id, contents=contents, config=config):
                 feedback = chunk.prompt_feedback
                 if feedback is not None and feedback.block_reason:
-                    raise fail.of("bad_request", f"the prompt was blocked ({feedback.block_reason})")
+                    raise fail.of("blocked", f"the prompt was blocked ({feedback.block_reason})")
                 for candidate in chunk.candidates or []:
                     for part in (candidate.content.parts if candidate.content else None) or []:
                         if part.text and not part.thought:
@@ -80,8 +80,9 @@ class GeminiProvider(SDKProvider):
             raise fail.http(_int(e.code), e.status, _detail(e), getattr(e.response, "headers", None),
                             _retry_delay(e.details)) from None
         except Exception as e:
-            if _is_transport_error(e):
-                raise fail.of("network", type(e).__name__) from None
+            transport = _transport_error(e)
+            if transport:
+                raise fail.of(transport, type(e).__name__) from None
             raise
         return usage if finished else None
 
@@ -109,9 +110,10 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
-def _is_transport_error(e: Exception) -> bool:
+def _transport_error(e: Exception) -> str | None:
+    """"timeout" or "network" for the HTTP library's transport failures, else None."""
     for module in ("httpx2", "httpx"):
         lib = sys.modules.get(module)
         if lib is not None and isinstance(e, lib.TransportError):
-            return True
-    return False
+            return "timeout" if isinstance(e, lib.TimeoutException) else "network"
+    return None

@@ -85,8 +85,8 @@ def sentences_of(background: str) -> list[Sentence]:
     try:
         cards = parse_background(background)
     except ValueError:
-        raise ProviderError("Offline answerer: the chat's background is not in the expected format",
-                            kind="bad_request") from None
+        raise ProviderError("bad_request", provider="offline",
+                            detail="the chat's background is not in the expected format") from None
     out: list[Sentence] = []
     for n, _title, body in cards:
         for position, text in enumerate(split_sentences(body)):
@@ -144,8 +144,8 @@ def select(question: str, sentences: list[Sentence]) -> list[Sentence]:
     try:
         vectors = get_embedder().embed([question] + [s.text for s in sentences])
     except Exception as e:  # a missing model asset or an embedding API failure
-        raise ProviderError(f"Offline answerer: embeddings are unavailable ({type(e).__name__})",
-                            kind="provider") from None
+        raise ProviderError("provider", provider="offline",
+                            detail=f"embeddings are unavailable ({type(e).__name__})") from None
     scores = vectors[1:] @ vectors[0]
     floor = max(MIN_SCORE, MIN_SHARE * float(scores.max()))
     chosen: list[int] = []

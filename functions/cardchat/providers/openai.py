@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class OpenAIProvider(SDKProvider):
-    label = "OpenAI"
+    provider = "openai"
     key_env = "OPENAI_API_KEY"
 
     def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "openai.OpenAI":
@@ -56,6 +56,8 @@ class OpenAIProvider(SDKProvider):
                     usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
         except openai.APIStatusError as e:
             raise fail.http(e.status_code, _code(e), _detail(e), e.response.headers) from None
+        except openai.APITimeoutError as e:  # a subclass of APIConnectionError
+            raise fail.of("timeout", type(e).__name__) from None
         except openai.APIConnectionError as e:
             raise fail.of("network", type(e).__name__) from None
         except openai.APIError as e:  # an error object inside a 200 stream

@@ -4,17 +4,25 @@ Every write the engine makes while generating runs in a transaction that first
 reads the message and checks the run still owns it (`run_id`, status
 `streaming`): a generator that stalled, lost its lease and woke up after a
 retry started a new run must not write over the new run's answer or chunks.
+
+Those writes are also where the engine's text (a model's deltas, a failure)
+becomes a stored string: each is made well-formed Unicode here, once, so a
+lone surrogate from a provider can never make the answer unwritable.
 """
 
 from __future__ import annotations
 
+import random
+import time
 from datetime import datetime
 from typing import Any, Callable
 
+from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
+from cardchat.utf8 import well_formed_fields
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450
@@ -55,31 +63,62 @@ def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[st
     return docs
 
 
+#: How long a claim keeps trying while the message stays `ready` but its
+#: write cannot land (another writer, or a transaction's lock, in the way).
+#: Far beyond any lock a request holds; far below generateAnswer's timeout.
+CLAIM_PATIENCE_S = 60.0
+#: Longest pause between two tries (full jitter below it, doubling from 50 ms).
+_CLAIM_MAX_PAUSE_S = 2.0
+
+
 def claim(
-    db: firestore.Client, message_id: str, run_id: str, lease_expires: datetime
+    db: firestore.Client, message_id: str, run_id: str,
+    lease_expires: datetime | Callable[[], datetime],
 ) -> dict[str, Any] | None:
     """Take a `ready` message for this run; None if it is not `ready` (a
-    duplicate delivery or a racing generator got there first)."""
-    ref = _message_ref(db, message_id)
+    duplicate delivery or a racing generator got there first).
 
-    @firestore.transactional
-    def run(tx: firestore.Transaction) -> dict[str, Any] | None:
-        snap = ref.get(transaction=tx)
-        if not snap.exists:
-            return None
-        msg = snap.to_dict()
-        if msg.get("status") != "ready":
+    A compare-and-set, not a transaction: read the message, then update it
+    only if it is unchanged since that read (its update_time). Two claim
+    transactions that both read it deadlock under pessimistic locking (the
+    emulator's, and the server SDKs' in production) until the lock times out:
+    both could abort on every attempt, and a claim that ran out of attempts
+    failed its delivery instead of skipping it. A precondition write holds no
+    lock between read and write: of two racers exactly one write lands; the
+    other's fails its precondition, and its re-read finds the message taken.
+    A write that could not land for a lock (ABORTED) is tried again after a
+    jittered pause until the message is no longer `ready` (someone claimed
+    it: skipped) or CLAIM_PATIENCE_S have passed.
+
+    `lease_expires` may be a function, asked on each try, so that a claim
+    that waited still starts with its whole lease.
+    """
+    ref = _message_ref(db, message_id)
+    give_up = time.monotonic() + CLAIM_PATIENCE_S
+    pause = 0.05
+    while True:
+        snap = ref.get()
+        msg = snap.to_dict() if snap.exists else None
+        if msg is None or msg.get("status") != "ready":
             return None
         update = {
             "status": "streaming",
             "run_id": run_id,
-            "lease_expires": lease_expires,
+            "lease_expires": lease_expires() if callable(lease_expires) else lease_expires,
             "attempts": int(msg.get("attempts") or 0) + 1,
         }
-        tx.update(ref, update)
-        return {**msg, **update}
-
-    return run(db.transaction())
+        try:
+            ref.update(update, option=db.write_option(last_update_time=snap.update_time))
+            return {**msg, **update}
+        except (gexc.FailedPrecondition, gexc.NotFound):
+            if time.monotonic() > give_up:
+                raise
+            # another write landed since our read: the re-read says whose
+        except gexc.Aborted:
+            if time.monotonic() > give_up:
+                raise
+            time.sleep(random.uniform(0, pause))
+            pause = min(pause * 2, _CLAIM_MAX_PAUSE_S)
 
 
 def _check_owner(tx: firestore.Transaction, ref: firestore.DocumentReference, run_id: str) -> None:
@@ -102,7 +141,7 @@ def write_chunk(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.set(chunk_ref, chunk.to_dict())
+        tx.set(chunk_ref, well_formed_fields(chunk.to_dict()))
         if lease_expires is not None:
             tx.update(ref, {"lease_expires": lease_expires})
 
@@ -119,7 +158,7 @@ def renew_lease(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.update(ref, {**(fields or {}), "lease_expires": lease_expires})
+        tx.update(ref, well_formed_fields({**(fields or {}), "lease_expires": lease_expires}))
 
     run(db.transaction())
 
@@ -139,9 +178,9 @@ def finish(
     @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
-        tx.update(ref, fields)
+        tx.update(ref, well_formed_fields(fields))
         if chat_id and chat_fields:
-            tx.update(db.collection(CHATS).document(chat_id), chat_fields)
+            tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
 
     run(db.transaction())
 

@@ -6,7 +6,9 @@ import { ChunkBuffer } from '../chunks';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import type { Renderer } from '../markdown';
-import { canRetry, cutOffNotice, droppedTurnsNotice, providerWaitNotice, shouldAutoRetry, type Phase } from '../messagestate';
+import {
+  canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
+} from '../messagestate';
 import { watchChunks, type MessageDoc } from '../store';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
@@ -206,7 +208,7 @@ export class MessageView {
     }
     const text = phase === 'stalled'
       ? 'This answer stopped arriving: the server working on it went quiet.'
-      : `This answer failed: ${this.msg.error || 'unknown error'}`;
+      : failureNotice(this.msg.error);
     const retry = h('button', { type: 'button', 'data-testid': 'retry', disabled: this.retrying || this.ctx.readOnly },
       this.retrying ? 'Retrying…' : 'Retry');
     retry.addEventListener('click', () => void this.retry());
