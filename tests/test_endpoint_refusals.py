@@ -13,7 +13,7 @@ from chat_support import answered_chat
 from test_endpoints import ai_user, deck
 
 from cardchat.parsing import MAX_CONFIGURATION_DEPTH
-from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, now
+from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, now
 from conftest import CallError
 
 pytestmark = pytest.mark.functions
@@ -86,7 +86,8 @@ def test_a_configuration_within_bounds_is_stored_as_sent(call, spent_once, ai_us
     chat_id = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?",
                                   "collection": {"description": "d", "configuration": configuration}},
                    ai_user[1])["chat_id"]
-    assert spent_once.collection(CHATS).document(chat_id).get().get("collection")["configuration"] == configuration
+    private = spent_once.collection(CHAT_PRIVATE).document(chat_id).get()
+    assert private.get("collection")["configuration"] == configuration
 
 
 def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:

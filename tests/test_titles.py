@@ -38,7 +38,7 @@ def test_provider_failure_falls_back_to_the_question(monkeypatch):
 def test_a_title_with_a_lone_surrogate_is_stored_well_formed(monkeypatch):
     wire = Wire(anthropic_text("Tides \ud83c", "\udf0a Twice a Day \udc00"))
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
-    title = make_title("claude-haiku-4-5", QUESTION)
+    title, _ = make_title("claude-haiku-4-5", QUESTION)
     assert title == "Tides 🌊 Twice a Day \ufffd"
     title.encode("utf-8")
 
