@@ -8,7 +8,9 @@
 // style, ids, classes or data-*), and a pass over its inert output turns every
 // image that is not same-origin or data: into a labelled placeholder and opens
 // off-site links in a new tab without opener or referrer. The CSP in
-// firebase.json is the second wall.
+// firebase.json is the second wall. (Chromium reports a style attribute in the
+// HTML even while DOMPurify parses it into its inert document: a report for
+// content that carries one, not a style applied.)
 import DOMPurify, { type Config } from 'dompurify';
 
 const ALLOWED_TAGS = [
