@@ -42,23 +42,60 @@ pick_java() {
 # CARDCHAT_PORT_OFFSET shifts every emulator port, so two stacks (a developer's
 # scripts/dev and a scripts/test run) can share one machine.
 OFFSET="${CARDCHAT_PORT_OFFSET:-0}"
-port() { echo $(( $1 + OFFSET )); }
+# Ports that browsers and Node's fetch refuse to connect to (the Fetch spec's
+# "bad ports"): an offset that lands on one (8080+2000 = 10080, 5000+1000 =
+# 6000) moves up by tens instead (no two emulators' base ports are 10 apart).
+UNSAFE_PORTS=" 1 7 9 11 13 15 17 19 20 21 22 23 25 37 42 43 53 69 77 79 87 95 101 102 103 104 109 110 111 113 115 117 119 123
+ 135 137 139 143 161 179 389 427 465 512 513 514 515 526 530 531 532 540 548 554 556 563 587 601 636 989 990 993 995
+ 1719 1720 1723 2049 3659 4045 4190 5060 5061 6000 6566 6665 6666 6667 6668 6669 6679 6697 10080 "
+port() {
+  local p=$(( $1 + OFFSET ))
+  while [[ "$UNSAFE_PORTS" == *[[:space:]]$p[[:space:]]* ]]; do p=$(( p + 10 )); done
+  echo "$p"
+}
 DIST="$ROOT/web/dist"; [ "$OFFSET" = 0 ] || DIST="$ROOT/web/dist-offset-$OFFSET"
 AUTH_PORT=$(port 9099); FIRESTORE_PORT=$(port 8080); FUNCTIONS_PORT=$(port 5001); HOSTING_PORT=$(port 5000)
 
+# The emulators run from a config derived from firebase.json (gitignored):
+# ports shifted by the offset, and the hosting CSP extended with this stack's
+# emulator origins, which the production policy in firebase.json never names.
 firebase_config() {
-  if [ "$OFFSET" = 0 ]; then echo "$ROOT/firebase.json"; return; fi
-  local out="$ROOT/firebase.offset-$OFFSET.json"
-  OFFSET="$OFFSET" python3 - "$ROOT/firebase.json" "$out" <<'PY'
+  local out="$ROOT/firebase.offset-$OFFSET.json" base ports=""
+  # port() is the one rule for moving a port: python gets its answers as a table.
+  for base in $(python3 -c 'import json, sys
+for emu in json.load(open(sys.argv[1]))["emulators"].values():
+    if isinstance(emu, dict): print(*(emu[k] for k in ("port", "websocketPort") if k in emu))' "$ROOT/firebase.json"); do
+    ports+="$base=$(port "$base") "
+  done
+  OFFSET="$OFFSET" PORTS="$ports" python3 - "$ROOT/firebase.json" "$out" <<'PY'
 import json, os, sys
 cfg = json.load(open(sys.argv[1])); off = int(os.environ["OFFSET"])
+moved = dict(map(int, pair.split("=")) for pair in os.environ["PORTS"].split())
 # each stack serves its own build: the SPA is built with its ports baked in
-cfg["hosting"]["public"] = f"web/dist-offset-{off}"
+if off:
+    cfg["hosting"]["public"] = f"web/dist-offset-{off}"
 for name, emu in cfg["emulators"].items():
     if isinstance(emu, dict):
         for key in ("port", "websocketPort"):
             if key in emu:
-                emu[key] += off
+                emu[key] = moved[emu[key]]
+emu = cfg["emulators"]
+origin = lambda name: f"http://{emu[name]['host']}:{emu[name]['port']}"
+extra = {
+    "connect-src": [origin("auth"), origin("firestore"), origin("functions")],
+    "frame-src": [origin("auth")],  # the auth emulator's popup iframe
+}
+for block in cfg["hosting"].get("headers", []):
+    for header in block["headers"]:
+        if header["key"].lower() != "content-security-policy":
+            continue
+        directives = [d.strip() for d in header["value"].split(";") if d.strip()]
+        for i, d in enumerate(directives):
+            name = d.split()[0]
+            if name in extra:
+                directives[i] = " ".join([d, *extra.pop(name)])
+        directives += [" ".join([name, "'self'", *srcs]) for name, srcs in extra.items()]
+        header["value"] = "; ".join(directives)
 json.dump(cfg, open(sys.argv[2], "w"), indent=2)
 PY
   echo "$out"

@@ -1,28 +1,9 @@
 // Markdown → sanitised HTML. Every piece of Markdown the app shows (cards and
-// messages) goes through render(): model output and card bodies are untrusted.
-import DOMPurify from 'dompurify';
+// messages) goes through render(): model output and card bodies are untrusted,
+// and sanitize() keeps them from loading anything from another origin.
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
 import { cardHref, citedCardId, CITATION_RE, parseCitationNumbers } from './citations';
-
-let hooked = false;
-function installHooks(): void {
-  if (hooked) return;
-  hooked = true;
-  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-    if (node.tagName === 'A') {
-      const href = node.getAttribute('href') ?? '';
-      if (/^https?:\/\//i.test(href)) {
-        node.setAttribute('target', '_blank');
-        node.setAttribute('rel', 'noopener noreferrer');
-      }
-    }
-  });
-}
-
-export function sanitize(html: string): string {
-  installHooks();
-  return DOMPurify.sanitize(html, { FORBID_TAGS: ['style', 'form'], FORBID_ATTR: ['style'] });
-}
+import { sanitize, trustedMark } from './sanitize';
 
 interface CitationToken extends Tokens.Generic {
   type: 'citation';
@@ -51,10 +32,10 @@ function citationExtension(cardIds: readonly string[]): TokenizerAndRendererExte
       const parts = (token as CitationToken).numbers.map((n) => {
         const id = citedCardId(n, cardIds);
         return id
-          ? `<a class="cite" href="${escapeAttr(cardHref(id))}" data-card-id="${escapeAttr(id)}" title="Card ${n} of the background">${n}</a>`
+          ? `<a ${trustedMark()} class="cite" href="${escapeAttr(cardHref(id))}" data-card-id="${escapeAttr(id)}" title="Card ${n} of the background">${n}</a>`
           : `${n}`;
       });
-      return `<span class="citation">[${parts.join(', ')}]</span>`;
+      return `<span ${trustedMark()} class="citation">[${parts.join(', ')}]</span>`;
     },
   };
 }
@@ -64,6 +45,8 @@ export type Renderer = (markdown: string) => string;
 /** A renderer for one chat: citations link to that chat's ranked card ids. */
 export function markdownRenderer(cardIds: readonly string[] = []): Renderer {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
+  // Task-list boxes as text: untrusted HTML gets no form controls, so neither does ours.
+  marked.use({ renderer: { checkbox: ({ checked }) => (checked ? '☑ ' : '☐ ') } });
   if (cardIds.length) marked.use({ extensions: [citationExtension(cardIds)] });
   return (md: string) => sanitize(marked.parse(md ?? '', { async: false }) as string);
 }

@@ -31,3 +31,12 @@ describe('isInAppClick', () => {
     expect(isInAppClick(plain, { href: 'https://git-scm.com/', target: '', hasDownload: false }, origin)).toBe(false);
   });
 });
+
+describe('parseRoute with malformed escapes', () => {
+  it('answers not found instead of throwing (a link in a card can point anywhere)', () => {
+    expect(parseRoute('/card/%E0%A4%A', '')).toEqual({ name: 'notfound' });
+    expect(parseRoute('/chat/%E0%A4%A', '')).toEqual({ name: 'notfound' });
+    expect(parseRoute('/chat/%', '')).toEqual({ name: 'notfound' });
+    expect(parseRoute('/', '?q=%E0%A4%A')).toMatchObject({ name: 'cards' });
+  });
+});

@@ -8,6 +8,15 @@ export type Route =
   | { name: 'chat'; id: string }
   | { name: 'notfound' };
 
+/** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 export function parseRoute(pathname: string, search: string): Route {
   const params = new URLSearchParams(search);
   const path = pathname.replace(/\/{2,}/g, '/');
@@ -20,11 +29,10 @@ export function parseRoute(pathname: string, search: string): Route {
       chat: params.get('chat') || null,
     };
   }
-  let m = /^\/card\/([^/]+)\/?$/.exec(path);
-  if (m) return { name: 'card', id: decodeURIComponent(m[1]) };
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
-  m = /^\/chat\/([^/]+)\/?$/.exec(path);
-  if (m) return { name: 'chat', id: decodeURIComponent(m[1]) };
+  const m = /^\/(card|chat)\/([^/]+)\/?$/.exec(path);
+  const id = m ? decodeSegment(m[2]) : null;
+  if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };
   return { name: 'notfound' };
 }
 
