@@ -21,7 +21,7 @@ from cardchat.models import MODELS, ModelSpec
 from cardchat.providers.base import Message
 from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
-from cardchat.schema import ChatMessage, TokenReservation
+from cardchat.schema import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, ChatMessage, TokenReservation
 from cardchat.schema import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).
@@ -42,12 +42,19 @@ READY_LEASE = timedelta(seconds=120)
 
 def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
     """An answer whose lease ran out: left `streaming` (its generator died) or
-    left `ready` (no generator ever claimed it). The SPA offers retry for it,
-    as for a failed one."""
+    left `ready` (no generator ever claimed it). The rule lives in
+    common/collections.json, which the SPA's messagestate.ts reads too."""
+    if msg.get("status") not in LIVE_STATUSES:
+        return False
     lease = msg.get("lease_expires")
-    if msg.get("status") == "streaming":
-        return lease is None or lease <= now
-    return msg.get("status") == "ready" and lease is not None and lease <= now
+    if lease is None:
+        return msg.get("status") in STALLED_WITHOUT_LEASE
+    return bool(lease <= now)
+
+
+def may_retry(msg: dict[str, Any], now: datetime) -> bool:
+    """What retryMessage accepts, and so when the SPA offers Retry."""
+    return msg.get("status") in RETRYABLE_STATUSES or is_stalled(msg, now)
 
 
 def require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
@@ -139,7 +146,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
         require_owner(chat, uid)
         if msg.get("role") != "assistant":
             raise FailedPrecondition("only an answer can be retried")
-        if msg.get("status") != "failed" and not is_stalled(msg, when):
+        if not may_retry(msg, when):
             raise FailedPrecondition(
                 f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
         spec = _spec(chat)

@@ -37,6 +37,12 @@ CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
+#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
+#: writes them into web/src/generated/messagestatus.ts).
+MESSAGE_STATUS: dict[str, str] = _SHARED["message_status"]
+LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
+STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
+RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
 Visibility = Literal["public", "private"]
 Role = Literal["user", "assistant"]

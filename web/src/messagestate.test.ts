@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import stallTable from '../../common/message_stall_cases.json';
 import {
-  AUTO_RETRY_MAX_ATTEMPTS, answerInProgress, canRetry, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall,
-  failureNotice, providerWaitNotice, shouldAutoRetry,
+  AUTO_RETRY_MAX_ATTEMPTS, answerInProgress, canRetry, isStalled, cutOffNotice, droppedTurnsNotice, messagePhase, msUntilStall,
+  failureNotice, providerWaitNotice, shouldAutoRetry, type Status,
 } from './messagestate';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
@@ -12,7 +13,8 @@ describe('messagePhase', () => {
   it('treats a streaming message with a lapsed lease as stalled', () => {
     expect(messagePhase({ role: 'assistant', status: 'streaming', lease_expires: past }, now)).toBe('stalled');
     expect(messagePhase({ role: 'assistant', status: 'streaming', lease_expires: future }, now)).toBe('streaming');
-    expect(messagePhase({ role: 'assistant', status: 'streaming' }, now)).toBe('streaming');
+    // the server (conversation.is_stalled) retries a streaming answer that has no lease
+    expect(messagePhase({ role: 'assistant', status: 'streaming' }, now)).toBe('stalled');
   });
   it('maps the other statuses', () => {
     expect(messagePhase({ role: 'assistant', status: 'ready' }, now)).toBe('waiting');
@@ -25,6 +27,17 @@ describe('messagePhase', () => {
     expect(msUntilStall({ role: 'assistant', status: 'complete', lease_expires: future }, now)).toBeNull();
     expect(msUntilStall({ role: 'assistant', status: 'streaming' }, now)).toBeNull();
   });
+});
+
+describe('the shared stall and retry rule (common/message_stall_cases.json)', () => {
+  const leases: Record<string, Date | null> = { none: null, past, now: new Date(now), future };
+  for (const c of stallTable.cases) {
+    it(`${c.status} with lease ${c.lease}: stalled ${c.stalled}, retry ${c.retry}`, () => {
+      const m = { role: 'assistant' as const, status: c.status as Status, lease_expires: leases[c.lease] };
+      expect(isStalled(m, now)).toBe(c.stalled);
+      expect(canRetry(messagePhase(m, now))).toBe(c.retry);
+    });
+  }
 });
 
 describe('composer and retry', () => {

@@ -1,6 +1,8 @@
 // What a chat message means for the reader, from its stored fields.
 
-export type Status = 'ready' | 'streaming' | 'complete' | 'failed';
+import { LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, type Status } from './generated/messagestatus';
+
+export type { Status };
 export type Phase = 'waiting' | 'streaming' | 'stalled' | 'complete' | 'failed';
 
 export interface MessageLike {
@@ -10,19 +12,27 @@ export interface MessageLike {
 }
 
 /**
- * A message is stalled when the worker that holds it let its lease lapse
- * without finishing: it will not progress unless someone retries it.
+ * The server's stall rule (common/collections.json, also read by
+ * functions/cardchat/conversation.py is_stalled): a live answer whose worker
+ * let its lease lapse, or that never had one, will not progress unless
+ * someone retries it, and the server accepts that retry.
  */
+export function isStalled(m: MessageLike, nowMs: number): boolean {
+  if (m.role !== 'assistant' || !LIVE_STATUSES.includes(m.status)) return false;
+  if (!m.lease_expires) return STALLED_WITHOUT_LEASE.includes(m.status);
+  return m.lease_expires.getTime() <= nowMs;
+}
+
 export function messagePhase(m: MessageLike, nowMs: number): Phase {
   if (m.role === 'user' || m.status === 'complete') return 'complete';
   if (m.status === 'failed') return 'failed';
-  if (m.lease_expires && m.lease_expires.getTime() < nowMs) return 'stalled';
+  if (isStalled(m, nowMs)) return 'stalled';
   return m.status === 'streaming' ? 'streaming' : 'waiting';
 }
 
 /** Milliseconds until a live message would count as stalled, or null if never. */
 export function msUntilStall(m: MessageLike, nowMs: number): number | null {
-  if (m.role !== 'assistant' || (m.status !== 'streaming' && m.status !== 'ready') || !m.lease_expires) return null;
+  if (m.role !== 'assistant' || !LIVE_STATUSES.includes(m.status) || !m.lease_expires) return null;
   return Math.max(0, m.lease_expires.getTime() - nowMs);
 }
 
@@ -34,8 +44,9 @@ export function answerInProgress(messages: readonly MessageLike[], nowMs: number
   });
 }
 
+/** Retry is offered exactly when the server's retryMessage accepts it: a retryable status, or stalled. */
 export function canRetry(phase: Phase): boolean {
-  return phase === 'failed' || phase === 'stalled';
+  return phase === 'stalled' || (RETRYABLE_STATUSES as readonly string[]).includes(phase);
 }
 
 /** Runs after which a stalled answer waits for the owner's Retry instead of being asked again on view. */
