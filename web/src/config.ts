@@ -30,7 +30,7 @@ function parseJson(name: string, raw: string): unknown {
   try {
     return JSON.parse(raw);
   } catch (e) {
-    throw new Error(`${name} is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`${name} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -2,7 +2,7 @@
 import { h, replaceChildren } from '../dom';
 import { describeError, errorCode } from '../errors';
 import { renderMarkdown } from '../markdown';
-import { getCard } from '../store';
+import { getCard } from '../queries';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
   let alive = true;

@@ -6,7 +6,7 @@ import { backgroundCardsHref } from '../citations';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
-import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../store';
+import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../queries';
 
 const fmt = new Intl.NumberFormat('en-US');
 

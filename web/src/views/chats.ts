@@ -3,7 +3,7 @@ import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
 import type { Session } from '../session';
-import { watchChats, type ChatDoc } from '../store';
+import { watchChats, type ChatDoc } from '../queries';
 import { renderSignIn } from './signin';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

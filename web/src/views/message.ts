@@ -9,7 +9,7 @@ import type { Renderer } from '../markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from '../messagestate';
-import { watchChunks, type MessageDoc } from '../store';
+import { watchChunks, type MessageDoc } from '../queries';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
 
