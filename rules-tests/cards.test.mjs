@@ -49,9 +49,9 @@ describe('cards', () => {
   // --- get -----------------------------------------------------------------
   const mayReadPrivate = { owner: true, viewer: true, other: false, signedOut: false, admin: true };
   for (const [actor, label] of Object.entries(ACTORS)) {
-    test(`allow: ${label} gets a public card`, () => expectFound(card(actor, PUBLIC)));
+    test(`allow: ${label} gets a public card`, async () => { await expectFound(card(actor, PUBLIC)); });
     if (mayReadPrivate[actor]) {
-      test(`allow: ${label} gets a private card`, () => expectFound(card(actor, PRIVATE)));
+      test(`allow: ${label} gets a private card`, async () => { await expectFound(card(actor, PRIVATE)); });
     } else {
       test(`deny: ${label} gets a private card`, () => assertFails(expectFound(card(actor, PRIVATE))));
     }
@@ -67,9 +67,9 @@ describe('cards', () => {
       assert.ok(!ids.includes(PRIVATE));
     });
     if (actor === 'admin') {
-      test('allow: admin lists all cards without a filter', () => listIncludes(cards('admin'), PUBLIC, PRIVATE, BOBS));
-      test('allow: admin lists private cards', () =>
-        listIncludes(query(cards('admin'), where('visibility', '==', 'private')), PRIVATE, BOBS));
+      test('allow: admin lists all cards without a filter', async () => { await listIncludes(cards('admin'), PUBLIC, PRIVATE, BOBS); });
+      test('allow: admin lists private cards', async () => {
+        await listIncludes(query(cards('admin'), where('visibility', '==', 'private')), PRIVATE, BOBS); });
     } else {
       test(`deny: ${label} lists cards without a filter`, () => assertFails(getDocs(cards(actor))));
       test(`deny: ${label} lists private cards`,
@@ -81,7 +81,7 @@ describe('cards', () => {
     assert.ok(!ids.includes(BOBS));
   });
   test('allow: admin lists another user\'s cards filtered on owner',
-    () => listIncludes(query(cards('admin'), where('owner', '==', UID.owner)), PUBLIC, PRIVATE));
+    async () => { await listIncludes(query(cards('admin'), where('owner', '==', UID.owner)), PUBLIC, PRIVATE); });
   for (const actor of ['viewer', 'other', 'signedOut']) {
     test(`deny: ${ACTORS[actor]} lists the owner's cards filtered on owner`,
       () => assertFails(getDocs(query(cards(actor), where('owner', '==', UID.owner)))));

@@ -40,7 +40,7 @@ describe('chat_private', () => {
   for (const [state, id] of Object.entries(chats)) {
     for (const [actor, label] of Object.entries(ACTORS)) {
       if (READERS[actor]) {
-        test(`allow: ${label} gets the private data of the owner's ${state} chat`, () => expectFound(priv(actor, id)));
+        test(`allow: ${label} gets the private data of the owner's ${state} chat`, async () => { await expectFound(priv(actor, id)); });
       } else {
         test(`deny: ${label} gets the private data of the owner's ${state} chat`,
           () => assertFails(expectFound(priv(actor, id))));

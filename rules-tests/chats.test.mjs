@@ -46,14 +46,14 @@ describe('chats', () => {
   const chats = (actor) => collection(h.db[actor], C.chats);
 
   // --- get -----------------------------------------------------------------
-  test('allow: owner gets own unpublished chat', () => expectFound(chat('owner', unpub)));
-  test('allow: owner gets own published chat', () => expectFound(chat('owner', pub)));
+  test('allow: owner gets own unpublished chat', async () => { await expectFound(chat('owner', unpub)); });
+  test('allow: owner gets own published chat', async () => { await expectFound(chat('owner', pub)); });
   test('deny: other user gets an unpublished chat', () => assertFails(expectFound(chat('other', unpub))));
-  test('allow: other user gets a published chat', () => expectFound(chat('other', pub)));
+  test('allow: other user gets a published chat', async () => { await expectFound(chat('other', pub)); });
   test('deny: signed-out visitor gets an unpublished chat', () => assertFails(expectFound(chat('signedOut', unpub))));
-  test('allow: signed-out visitor gets a published chat', () => expectFound(chat('signedOut', pub)));
-  test('allow: admin gets an unpublished chat', () => expectFound(chat('admin', unpub)));
-  test('allow: admin gets a published chat', () => expectFound(chat('admin', pub)));
+  test('allow: signed-out visitor gets a published chat', async () => { await expectFound(chat('signedOut', pub)); });
+  test('allow: admin gets an unpublished chat', async () => { await expectFound(chat('admin', unpub)); });
+  test('allow: admin gets a published chat', async () => { await expectFound(chat('admin', pub)); });
   test('deny: non-admin with an admin token claim gets an unpublished chat',
     () => assertFails(expectFound(chat('notAdmin', unpub))));
   for (const [actor, label] of Object.entries(ACTORS)) {

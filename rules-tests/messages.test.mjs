@@ -60,7 +60,7 @@ describe('messages', () => {
         for (const [actor, label] of Object.entries(ACTORS)) {
           if (READERS[state][actor]) {
             test(`allow: ${label} gets a ${kind.name} doc of the owner's ${state} chat`,
-              () => expectFound(msg(actor, msgIds[state])));
+              async () => { await expectFound(msg(actor, msgIds[state])); });
             test(`allow: ${label} lists ${kind.name} of the owner's ${state} chat filtered on chat`, async () => {
               const snap = await getDocs(ofChat(actor, chatId));
               assert.ok(snap.docs.some((d) => d.id === msgIds[state]));
@@ -89,7 +89,7 @@ describe('messages', () => {
             const ids = snap.docs.map((d) => d.id);
             assert.ok([msgIds.unpublished, msgIds.published, orphan].every((id) => ids.includes(id)));
           });
-          test(`allow: admin gets a ${kind.name} doc whose chat is gone`, () => expectFound(msg('admin', orphan)));
+          test(`allow: admin gets a ${kind.name} doc whose chat is gone`, async () => { await expectFound(msg('admin', orphan)); });
         } else {
           test(`deny: ${label} lists ${kind.name} without a filter`, () => assertFails(getDocs(msgs(actor))));
           test(`deny: ${label} gets a ${kind.name} doc whose chat is gone`,
@@ -127,7 +127,7 @@ describe('messages', () => {
         const id = w.add(kind.name, data, 'msg-bad-chat');
         for (const [actor, label] of Object.entries(ACTORS)) {
           if (actor === 'admin') {
-            test(`allow: admin gets a ${kind.name} doc whose chat is ${what}`, () => expectFound(msg(actor, id)));
+            test(`allow: admin gets a ${kind.name} doc whose chat is ${what}`, async () => { await expectFound(msg(actor, id)); });
           } else {
             test(`deny: ${label} gets a ${kind.name} doc whose chat is ${what}`,
               () => assertFails(expectFound(msg(actor, id))));

@@ -36,7 +36,7 @@ describe('server-only collections', () => {
   after(() => h.tearDown());
 
   for (const p of PLACES) {
-    const coll = (actor) => collection(h.db[actor], ...p.coll);
+    const coll = (actor) => collection(h.db[actor], p.coll.join('/'));
     for (const [actor, label] of Object.entries(ACTORS)) {
       test(`deny: ${label} gets a doc of ${p.name}`, () => assertFails(expectFound(doc(coll(actor), p.id))));
       // A denial, not a not-found: what the server keeps must not be probeable.

@@ -7,7 +7,7 @@ CACHE="$ROOT/.cache"
 VENV="$ROOT/functions/venv"
 PY="$VENV/bin/python"
 PROJECT_ID="demo-cardchat"
-FIRESTORE_EMULATOR_JAR_REAL="/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
+export FIRESTORE_EMULATOR_JAR_REAL="/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar"
 export FIRESTORE_EMULATOR_BINARY_PATH="$CACHE/firestore-emulator.jar"
 export CARDCHAT_DEMO_EMAIL="demo@cardchat.test"
 export CARDCHAT_DEMO_PASSWORD="cardchat-demo"
@@ -50,11 +50,16 @@ UNSAFE_PORTS=" 1 7 9 11 13 15 17 19 20 21 22 23 25 37 42 43 53 69 77 79 87 95 10
  1719 1720 1723 2049 3659 4045 4190 5060 5061 6000 6566 6665 6666 6667 6668 6669 6679 6697 10080 "
 port() {
   local p=$(( $1 + OFFSET ))
-  while [[ "$UNSAFE_PORTS" == *[[:space:]]$p[[:space:]]* ]]; do p=$(( p + 10 )); done
+  while [[ "$UNSAFE_PORTS" == *[[:space:]]"$p"[[:space:]]* ]]; do p=$(( p + 10 )); done
   echo "$p"
 }
 DIST="$ROOT/web/dist"; [ "$OFFSET" = 0 ] || DIST="$ROOT/web/dist-offset-$OFFSET"
-AUTH_PORT=$(port 9099); FIRESTORE_PORT=$(port 8080); FUNCTIONS_PORT=$(port 5001); HOSTING_PORT=$(port 5000)
+# The base ports are written once, in firebase.json's "emulators" block.
+read -r AUTH_PORT FIRESTORE_PORT FUNCTIONS_PORT HOSTING_PORT < <(python3 -c 'import json, sys
+emu = json.load(open(sys.argv[1]))["emulators"]
+print(*(emu[name]["port"] for name in ("auth", "firestore", "functions", "hosting")))' "$ROOT/firebase.json")
+AUTH_PORT=$(port "$AUTH_PORT"); FIRESTORE_PORT=$(port "$FIRESTORE_PORT")
+FUNCTIONS_PORT=$(port "$FUNCTIONS_PORT"); HOSTING_PORT=$(port "$HOSTING_PORT")
 
 # The emulators run from a config derived from firebase.json (gitignored):
 # ports shifted by the offset, and the hosting CSP extended with this stack's

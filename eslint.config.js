@@ -1,0 +1,31 @@
+// ESLint for the SPA (TypeScript), its browser tests and the rules tests.
+// The size limits are the house rules of CONTRIBUTING.md: no function over
+// 60 lines, no module over 400.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const sizes = {
+  'max-lines-per-function': ['error', { max: 60 }],
+  'max-lines': ['error', { max: 400 }],
+};
+// A test file's describe() callbacks group cases rather than do one thing:
+// tests keep the module limit only.
+const testSizes = { 'max-lines': ['error', { max: 400 }] };
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', 'web/dist*/**', 'functions/**', 'tools/**', 'test-results/**', '.cache/**'] },
+  {
+    files: ['web/src/**/*.ts', 'web/vite.config.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: { globals: globals.browser },
+    rules: sizes,
+  },
+  { files: ['web/src/**/*.test.ts'], rules: { 'max-lines-per-function': 'off' } },
+  {
+    files: ['web/e2e/**/*.mjs', 'rules-tests/**/*.mjs', 'eslint.config.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: testSizes,
+  },
+);
