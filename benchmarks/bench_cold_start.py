@@ -15,7 +15,7 @@ FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 
 PROBES = {
     "import main.py (every endpoint's cold start)": "import main",
-    "+ first listModels answer": "import main; from cardchat import models; models.available_models()",
+    "+ first listModels answer": "import main; from cardchat import llms; llms.available_models()",
     "+ MiniLM loaded and one embedding (createChat, embedCard)":
         "import main; from cardchat.embeddings import get_embedder; get_embedder().embed(['hello'])",
     "+ tiktoken o200k loaded (token counting)":

@@ -13,11 +13,12 @@ import time
 
 import numpy as np
 
-from cardchat import chats, parsing
+from cardchat import parsing
+from cardchat.chat import create as chats
 from cardchat.ratelimit import Limits
 from cardchat.embeddings import get_embedder, pack
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
-from cardchat.text import text_hash
+from cardchat.embeddings.text import text_hash
 
 VOCAB = ("branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog "
          "worktree submodule hook config diff patch bisect blame log pension insurance tax policy budget "

@@ -19,7 +19,7 @@ import numpy as np
 
 from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder, normalise, pack
-from cardchat.ranking import rank_dense
+from cardchat.retrieval.dense import rank_dense
 from cardchat.repo import embeddings as repo
 from cardchat.schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from cardchat.tokens import count_tokens
@@ -105,7 +105,7 @@ def run(db: Any) -> list[str]:
 
     # (a) MiniLM throughput
     embedder = get_embedder("minilm")
-    from cardchat.text import embeddable_text
+    from cardchat.embeddings.text import embeddable_text
 
     texts = [embeddable_text(c.title, c.body) for _, c in cards[:256]]
     pieces = [len(t.split()) for t in texts]
@@ -140,7 +140,7 @@ def run(db: Any) -> list[str]:
     assert all(np.allclose(loaded[i], vectors[k], atol=1e-6) for k, i in enumerate(ids[:10]))
 
     # (c) hashing, ranking and fitting 10,000 cards, tokenizer warm
-    from cardchat.text import embeddable_and_hash
+    from cardchat.embeddings.text import embeddable_and_hash
 
     embeddable_and_hash.cache_clear()
     start, cpu_start = time.perf_counter(), time.process_time()

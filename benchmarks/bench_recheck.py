@@ -9,7 +9,7 @@ import random
 import statistics
 import time
 
-from cardchat import recheck
+from cardchat.chat import recheck
 from cardchat.background import fit_background
 from cardchat.schema import CARDS, Card
 

@@ -21,8 +21,9 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from cardchat import engine, providers
-from cardchat.models import OFFLINE_MODEL_ID
+from cardchat import providers
+from cardchat.generation import engine
+from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.repo.chats import delete_chat, write_new_chat
 from cardchat.schema import (
     CHAT_MESSAGES,

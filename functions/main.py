@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from firebase_functions import firestore_fn, https_fn, options
 
-from cardchat import keys, models
+from cardchat import keys
+from cardchat import llms as models
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
 
@@ -83,7 +84,7 @@ def _may_use_ai(uid: str) -> None:
     """Every call that makes a model answer needs AI use granted. Its
     rate-limit slot and token reservation are taken by the domain, in the
     transaction that checks and writes, so a refused call spends nothing."""
-    from cardchat import chats
+    from cardchat.chat import create as chats
     from cardchat.repo import users
 
     chats.check_may_use_ai(users.get_user(db(), uid))
@@ -121,7 +122,8 @@ def listModels(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, parsing
+    from cardchat import parsing
+    from cardchat.chat import create as chats
 
     uid = _uid(req)
     parsed = parsing.create_chat(req.data)
@@ -134,7 +136,8 @@ def createChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation, parsing
+    from cardchat import parsing
+    from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     chat_id, content = parsing.post_message(req.data)
@@ -145,7 +148,8 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation, parsing
+    from cardchat import parsing
+    from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     message_id = parsing.doc_id(req.data, "message_id")
@@ -156,7 +160,8 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import branches, parsing
+    from cardchat import parsing
+    from cardchat.chat import branch as branches
 
     uid = _uid(req)
     chat_id, index, content = parsing.branch_chat(req.data)
@@ -167,7 +172,8 @@ def branchChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, parsing
+    from cardchat import parsing
+    from cardchat.chat import create as chats
 
     uid = _uid(req)
     chats.delete_chat(db(), uid, parsing.doc_id(req.data, "chat_id"))
@@ -199,7 +205,7 @@ def generateAnswer(event: firestore_fn.Event) -> None:
     """Turns a `ready` assistant stub into a streamed answer. Every write the
     engine makes re-triggers this; should_generate() ends those at once, and
     the claim transaction makes a duplicate delivery harmless."""
-    from cardchat import engine
+    from cardchat.generation import engine
 
     after = event.data.after
     data = after.to_dict() if after is not None and after.exists else None
@@ -211,7 +217,7 @@ def generateAnswer(event: firestore_fn.Event) -> None:
 
 
 def _retitle(chat_id: str, model_id: str | None) -> None:
-    from cardchat import titles
+    from cardchat.chat import titles
 
     titles.retitle(db(), chat_id, model_id)
 

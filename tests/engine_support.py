@@ -18,7 +18,7 @@ from chat_support import write_chat
 from provider_wire import Wire
 
 from cardchat import providers
-from cardchat.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import HEADER, NO_CARDS
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, ChatMessage

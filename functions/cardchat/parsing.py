@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from cardchat import models
+from cardchat import llms as models
 from cardchat.errors import InvalidArgument
 from cardchat.schema import Collection
 

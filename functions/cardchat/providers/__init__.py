@@ -11,7 +11,7 @@ import importlib
 import os
 from typing import Callable, Iterator
 
-from cardchat.models import MODELS, ModelSpec, key_present
+from cardchat.llms import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError
 from cardchat.schema import Usage
 from cardchat.scrub import scrub_error

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     import anthropic
     import httpx2
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 
 class AnthropicProvider(SDKProvider):

@@ -22,7 +22,7 @@ from cardchat.scrub import scrub_error
 if TYPE_CHECKING:
     import httpx2
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 Message = TypedDict("Message", {"role": Literal["user", "assistant"], "content": str})
 

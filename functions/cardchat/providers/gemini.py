@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import httpx2
     from google import genai
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 #: Below this output budget a request is a short task (a title): Gemini 2.5
 #: spends the output budget on thinking first and could return no text at all.

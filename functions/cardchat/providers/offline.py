@@ -18,7 +18,7 @@ from cardchat.providers.base import Message, ProviderError
 from cardchat.schema import Usage
 
 if TYPE_CHECKING:
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 HEADER = (
     "*Offline extractive answer (no model key is configured): the sentences from your cards "

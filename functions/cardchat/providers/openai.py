@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import httpx2
     import openai
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 
 class OpenAIProvider(SDKProvider):

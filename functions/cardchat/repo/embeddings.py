@@ -19,7 +19,7 @@ import numpy as np
 
 from ..embeddings import Embedder, pack, unpack
 from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
-from ..text import embeddable_and_hash
+from ..embeddings.text import embeddable_and_hash
 from .cards import chunked, read_many
 
 if TYPE_CHECKING:
