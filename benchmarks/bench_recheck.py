@@ -1,4 +1,4 @@
-"""The access re-check (recheck.py) on a 1,000-card background: what every
+"""The access re-check (chat/recheck.py) on a 1,000-card background: what every
 answer and branch pays before it starts when nothing changed (the cards'
 access fields, read in bulk), and what withdrawing one card adds (cutting
 it out and counting the background's tokens again)."""

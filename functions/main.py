@@ -15,7 +15,7 @@ from typing import Any, Callable
 from firebase_functions import firestore_fn, https_fn, options
 
 from cardchat import keys
-from cardchat import llms as models
+from cardchat import llms
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
 
@@ -114,8 +114,8 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
 @_endpoint
 def listModels(req: https_fn.CallableRequest) -> dict:
     return {
-        "models": [m.public() for m in models.available_models()],
-        "default": models.default_model_id(),
+        "models": [m.public() for m in llms.available_models()],
+        "default": llms.default_model_id(),
     }
 
 

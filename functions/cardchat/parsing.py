@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from cardchat import llms as models
+from cardchat import llms
 from cardchat.errors import InvalidArgument
 from cardchat.schema import Collection
 
@@ -170,11 +170,11 @@ def create_chat(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRe
     message = content(data.get("initial_message"), "initial_message")
     card_ids = _card_ids(data.get("card_ids"))
 
-    model_id = data.get("model") or models.default_model_id(env)
-    spec = models.MODELS.get(model_id) if isinstance(model_id, str) else None
+    model_id = data.get("model") or llms.default_model_id(env)
+    spec = llms.MODELS.get(model_id) if isinstance(model_id, str) else None
     if spec is None:
         raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
-    if not models.key_present(spec, env):
+    if not llms.key_present(spec, env):
         raise InvalidArgument(f"model: {spec.label} is not available here (no API key is configured for it)")
 
     pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)

@@ -12,7 +12,7 @@ from google.cloud.firestore import FieldFilter
 
 from cardchat import parsing
 from cardchat.chat import create as chats
-from cardchat import llms as models
+from cardchat import llms
 from cardchat.embeddings import get_embedder, pack
 from cardchat.errors import InvalidArgument, PermissionDenied
 from cardchat.repo.chats import read_background
@@ -78,7 +78,7 @@ def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_
                                "model": model_id, "background_percentage": pct}, env=KEYS)
     result = chats.create_chat(db, "owner", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
-    spec = models.MODELS[model_id]
+    spec = llms.MODELS[model_id]
     assert chat["background_length"] == int(pct * spec.context_window)
     assert chat["background_tokens"] <= chat["background_length"]
     assert chat["background_tokens"] >= 0.97 * chat["background_length"]
@@ -165,7 +165,7 @@ def test_a_full_background_share_still_leaves_room_for_the_question_and_answer()
     from cardchat.chat.turns import output_reserve
     from cardchat.tokens import count_tokens
 
-    spec = models.MODELS["offline-extractive"]
+    spec = llms.MODELS["offline-extractive"]
     question = "why do tides happen? " * 200
     budget = chats.background_budget(spec, 1.0, question)
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0]

@@ -1,4 +1,4 @@
-"""A background never outlives access (recheck.py), on the Firestore emulator:
+"""A background never outlives access (chat/recheck.py), on the Firestore emulator:
 a branch and a follow-up answer both leave out every card the chat's owner
 may no longer read, whichever way access was lost."""
 

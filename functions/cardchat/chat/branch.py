@@ -4,7 +4,7 @@ a new chat that keeps everything said before it.
 The original chat stays as it was, so an answer you liked is never lost to an
 edit. The branch has the same hidden background (copied on the server, never
 through a client), model and cards, less any card its owner may no longer
-read (recheck.py: such a card is left out of the copy); the turns before the
+read (chat/recheck.py: such a card is left out of the copy); the turns before the
 edited question are copied as the model saw them (questions and complete
 answers: a failed answer's partial text is not something the model said);
 the edited question follows and is answered as in any chat.
@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from cardchat import ratelimit
-from cardchat import llms as models
+from cardchat import llms
 from cardchat.chat.create import first_message_id
 from cardchat.chat.turns import new_message_id, question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
@@ -46,8 +46,8 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
     when = now or utc_now()
     rules = limits or ratelimit.Limits.from_env()
     source = require_owner(chats_repo.get_chat(db, chat_id), uid)
-    spec = models.MODELS.get(source.get("model") or "")
-    if spec is None or not models.key_present(spec):
+    spec = llms.MODELS.get(source.get("model") or "")
+    if spec is None or not llms.key_present(spec):
         raise FailedPrecondition(f"the chat's model {source.get('model')!r} is not available any more")
     messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
     asked = next((m for m in messages if m.get("message_index") == message_index), None)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 
 from cardchat import ratelimit
-from cardchat import llms as models
+from cardchat import llms
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.parsing import CreateChatRequest
@@ -52,7 +52,7 @@ def first_message_id(chat_id: str, index: int) -> str:
     return f"{chat_id}-{index:04d}"
 
 
-def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
+def background_budget(spec: llms.ModelSpec, percentage: float, question: str) -> int:
     """percentage × the window, but never so much that the first question and
     the answer's reserve no longer fit beside it (at 100 % every answer would
     fail with the context too small, and so would every retry)."""
@@ -91,7 +91,7 @@ def create_chat(db, uid: str, req: CreateChatRequest, when: datetime | None = No
         t[name] = round((time.perf_counter() - clock) * 1000, 1)
         clock = time.perf_counter()
 
-    spec = models.MODELS[req.model]
+    spec = llms.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)

@@ -2,7 +2,7 @@
 
 createChat packs only cards its caller may read, but access changes: a card's
 owner removes a viewer, makes the card private, or deletes it. Before each
-answer (engine.py) and when a chat is branched (branches.py) the cards of the
+answer (generation/engine.py) and when a chat is branched (chat/branch.py) the cards of the
 background are checked against who may read them now; a card its chat's
 owner may no longer read is withdrawn: its <card> block is cut out of the
 stored background and its entry in ChatPrivate.card_ids becomes "". The other

@@ -166,7 +166,7 @@ def generate(
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
         if int(msg.get("attempts") or 0) > 1:
             repo.delete_chunks(db, message_id)  # left by a run that died
-        # cards its owner may no longer read are withdrawn first (recheck.py)
+        # cards its owner may no longer read are withdrawn first (chat/recheck.py)
         background, background_tokens = current_background(db, msg["chat"], chat, spec.tokenizer)
         try:
             history = [m for _, m in repo.chat_messages(db, msg["chat"])]

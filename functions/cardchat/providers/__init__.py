@@ -1,6 +1,6 @@
 """Model providers behind one call: `stream(model_id, messages, system)`.
 
-Adding a model is one entry in models.MODELS; adding a provider is one module
+Adding a model is one entry in llms.MODELS; adding a provider is one module
 here and one entry in PROVIDERS. Provider modules import their SDKs, so they
 load only when a model of theirs is first used.
 """

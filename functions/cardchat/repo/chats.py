@@ -95,7 +95,7 @@ def write_branch(
     first: Sequence[tuple[str, ChatMessage]],
     ledger: ratelimit_repo.Ledger | None = None,
 ) -> None:
-    """A branch (branches.py): its copied history first, in batches (a long
+    """A branch (chat/branch.py): its copied history first, in batches (a long
     conversation outgrows one), then the chat, background and new turn in one
     batch as write_new_chat does. Until that last commit the copied messages
     belong to no chat, so no client can read them; if it fails they are removed."""
@@ -119,7 +119,7 @@ def write_branch(
 def background_tokens(db: firestore.Client, chat_id: str) -> int | None:
     """The size of a chat's hidden background in tokens (its server-only
     head document), None for a chat that has none. It only shrinks, when
-    recheck.py withdraws cards."""
+    chat/recheck.py withdraws cards."""
     snap = db.collection(CHAT_BACKGROUNDS).document(chat_id).get()
     return int(snap.get("tokens") or 0) if snap.exists else None
 
@@ -182,7 +182,7 @@ def replace_background(
     card_ids: list[str],
     public_citations: dict[str, str],
 ) -> None:
-    """The background after cards were withdrawn from it (recheck.py), with the
+    """The background after cards were withdrawn from it (chat/recheck.py), with the
     counts and citations that follow, in one atomic batch."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)
