@@ -160,7 +160,7 @@ def test_embed_and_store_writes_every_card_and_fills_the_cache(db, embedder):
 
 
 def test_load_cards_in_chunks_dropping_missing_ids(db, monkeypatch):
-    monkeypatch.setattr(card_repo, "CHUNK", 300)  # three streams
+    monkeypatch.setattr(card_repo, "BATCH", 300)  # three streams
     batch = db.batch()
     for i in range(650):
         batch.set(db.collection(CARDS).document(f"k{i}"), Card(title=f"T{i}", body=f"B{i}", owner="u").to_dict())

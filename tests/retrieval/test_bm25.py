@@ -107,8 +107,8 @@ def test_rrf_agreement_beats_a_single_first_place():
 def test_chunks_split_on_whitespace_of_every_kind_and_separator_punctuation():
     # what a regex [^\s,;()\[\]"'`<>!?=|*&]+ would find
     text = "a,b;c(d)[e]\"f'g`h<i>j!k?l=m|n*o&p q\tr\ns\u00a0t\u2003u\u3000v x.y:z/w\\_-~"
-    assert sparse.chunks(text) == list("abcdefghijklmnopqrstuv") + ["x.y:z/w\\_-~"]
-    assert sparse.chunks("") == [] and sparse.chunks(" ,; ") == []
+    assert sparse.spans(text) == list("abcdefghijklmnopqrstuv") + ["x.y:z/w\\_-~"]
+    assert sparse.spans("") == [] and sparse.spans(" ,; ") == []
 
 
 def test_batched_term_statistics_equal_a_plain_count_of_the_tokens():

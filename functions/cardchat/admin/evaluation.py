@@ -81,9 +81,9 @@ class VectorCache:
         # Queries go one by one in the query role (see Embedder.embed_query).
         embed = (lambda ts: [embedder.embed_query(t) for t in ts]) if queries else embedder.embed
         for i in range(0, len(todo), 256):
-            # Saved chunk by chunk: a first run over the deck takes minutes.
-            chunk = todo[i:i + 256]
-            self.vectors.update(zip((k for k, _ in chunk), embed([t for _, t in chunk])))
+            # Saved batch by batch: a first run over the deck takes minutes.
+            batch = todo[i:i + 256]
+            self.vectors.update(zip((k for k, _ in batch), embed([t for _, t in batch])))
             self.dirty = True
             self.save()
         return np.stack([self.vectors[k] for k in keys]).astype(np.float32)

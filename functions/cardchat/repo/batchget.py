@@ -158,7 +158,7 @@ def batch_get(
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """(id, data) for each of `ids` in `collection`, in the order the server
     answers; data is None for a document that does not exist. One
-    BatchGetDocuments stream: the caller chunks, and resumes a broken stream
+    BatchGetDocuments stream: the caller batches, and resumes a broken stream
     with the ids it has not had an answer for."""
     global _requested
     if not ids:

@@ -20,7 +20,7 @@ import numpy as np
 from ..embeddings import Embedder, pack, unpack
 from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from ..embeddings.text import embeddable_and_hash
-from .cards import chunked, read_many
+from .cards import batched, read_many
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: Cache size: 64 MiB holds ~43k MiniLM vectors (1.5 KiB each).
 CACHE_BYTES = 64 * 1024 * 1024
 #: Cards embedded and written per round: under Firestore's 500 writes per batch.
-WRITE_CHUNK = 256
+WRITE_BATCH = 256
 _FIELDS = ["model", "dim", "vector", "text_hash"]
 
 
@@ -150,17 +150,17 @@ def embed_and_store(db: "firestore.Client", cards: Mapping[str, Card], embedder:
     """Embed `cards` and store their vectors, in batches; returns card_id -> vector."""
     prepared = {card_id: embeddable_and_hash(c.title, c.body) for card_id, c in cards.items()}
     out: dict[str, np.ndarray] = {}
-    for chunk in chunked(list(prepared), WRITE_CHUNK):
+    for batch in batched(list(prepared), WRITE_BATCH):
         # Cards with the same text (templates, duplicates) are embedded once.
         unique: dict[str, str] = {}
-        for card_id in chunk:
+        for card_id in batch:
             text, h = prepared[card_id]
             unique.setdefault(h, text)
         hashes = list(unique)
         matrix = embedder.embed([unique[h] for h in hashes])
         by_hash = dict(zip(hashes, matrix))
         batch = db.batch()
-        for card_id in chunk:
+        for card_id in batch:
             h = prepared[card_id][1]
             vec = by_hash[h]
             doc = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h)

@@ -24,7 +24,7 @@ STOPWORDS = frozenset(
     so that the their then there these this to was what when where which who why will with you
     your de het een en van ik hoe wat der die das und ist ich wie ein eine mit zu""".split()
 )
-# Chunks are the runs between whitespace and these: str.translate + split
+# Spans are the runs between whitespace and these: str.translate + split
 # find them at twice the speed of a regex (tokenising is the cold path).
 _SEPARATORS = str.maketrans(dict.fromkeys(",;()[]\"'`<>!?=|*&", " "))
 _EDGE = ".:/\\"
@@ -36,7 +36,7 @@ B = 0.75
 MIN_COMPOUND = 6
 
 
-def chunks(text: str) -> list[str]:
+def spans(text: str) -> list[str]:
     """The runs of text between whitespace and separator punctuation."""
     return text.translate(_SEPARATORS).split()
 
@@ -46,24 +46,24 @@ def tokenize(text: str) -> list[str]:
     `NullPointerException`) yields itself and its parts, so both an exact
     and a partial query match it."""
     out: list[str] = []
-    for chunk in chunks(text):
-        out.extend(expand(chunk))
+    for span in spans(text):
+        out.extend(expand(span))
     return out
 
 
-def expand(chunk: str) -> list[str]:
-    """The terms of one whitespace/punctuation-delimited chunk."""
-    chunk = chunk.strip(_EDGE)
-    parts = _PARTS.findall(chunk)
+def expand(span: str) -> list[str]:
+    """The terms of one whitespace/punctuation-delimited span."""
+    span = span.strip(_EDGE)
+    parts = _PARTS.findall(span)
     if not parts:
         return []
     split = [_CAMEL.findall(p) if p.isascii() else [p] for p in parts]
-    if len(parts) == 1 and parts[0] == chunk and len(split[0]) <= 1:
-        word = chunk.lower()
+    if len(parts) == 1 and parts[0] == span and len(split[0]) <= 1:
+        word = span.lower()
         return [word] if word not in STOPWORDS and (len(word) > 1 or word.isdigit()) else []
-    out = [chunk.lower()]
+    out = [span.lower()]
     for part, pieces in zip(parts, split):
-        if len(pieces) > 1 and part != chunk:
+        if len(pieces) > 1 and part != span:
             out.append(part.lower())
         for piece in pieces:
             piece = piece.lower()
@@ -81,7 +81,7 @@ class Vocabulary:
         self.ids: dict[str, int] = {}
         self.terms: list[str] = []
         self._lock = threading.Lock()
-        self._chunks: dict[str, tuple[int, ...]] = {}  # chunk -> its term ids (words repeat a lot)
+        self._spans: dict[str, tuple[int, ...]] = {}  # span -> its term ids (words repeat a lot)
         self._related: dict[str, tuple[int, list[int]]] = {}
         self._blob: tuple[int, str, np.ndarray] | None = None
 
@@ -97,12 +97,12 @@ class Vocabulary:
                     self.terms.append(term)
         return tid
 
-    def chunk_ids(self, chunk: str) -> tuple[int, ...]:
-        ids = self._chunks.get(chunk)
+    def span_ids(self, span: str) -> tuple[int, ...]:
+        ids = self._spans.get(span)
         if ids is None:
-            if len(self._chunks) >= self.MAX_MEMO:
-                self._chunks.clear()
-            ids = self._chunks[chunk] = tuple(self.id(t) for t in expand(chunk))
+            if len(self._spans) >= self.MAX_MEMO:
+                self._spans.clear()
+            ids = self._spans[span] = tuple(self.id(t) for t in expand(span))
         return ids
 
     def _all_terms(self) -> tuple[str, np.ndarray]:
@@ -169,13 +169,13 @@ class Bm25:
             return cached
         title, _, body = text.partition("\n")
         counts: dict[int, float] = {}
-        memo, chunk_ids = self.vocab._chunks, self.vocab.chunk_ids
-        for chunk, n in Counter(chunks(body)).items():
-            ids = memo.get(chunk)
-            for tid in chunk_ids(chunk) if ids is None else ids:
+        memo, span_ids = self.vocab._spans, self.vocab.span_ids
+        for span, n in Counter(spans(body)).items():
+            ids = memo.get(span)
+            for tid in span_ids(span) if ids is None else ids:
                 counts[tid] = counts.get(tid, 0) + n
-        for chunk in chunks(title):
-            for tid in chunk_ids(chunk):
+        for span in spans(title):
+            for tid in span_ids(span):
                 counts[tid] = counts.get(tid, 0) + self.title_weight
         ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
         tf = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
