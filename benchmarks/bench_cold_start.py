@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"

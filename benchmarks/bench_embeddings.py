@@ -13,14 +13,15 @@ import os
 import random
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder, normalise, pack
-from cardchat.retrieval.dense import rank_dense
 from cardchat.repo import embeddings as repo
+from cardchat.retrieval.dense import rank_dense
 from cardchat.schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from cardchat.tokens import count_tokens
 
@@ -31,13 +32,13 @@ N_CARDS = 10_000
 N_VECTOR_TYPE = 1_000  # the Vector-field comparison: the gap is plain at this size
 
 _TOPICS = {
-    "caching": "cache eviction LRU TTL invalidation Firestore reads hot keys warm instance memory".split(),
-    "cooking": "sourdough starter hydration oven loaf crumb crust flour proof knead".split(),
-    "finance": "budget invoice quarterly revenue forecast expenses tax ledger margin".split(),
-    "travel": "itinerary flight train hotel Lisbon Kyoto visa luggage museum".split(),
-    "ml": "embedding vector cosine retrieval ranking transformer tokens context window".split(),
+    "caching": ["cache", "eviction", "LRU", "TTL", "invalidation", "Firestore", "reads", "hot", "keys", "warm", "instance", "memory"],
+    "cooking": ["sourdough", "starter", "hydration", "oven", "loaf", "crumb", "crust", "flour", "proof", "knead"],
+    "finance": ["budget", "invoice", "quarterly", "revenue", "forecast", "expenses", "tax", "ledger", "margin"],
+    "travel": ["itinerary", "flight", "train", "hotel", "Lisbon", "Kyoto", "visa", "luggage", "museum"],
+    "ml": ["embedding", "vector", "cosine", "retrieval", "ranking", "transformer", "tokens", "context", "window"],
 }
-_GLUE = "the a of to and in for with on is we it that this when after before because".split()
+_GLUE = ["the", "a", "of", "to", "and", "in", "for", "with", "on", "is", "we", "it", "that", "this", "when", "after", "before", "because"]
 
 
 def _sentence(rng: random.Random, topic: str) -> str:

@@ -9,13 +9,13 @@ import random
 import statistics
 import time
 
-from cardchat.chat import recheck
 from cardchat.background import fit_background
+from cardchat.chat import recheck
 from cardchat.schema import CARDS, Card
 
 N = 1_000
 OWNER = "bench-owner"
-WORDS = "branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog".split()
+WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog"]
 
 
 def _seed(db) -> list[tuple[str, Card]]:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from cardchat import providers
 from cardchat.generation import engine
@@ -36,8 +37,7 @@ from cardchat.schema import (
     Usage,
 )
 
-WORDS = ("the tide rises twice a day because the moon pulls the oceans into two bulges while "
-         "the earth turns beneath them and spring tides follow new and full moons").split()
+WORDS = ["the", "tide", "rises", "twice", "a", "day", "because", "the", "moon", "pulls", "the", "oceans", "into", "two", "bulges", "while", "the", "earth", "turns", "beneath", "them", "and", "spring", "tides", "follow", "new", "and", "full", "moons"]
 
 
 def _settings() -> tuple[int, float]:
@@ -80,7 +80,7 @@ class WriteCounter:
         self.lock = threading.Lock()
 
     @contextmanager
-    def counting(self) -> Iterator["WriteCounter"]:
+    def counting(self) -> Iterator[WriteCounter]:
         original = self.api.commit
 
         def commit(*args: Any, **kwargs: Any) -> Any:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firebase_functions import firestore_fn, https_fn, options
 
-from cardchat import keys
-from cardchat import llms
+from cardchat import keys, llms
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
 

@@ -8,11 +8,7 @@ from cardchat.schema import Card
 from cardchat.tokens import count_tokens
 
 TOKENIZERS = ["o200k_base", "cl100k_base", "estimate-claude", "estimate-gemini"]
-WORDS = (
-    "the of and to in is for on with that by this as at from cache latency Firestore embeddings "
-    "vector cosine markdown function python async await retrieval ranking budget token "
-    "東京 café naïve Zürich 42 3.14 HTTP/2 O(n log n)"
-).split()
+WORDS = ["the", "of", "and", "to", "in", "is", "for", "on", "with", "that", "by", "this", "as", "at", "from", "cache", "latency", "Firestore", "embeddings", "vector", "cosine", "markdown", "function", "python", "async", "await", "retrieval", "ranking", "budget", "token", "東京", "café", "naïve", "Zürich", "42", "3.14", "HTTP/2", "O(n", "log", "n)"]
 
 
 def _card(rng: random.Random, i: int) -> tuple[str, Card]:

@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from conftest import APP_PROJECT, CallError
 from google.cloud.firestore import FieldFilter
 
 from cardchat.schema import (
@@ -27,7 +28,6 @@ from cardchat.schema import (
     UserDoc,
     now,
 )
-from conftest import APP_PROJECT, CallError
 
 pytestmark = pytest.mark.functions
 

@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import pytest
 from google.cloud.firestore import FieldFilter
-from chat_support import answered_chat, write_chat
-from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
-from provider_wire import fixture_response, sse
 
 from cardchat.chat import branch as branches
 from cardchat.chat import titles
 from cardchat.chat.turns import READY_LEASE, output_reserve, post_message, retry_message
-from cardchat.generation.engine import generate
 from cardchat.errors import ResourceExhausted
+from cardchat.generation.engine import generate
 from cardchat.llms import MODELS
 from cardchat.ratelimit import Limits
 from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, ChatMessage
 from cardchat.schema import now as utc_now
 from cardchat.tokens import count_tokens
+from chat_support import answered_chat, write_chat
+from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
+from provider_wire import fixture_response, sse
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
@@ -110,11 +110,10 @@ def test_a_superseded_run_settles_its_own_attempt_and_not_the_retry(db):
 
 
 def test_a_title_call_counts_against_the_owner(db, monkeypatch):
-    from provider_wire import Wire
-
     from cardchat import providers
     from cardchat.chat.create import first_message_id
     from cardchat.providers.anthropic import AnthropicProvider
+    from provider_wire import Wire
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
     wire = Wire(sse("anthropic_title.sse"))

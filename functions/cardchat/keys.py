@@ -15,7 +15,7 @@ start (the embeddings package would load numpy).
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from cardchat.llms import KEY_NAMES
 

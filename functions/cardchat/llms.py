@@ -8,8 +8,8 @@ key and is always there, so the app works with no network at all.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Mapping
 
 
 @dataclass(frozen=True)

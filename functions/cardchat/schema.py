@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,7 +44,7 @@ Status = Literal["ready", "streaming", "complete", "failed"]
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _dict(obj: Any) -> dict[str, Any]:
@@ -68,7 +68,7 @@ class Card:
         return _dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Card":
+    def from_dict(cls, d: dict[str, Any]) -> Card:
         return cls(
             title=d.get("title", ""),
             body=d.get("body", ""),

@@ -13,7 +13,7 @@ removing too much.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote_plus
 
 from cardchat.utf8 import well_formed

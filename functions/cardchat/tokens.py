@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 TIKTOKEN_DIR = Path(__file__).resolve().parent / "assets" / "tiktoken"
 

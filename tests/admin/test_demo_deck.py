@@ -8,8 +8,8 @@ from functools import lru_cache
 
 import pytest
 
-from cardchat.admin import demo_deck
 from cardchat.__main__ import main
+from cardchat.admin import demo_deck
 from cardchat.admin.importer import read_json_export, validate
 from cardchat.schema import Card
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -43,7 +43,7 @@ def test_json_import_writes_cards_with_dates(db, tmp_path, capsys):
     docs = _docs(db)
     assert set(docs) == {"a", "b"}
     assert docs["b"]["visibility"] == "public" and docs["b"]["viewers"] == ["u2"]
-    assert docs["a"]["created"] == datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    assert docs["a"]["created"] == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert "wrote 2 cards, 0 unchanged" in capsys.readouterr().out
 
 
@@ -217,9 +217,9 @@ def test_grant_ai_writes_user_doc(db):
 
 
 def test_backfill_embeds_missing_and_stale_only(db, tmp_path, capsys):
+    from cardchat.embeddings.text import text_hash
     from cardchat.repo.embeddings import clear_cache
     from cardchat.schema import CARD_EMBEDDINGS
-    from cardchat.embeddings.text import text_hash
 
     clear_cache()  # the process cache must not vouch for vectors of an emptied database
     cards = [_card("a", body="Rebasing moves commits onto a new base."),

@@ -10,21 +10,19 @@ import numpy as np
 import pytest
 from google.cloud.firestore import FieldFilter
 
-from cardchat import parsing
+from cardchat import llms, parsing
 from cardchat.chat import create as chats
-from cardchat import llms
 from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import text_hash
 from cardchat.errors import InvalidArgument, PermissionDenied
 from cardchat.repo.chats import read_background
 from cardchat.repo.embeddings import clear_cache as clear_vector_cache
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
-from cardchat.embeddings.text import text_hash
 
 pytestmark = pytest.mark.emulator
 
 KEYS = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
-WORDS = ("branch commit merge rebase stash tag remote fetch push pull index tree blob object ref "
-         "reflog worktree submodule hook config diff patch bisect blame log").split()
+WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog", "worktree", "submodule", "hook", "config", "diff", "patch", "bisect", "blame", "log"]
 
 
 def _body(rng: random.Random, n_words: int) -> str:
@@ -57,9 +55,8 @@ def seed_deck(db, owner: str, n: int, seed: int = 7) -> list[str]:
 
 @pytest.fixture(scope="module")
 def big_deck_db(firestore_host):
-    from google.cloud import firestore
-
     from conftest import PROJECT, _clear_firestore
+    from google.cloud import firestore
 
     _clear_firestore(firestore_host, PROJECT)
     db = firestore.Client(project=PROJECT)

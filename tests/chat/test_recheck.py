@@ -5,17 +5,17 @@ may no longer read, whichever way access was lost."""
 from __future__ import annotations
 
 import pytest
-from chat_support import SPEC, make_chat, revoke
-from engine_support import quick
 
-from cardchat.chat import branch as branches
 from cardchat.background import parse_background
+from cardchat.chat import branch as branches
 from cardchat.chat.turns import post_message
 from cardchat.generation.engine import generate
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, CARDS
+from cardchat.schema import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS
 from cardchat.tokens import count_tokens
+from chat_support import SPEC, make_chat, revoke
+from engine_support import quick
 
 pytestmark = pytest.mark.emulator
 __all__ = ["quick"]  # a fixture, used by name

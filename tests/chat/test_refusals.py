@@ -11,17 +11,23 @@ from datetime import timedelta
 
 import pytest
 
-from chat_support import answered_chat
-
 from cardchat.chat import branch as branches
 from cardchat.chat import create as chats
-from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from cardchat.chat.turns import post_message, retry_message
+from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from cardchat.parsing import create_chat as parse_create
 from cardchat.ratelimit import Limits, admit
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import (CHAT_BACKGROUNDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, RATE_LIMITS, TokenReservation)
+from cardchat.schema import (
+    CHAT_BACKGROUNDS,
+    CHAT_MESSAGES,
+    CHAT_MESSAGES_STREAMING,
+    CHATS,
+    RATE_LIMITS,
+    TokenReservation,
+)
 from cardchat.schema import now as utc_now
+from chat_support import answered_chat
 
 pytestmark = pytest.mark.emulator
 STORED = (CHATS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_BACKGROUNDS, RATE_LIMITS)

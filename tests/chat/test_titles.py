@@ -6,9 +6,9 @@ from __future__ import annotations
 import httpx2
 
 from cardchat import providers
+from cardchat.chat.titles import clean_title, fallback_title, make_title
 from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
-from cardchat.chat.titles import clean_title, fallback_title, make_title
 from provider_wire import Wire, anthropic_text, api_key, sse
 
 QUESTION = "Why do most   coasts get two high tides every single day, and not one?"

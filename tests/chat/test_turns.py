@@ -4,8 +4,8 @@ windowing."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 import threading
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -24,13 +24,13 @@ from cardchat.chat.turns import (
     window_for,
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.parsing import MAX_CONTENT_CHARS
 from cardchat.parsing import post_message as parse_post
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
-from chat_support import answered_chat
 from cardchat.schema import CHAT_MESSAGES, CHATS, StreamChunk
 from cardchat.schema import now as utc_now
+from chat_support import answered_chat
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
 

@@ -12,19 +12,28 @@ import threading
 import time
 
 import pytest
-from engine_support import (OFFLINE_ANSWER, ROOT, SECRET_BACKGROUND, ChunkWatcher, chunks_left, make_chat, message, paced,
-                            quick)
 from google.cloud import firestore
 
 from cardchat.chat.turns import output_reserve, post_message, retry_message
-from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
 from cardchat.errors import FailedPrecondition
+from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
-from cardchat.repo import messages as repo
 from cardchat.ratelimit import Limits, admit
+from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import CHAT_MESSAGES, CHATS, TokenReservation
 from cardchat.schema import now as utc_now
+from engine_support import (
+    OFFLINE_ANSWER,
+    ROOT,
+    SECRET_BACKGROUND,
+    ChunkWatcher,
+    chunks_left,
+    make_chat,
+    message,
+    paced,
+    quick,
+)
 
 pytestmark = pytest.mark.emulator
 __all__ = ["paced", "quick"]  # fixtures, used by name

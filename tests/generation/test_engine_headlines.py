@@ -13,11 +13,11 @@ from urllib.parse import quote, quote_plus
 
 import httpx2
 import pytest
-from engine_support import CLAUDE, FAKE_KEY, SECRET_BACKGROUND, Renewals, anthropic_wire, make_chat, message, quick
-from provider_wire import anthropic_text, event_stream, sse
 
 from cardchat.generation.engine import generate
 from cardchat.headlines import all_headlines
+from engine_support import CLAUDE, FAKE_KEY, SECRET_BACKGROUND, Renewals, anthropic_wire, make_chat, message, quick
+from provider_wire import anthropic_text, event_stream, sse
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name

@@ -9,13 +9,25 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_support import (CLAUDE, FAKE_KEY, OFFLINE_ANSWER, SECRET_BACKGROUND, ChunkWatcher, Renewals,
-                            anthropic_wire, chunks_left, make_chat, message, paced, quick)
-from provider_wire import fixture_response, sse
 
 from cardchat.chat.turns import post_message, retry_message
-from cardchat.generation.engine import CUT_OFF_TIME, PROVIDER_BACKOFF_S, generate
 from cardchat.errors import FailedPrecondition
+from cardchat.generation.engine import CUT_OFF_TIME, PROVIDER_BACKOFF_S, generate
+from engine_support import (
+    CLAUDE,
+    FAKE_KEY,
+    OFFLINE_ANSWER,
+    SECRET_BACKGROUND,
+    ChunkWatcher,
+    Renewals,
+    anthropic_wire,
+    chunks_left,
+    make_chat,
+    message,
+    paced,
+    quick,
+)
+from provider_wire import fixture_response, sse
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "paced", "quick"]  # fixtures, used by name

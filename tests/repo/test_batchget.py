@@ -7,7 +7,7 @@ type, so a client upgrade that changes either side fails here."""
 import math
 import socket
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from google.cloud import firestore
@@ -31,7 +31,7 @@ EVERY_TYPE = {
     "string": "naïve café — 日本語 ✓",
     "empty_string": "",
     "bytes": b"\x00\x01\xfe\xff",
-    "timestamp": datetime(2026, 12, 2, 18, 30, 5, 123456, tzinfo=timezone.utc),
+    "timestamp": datetime(2026, 12, 2, 18, 30, 5, 123456, tzinfo=UTC),
     "array": [1, "two", 3.0, {"four": [4]}, None],
     "empty_array": [],
     "map": {"nested": {"deeper": ["x", {"y": b"z"}]}, "n": 1},

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from cardchat.embeddings import get_embedder, normalise, pack, unpack
-from cardchat.repo import embeddings as repo
+from cardchat.embeddings.text import text_hash
 from cardchat.repo import batchget
 from cardchat.repo import cards as card_repo
+from cardchat.repo import embeddings as repo
 from cardchat.repo.cards import load_cards
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
-from cardchat.embeddings.text import text_hash
 
 pytestmark = pytest.mark.emulator
 

@@ -7,8 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cardchat.retrieval import fusion
 from cardchat.retrieval import bm25 as sparse
+from cardchat.retrieval import fusion
 from cardchat.retrieval.bm25 import Bm25, tokenize
 
 

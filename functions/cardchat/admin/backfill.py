@@ -19,9 +19,9 @@ def backfill(db: Any, model: str | None = None, limit: int | None = None) -> tup
     from tqdm import tqdm
 
     from cardchat.embeddings import get_embedder
+    from cardchat.embeddings.text import text_hash
     from cardchat.repo import bulk
     from cardchat.repo.embeddings import embed_and_store, load_embeddings
-    from cardchat.embeddings.text import text_hash
 
     embedder = get_embedder(model)
     cards: dict[str, Card] = dict(bulk.iter_cards(db))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ DOC_DIR = "/usr/share/doc/git-doc"
 DEMO_USER = "demo-user"
 OTHER_USER = "other-user"
 MIN_BODY, TARGET_BODY, MAX_BODY = 300, 2200, 4000
-_EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 #: cmds-*.txt lists that name the commands a person uses day to day, and the
 #: tag their pages get.
@@ -209,7 +209,7 @@ def _manual(deck: _Deck, path: Path) -> None:
 def _howto(deck: _Deck, path: Path) -> None:
     lines = asciidoc.load(path, set())
     meta = {}
-    while lines and re.match(r"^[\w-]+: ", lines[0]) or (lines and lines[0].startswith(" ") and meta):
+    while (lines and re.match(r"^[\w-]+: ", lines[0])) or (lines and lines[0].startswith(" ") and meta):
         line = lines.pop(0)
         if line.startswith(" "):
             meta[last] += " " + line.strip()

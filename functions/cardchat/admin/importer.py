@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,7 @@ def _date(value: Any) -> datetime:
         d = datetime.fromisoformat(value)
     else:
         raise ValueError("not an ISO-8601 string")
-    return d if d.tzinfo else d.replace(tzinfo=timezone.utc)
+    return d if d.tzinfo else d.replace(tzinfo=UTC)
 
 
 def validate(sources: list[SourceCard], owner: str | None = None, visibility: str | None = None) -> list[ParsedCard]:

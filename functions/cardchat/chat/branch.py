@@ -16,17 +16,16 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from cardchat import ratelimit
-from cardchat import llms
+from cardchat import llms, ratelimit
 from cardchat.chat.create import first_message_id
+from cardchat.chat.recheck import Checked, check
+from cardchat.chat.titles import fallback_title
 from cardchat.chat.turns import new_message_id, question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
-from cardchat.chat.recheck import Checked, check
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, TokenReservation
 from cardchat.schema import now as utc_now
-from cardchat.chat.titles import fallback_title
 
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardchat import ratelimit
-from cardchat import llms
+from cardchat import llms, ratelimit
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.parsing import CreateChatRequest
@@ -76,12 +76,11 @@ def create_chat(db, uid: str, req: CreateChatRequest, when: datetime | None = No
     alone is refused before the ranking work, with nothing written."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat import background
-    from cardchat.retrieval import rank as retrieval
-    from cardchat.embeddings import text
-    from cardchat.embeddings import get_embedder
+    from cardchat.embeddings import get_embedder, text
     from cardchat.repo import cards as card_repo
     from cardchat.repo import chats as chat_repo
     from cardchat.repo import embeddings as emb_repo
+    from cardchat.retrieval import rank as retrieval
 
     t: dict[str, float] = {}
     clock = time.perf_counter()

@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 import secrets
 import string
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
 from cardchat.llms import MODELS, ModelSpec

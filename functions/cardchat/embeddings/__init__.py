@@ -12,7 +12,8 @@ on first use, so importing this package from main.py's chain costs nothing.
 from __future__ import annotations
 
 import threading
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 

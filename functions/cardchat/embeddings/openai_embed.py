@@ -7,7 +7,8 @@ so texts are cut to the per-input limit and sent in bounded batches.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -75,7 +75,7 @@ _BOILERPLATE_LINES = re.compile(
 )
 # Working-note markers (upper case, as they are written). The words after
 # them are kept: they are often the topic.
-_MARKERS = re.compile(rf"\b(?:TODO|FIXME|TBD|WIP)\b:?")
+_MARKERS = re.compile(r"\b(?:TODO|FIXME|TBD|WIP)\b:?")
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 # Code is kept verbatim (less its fence lines): Markdown rules would mangle

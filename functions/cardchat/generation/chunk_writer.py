@@ -18,8 +18,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 DEFAULT_INTERVAL = 0.22  # seconds: under 5 chunk writes per second, first and last flush included
 DEFAULT_MAX_CHARS = 2_000

@@ -25,25 +25,26 @@ import math
 import os
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from cardchat import providers
+from cardchat.chat.recheck import current_background
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
+from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.llms import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
-from cardchat.chat.recheck import current_background
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
 from cardchat.schema import StreamChunk, Usage
 from cardchat.schema import now as utc_now
 from cardchat.scrub import scrub_error
-from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 
-__all__ = ["generate", "should_generate", "is_stalled", "lease_seconds"]
+__all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
 
 log = logging.getLogger(__name__)
 

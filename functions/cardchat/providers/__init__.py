@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from cardchat.llms import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError

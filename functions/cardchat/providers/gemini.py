@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Generator
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
 from cardchat.schema import Usage
@@ -26,7 +27,7 @@ class GeminiProvider(SDKProvider):
     provider = "gemini"
     key_env = "GEMINI_API_KEY"
 
-    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "genai.Client":
+    def make_client(self, api_key: str, http_client: httpx2.Client | None) -> genai.Client:
         from google import genai
         from google.genai import types
 
@@ -42,7 +43,7 @@ class GeminiProvider(SDKProvider):
         )
 
     def exchange(
-        self, client: "genai.Client", spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        self, client: genai.Client, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         from google.genai import errors, types

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from cardchat.providers.base import Message, ProviderError
 from cardchat.schema import Usage
@@ -60,7 +61,7 @@ class Sentence:
 
 class OfflineProvider:
     def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
     ) -> Iterator[str | Usage]:
         from cardchat.tokens import count_tokens, truncate_tokens
 

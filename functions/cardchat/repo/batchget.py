@@ -30,12 +30,14 @@ import logging
 import re
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
 from google.cloud.firestore_v1 import _helpers
-from google.cloud.firestore_v1.types import common, firestore as firestore_types
+from google.cloud.firestore_v1.types import common
+from google.cloud.firestore_v1.types import firestore as firestore_types
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -56,7 +58,7 @@ PRIVATE_ATTRIBUTES = ("_emulator_host", "_target", "_credentials", "_client_opti
                       "_database_string")
 
 log = logging.getLogger("cardchat")
-_apis: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_apis: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 _requested = 0
 _fallbacks_logged: set[tuple[str, ...]] = set()
@@ -67,7 +69,7 @@ def documents_requested() -> int:
     return _requested
 
 
-def _missing_attributes(db: "firestore.Client") -> tuple[str, ...]:
+def _missing_attributes(db: firestore.Client) -> tuple[str, ...]:
     """The private attributes the fast path needs that `db` lacks; each
     distinct lack is logged once, with the SDK's version."""
     missing = tuple(a for a in PRIVATE_ATTRIBUTES if not hasattr(db, a))
@@ -85,7 +87,7 @@ def _missing_attributes(db: "firestore.Client") -> tuple[str, ...]:
 
 
 def _get_all(
-    db: "firestore.Client", collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
+    db: firestore.Client, collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """The slow path: the SDK's own BatchGetDocuments and decoding."""
     col = db.collection(collection)
@@ -93,7 +95,7 @@ def _get_all(
         yield snap.id, (snap.to_dict() if snap.exists else None)
 
 
-def _bulk_api(db: "firestore.Client") -> Any:
+def _bulk_api(db: firestore.Client) -> Any:
     """A GAPIC Firestore client for `db`'s database on a channel of its own,
     made once per `db`."""
     with _lock:
@@ -151,7 +153,7 @@ def decode_fields(fields: Any, client: Any) -> dict[str, Any]:
 
 
 def batch_get(
-    db: "firestore.Client",
+    db: firestore.Client,
     collection: str,
     ids: Sequence[str],
     field_paths: Sequence[str] | None = None,

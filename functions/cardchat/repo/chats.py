@@ -11,8 +11,8 @@ Firestore document holds at most 1 MiB.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 from google.cloud import firestore
 

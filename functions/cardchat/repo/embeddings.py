@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..embeddings import Embedder, pack, unpack
-from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from ..embeddings.text import embeddable_and_hash
+from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from .cards import batched, read_many
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def clear_cache() -> None:
     _cache.clear()
 
 
-def load_embeddings(db: "firestore.Client", wanted: Mapping[str, str], model_id: str) -> dict[str, np.ndarray]:
+def load_embeddings(db: firestore.Client, wanted: Mapping[str, str], model_id: str) -> dict[str, np.ndarray]:
     """Fresh vectors of `wanted` (card_id -> current text_hash) made by `model_id`.
     Cards without one are absent from the result."""
     keys = [(card_id, h, model_id) for card_id, h in wanted.items()]
@@ -126,7 +127,7 @@ def load_embeddings(db: "firestore.Client", wanted: Mapping[str, str], model_id:
     return {key[0]: found[key] for key in keys if key in found}
 
 
-def refresh_card_embedding(db: "firestore.Client", card_id: str, card: Card | None, embedder: Embedder) -> str:
+def refresh_card_embedding(db: firestore.Client, card_id: str, card: Card | None, embedder: Embedder) -> str:
     """Bring card_embeddings/{card_id} in line with the card (None: deleted).
     Returns "deleted", "unchanged", "created" or "updated"."""
     ref = db.collection(CARD_EMBEDDINGS).document(card_id)
@@ -146,7 +147,7 @@ def refresh_card_embedding(db: "firestore.Client", card_id: str, card: Card | No
     return "updated" if snap.exists else "created"
 
 
-def embed_and_store(db: "firestore.Client", cards: Mapping[str, Card], embedder: Embedder) -> dict[str, np.ndarray]:
+def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: Embedder) -> dict[str, np.ndarray]:
     """Embed `cards` and store their vectors, in batches; returns card_id -> vector."""
     prepared = {card_id: embeddable_and_hash(c.title, c.body) for card_id, c in cards.items()}
     out: dict[str, np.ndarray] = {}

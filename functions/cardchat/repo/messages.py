@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
@@ -249,7 +250,7 @@ def reset_message(
     db: firestore.Client,
     message_id: str,
     decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
-                     tuple[dict[str, Any], "ratelimit_repo.Ledger | None"]],
+                     tuple[dict[str, Any], ratelimit_repo.Ledger | None]],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply

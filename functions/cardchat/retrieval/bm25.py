@@ -12,17 +12,15 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 # Light: only words that carry no topic in a question. Dutch/German articles
 # too, because the compound set is Dutch/German.
 STOPWORDS = frozenset(
-    """a an and are as at be by can do does for from how i if in into is it its me my of on or
-    so that the their then there these this to was what when where which who why will with you
-    your de het een en van ik hoe wat der die das und ist ich wie ein eine mit zu""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "their", "then", "there", "these", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "de", "het", "een", "en", "van", "ik", "hoe", "wat", "der", "die", "das", "und", "ist", "ich", "wie", "ein", "eine", "mit", "zu"]
 )
 # Spans are the runs between whitespace and these: str.translate + split
 # find them at twice the speed of a regex (tokenising is the cold path).

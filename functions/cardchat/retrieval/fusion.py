@@ -8,7 +8,7 @@ not return gets nothing from it. A larger k flattens the head of each list.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -9,13 +9,13 @@ default mode is the one those numbers favour.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from cardchat.retrieval import fusion
 from cardchat.retrieval import bm25 as sparse
+from cardchat.retrieval import fusion
 
 MODES = ("dense", "sparse", "hybrid")
 
