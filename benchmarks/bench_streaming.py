@@ -171,7 +171,7 @@ def _stub(db: Any, chat_id: str) -> str:
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _bench_engine(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:

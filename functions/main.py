@@ -99,12 +99,13 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
             return fn(req)
         except CardchatError as e:
             details = {"retry_after": round(e.retry_after, 1)} if hasattr(e, "retry_after") else None
-            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details)
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details) from e
         except https_fn.HttpsError:
             raise
         except Exception:
             log.exception("%s failed", fn.__name__)
-            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, "Something went wrong on our side; please try again")
+            message = "Something went wrong on our side; please try again"
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, message) from None  # logged above
 
     wrapper.__name__ = fn.__name__
     return wrapper

@@ -38,7 +38,7 @@ def _check(bg, ranked, budget, tokenizer):
     by_id = dict(ranked)
     parsed = parse_background(bg.text)
     assert [n for n, _, _ in parsed] == list(range(1, len(bg.card_ids) + 1))
-    for (n, title, body), card_id in zip(parsed, bg.card_ids):
+    for (_, title, body), card_id in zip(parsed, bg.card_ids):
         card = by_id[card_id]
         assert title == " ".join(card.title.split())
         if card_id == bg.truncated_card:

@@ -96,10 +96,10 @@ def test_only_the_owner_branches_and_only_at_a_question(db):
     for index in (1, 3, 4, 99):
         with pytest.raises(InvalidArgument, match="message_index"):
             branches.branch_chat(db, "u1", "src", index, "q")
-    with pytest.raises(InvalidArgument, match="^content:"):
+    with pytest.raises(InvalidArgument, match=r"^content:"):
         parse_branch({"chat_id": "src", "message_index": 0, "content": "   "})
     for bad in (-1, 1.5, "2", True, None, 2**63):
-        with pytest.raises(InvalidArgument, match="^message_index:"):
+        with pytest.raises(InvalidArgument, match=r"^message_index:"):
             parse_branch({"chat_id": "src", "message_index": bad, "content": "q"})
     assert db.collection(CHATS).count().get()[0][0].value == 1  # nothing was created
 

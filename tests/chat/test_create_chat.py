@@ -148,7 +148,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
 
 
 def test_parse_request_and_permission_errors():
-    with pytest.raises(InvalidArgument, match="^model:"):
+    with pytest.raises(InvalidArgument, match=r"^model:"):
         parsing.create_chat({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
     assert parsing.create_chat({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
     with pytest.raises(PermissionDenied):

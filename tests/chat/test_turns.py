@@ -88,7 +88,7 @@ def test_post_checks_owner_chat_and_content(db):
     with pytest.raises(NotFound):
         post_message(db, "u1", "no-such-chat", "hi")
     for bad in ("", "   \n", None, 42, "x" * (MAX_CONTENT_CHARS + 1), "lone \ud800 surrogate"):
-        with pytest.raises(InvalidArgument, match="^content:"):
+        with pytest.raises(InvalidArgument, match=r"^content:"):
             parse_post({"chat_id": "chat1", "content": bad})
     post_message(db, "u1", "chat1", parse_post({"chat_id": "chat1", "content": "x" * MAX_CONTENT_CHARS})[1])
     assert len(chat_messages(db)) == 4

@@ -17,7 +17,8 @@ from cardchat.tokens import count_tokens
 
 CARDS = [
     ("sail", Card(title="Sailing", owner="u", body=(
-        "Check the tide tables before leaving the harbour. A falling tide can strand a keel boat on the sandbar."))),
+        "Check the tide tables before leaving the harbour. "
+        "A falling tide can strand a keel boat on the sandbar."))),
     ("bake", Card(title="Baking", owner="u", body=(
         "Sourdough needs a lively starter. Proof the dough overnight in the fridge for a better crumb.\n\n"
         "- Bake at 250 degrees with steam for the first twenty minutes.\n\n```\noven.heat(250)\n```"))),
@@ -44,7 +45,7 @@ def ask(question: str, system: str) -> list:
 
 def test_quotes_relevant_sentences_with_their_citation_numbers(background):
     items = ask("Why are there two tides a day?", background.text)
-    words, usage = items[:-1], items[-1]
+    words = items[:-1]
     answer = "".join(words)
     assert answer.startswith(HEADER)
     assert len(words) > 30  # streamed word by word, not in one piece
@@ -108,7 +109,10 @@ def test_offline_model_needs_no_key(monkeypatch):
 
 
 def test_split_sentences_handles_markdown():
-    body = "# A heading of five words\nFirst sentence is here. Second one follows [see](http://x.y)!\n\n* **Bold** list item text\n| a | b |\nok"
+    body = (
+        "# A heading of five words\nFirst sentence is here. Second one follows [see](http://x.y)!\n\n"
+        "* **Bold** list item text\n| a | b |\nok"
+    )
     assert split_sentences(body) == [
         "A heading of five words",
         "First sentence is here.",

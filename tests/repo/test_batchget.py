@@ -4,6 +4,7 @@ The fast reader leans on the client's GAPIC layer and raw protobufs; these
 tests compare it with `DocumentSnapshot.to_dict()` on every Firestore value
 type, so a client upgrade that changes either side fails here."""
 
+import contextlib
 import math
 import socket
 import threading
@@ -115,10 +116,8 @@ class CuttingProxy:
         except OSError:
             pass
         for s in (src, dst):
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             s.close()
 
     def close(self) -> None:

@@ -145,7 +145,7 @@ def items(lines: list[str]) -> tuple[list[str], list[Item]]:
             in_block = delim
         elif (m := _TOP_LABEL.match(line)) and not line.startswith(("http", "//")) and m.group(1) != "NOTE":
             label, rest = _clean_label(m.group(1)), m.group(3)
-            if found and not any(l.strip() for l in found[-1].lines):
+            if found and not any(ln.strip() for ln in found[-1].lines):
                 found[-1].labels.append(label)
             else:
                 found.append(Item([label], []))

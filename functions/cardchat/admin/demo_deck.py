@@ -125,14 +125,14 @@ def _man_page(deck: _Deck, path: Path, family: str) -> None:
     by_title = {asciidoc.inline(s.title).upper(): s for s in secs}
     summary = ""
     if "NAME" in by_title:
-        summary = " ".join(l.strip() for l in by_title["NAME"].lines if l.strip())
+        summary = " ".join(ln.strip() for ln in by_title["NAME"].lines if ln.strip())
         summary = asciidoc.inline(summary.split(" - ", 1)[-1]).strip()
     head = f"{name} — {summary}" if summary else name
     desc = [s for s in secs if s.title.upper() == "DESCRIPTION"]
     synopsis = by_title.get("SYNOPSIS")
     body = ""
     if synopsis and family != "guide":
-        code = "\n".join(l for l in synopsis.lines if l.strip() and not l.startswith("["))
+        code = "\n".join(ln for ln in synopsis.lines if ln.strip() and not ln.startswith("["))
         body = "```\n" + asciidoc.inline(code).replace("`", "") + "\n```\n\n"
     body += asciidoc.to_markdown(desc[0].lines) if desc else ""
     deck.add(f"{page}", head, body, tags, min_len=120)
@@ -156,7 +156,7 @@ def _options(deck: _Deck, page: str, name: str, lines: list[str], tags: list[str
     groups: list[list[asciidoc.Item]] = []
     size = 0
     for item in items:
-        n = sum(len(l) for l in item.lines) + 40
+        n = sum(len(ln) for ln in item.lines) + 40
         if groups and size + n <= TARGET_BODY:
             groups[-1].append(item)
             size += n
@@ -178,7 +178,7 @@ def _options(deck: _Deck, page: str, name: str, lines: list[str], tags: list[str
 
 def _long_name(labels: list[str]) -> str:
     """The form a person searches for: --dry-run rather than -n."""
-    label = next((l for l in labels if l.startswith("--")), labels[0])
+    label = next((ln for ln in labels if ln.startswith("--")), labels[0])
     return re.split(r"\s|=|\[=|\[<", label)[0] or label
 
 
@@ -194,7 +194,7 @@ def _glossary(deck: _Deck, path: Path) -> None:
             group, size = [], 0
         if item is not None:
             group.append(item)
-            size += sum(len(l) for l in item.lines)
+            size += sum(len(ln) for ln in item.lines)
 
 
 def _manual(deck: _Deck, path: Path) -> None:
@@ -208,7 +208,8 @@ def _manual(deck: _Deck, path: Path) -> None:
 
 def _howto(deck: _Deck, path: Path) -> None:
     lines = asciidoc.load(path, set())
-    meta = {}
+    meta: dict[str, str] = {}
+    last = ""
     while (lines and re.match(r"^[\w-]+: ", lines[0])) or (lines and lines[0].startswith(" ") and meta):
         line = lines.pop(0)
         if line.startswith(" "):

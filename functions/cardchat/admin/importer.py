@@ -171,7 +171,7 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
 
     for src in sources:
         d = src.data
-        bad = lambda fld, why: problems.append(f"{src.where}: field '{fld}' {why}")  # noqa: E731
+        bad = lambda fld, why, where=src.where: problems.append(f"{where}: field '{fld}' {why}")  # noqa: E731
         if not isinstance(d, dict):
             problems.append(f"{src.where}: not an object")
             continue

@@ -6,8 +6,8 @@ native 3,072 dimensions are reduced to 768 with `output_dimensionality`
 of the size); reduced outputs are not unit length, so rows are normalised
 here. Cards are embedded as RETRIEVAL_DOCUMENT and a chat's question as
 RETRIEVAL_QUERY, the task types the model was trained to pair; the stored
-model id names them, so vectors made without them are re-embedded. The API takes up to 100 texts per batchEmbedContents call and 2,048
-tokens per text.
+model id names them, so vectors made without them are re-embedded. The API
+takes up to 100 texts per batchEmbedContents call and 2,048 tokens per text.
 """
 
 from __future__ import annotations
