@@ -165,30 +165,30 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
     """The race the up-front check cannot see: between read and write another
     writer creates one card and changes another. Each batch's preconditions
     refuse it, and neither card is overwritten."""
-    from cardchat.repo import bulk
+    from cardchat.repo import card_writes
     from cardchat.schema import Card
 
     cards = db.collection(CARDS)
     cards.document("mine").set(Card("Mine", "old", "u2").to_dict())
     cards.document("kept").set(Card("Kept", "old", "u2").to_dict())
-    stored = bulk.read_cards(db, ["mine", "kept", "new", "later"])
+    stored = card_writes.read_cards(db, ["mine", "kept", "new", "later"])
     assert set(stored) == {"mine", "kept"} and stored["mine"].card.owner == "u2"
     read_times = {cid: s.update_time for cid, s in stored.items()}
 
     cards.document("new").set(Card("Theirs", "u1's text", "u1").to_dict())  # created meanwhile
-    with pytest.raises(bulk.CardsChanged) as refused:
-        bulk.write_cards(db, [("kept", Card("Kept", "v2", "u2")), ("new", Card("New", "u2's text", "u2"))], read_times)
+    with pytest.raises(card_writes.CardsChanged) as refused:
+        card_writes.write_cards(db, [("kept", Card("Kept", "v2", "u2")), ("new", Card("New", "u2's text", "u2"))], read_times)
     assert refused.value.ids == ["new"] and refused.value.written == 0
     assert _docs(db)["new"]["owner"] == "u1" and _docs(db)["kept"]["body"] == "old"  # the batch wrote nothing
 
     cards.document("mine").set(Card("Mine", "given away", "u1").to_dict())  # changed meanwhile
-    with pytest.raises(bulk.CardsChanged) as refused:
-        bulk.write_cards(db, [("mine", Card("Mine", "new", "u2"))], read_times)
+    with pytest.raises(card_writes.CardsChanged) as refused:
+        card_writes.write_cards(db, [("mine", Card("Mine", "new", "u2"))], read_times)
     assert refused.value.ids == ["mine"]
     assert _docs(db)["mine"]["owner"] == "u1"
 
     # Unchanged since the read: written, the stored card replaced whole.
-    bulk.write_cards(db, [("kept", Card("Kept", "v2", "u2", tags=["t"])), ("later", Card("L", "b", "u2"))],
+    card_writes.write_cards(db, [("kept", Card("Kept", "v2", "u2", tags=["t"])), ("later", Card("L", "b", "u2"))],
                      read_times)
     docs = _docs(db)
     assert docs["kept"] == Card("Kept", "v2", "u2", tags=["t"], created=docs["kept"]["created"],

@@ -20,11 +20,11 @@ def backfill(db: Any, model: str | None = None, limit: int | None = None) -> tup
 
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import text_hash
-    from cardchat.repo import bulk
+    from cardchat.repo import card_writes
     from cardchat.repo.embeddings import embed_and_store, load_embeddings
 
     embedder = get_embedder(model)
-    cards: dict[str, Card] = dict(bulk.iter_cards(db))
+    cards: dict[str, Card] = dict(card_writes.iter_cards(db))
     wanted = {cid: text_hash(c.title, c.body) for cid, c in cards.items()}
     fresh = load_embeddings(db, wanted, embedder.model_id)
     todo = sorted(cid for cid in cards if cid not in fresh)

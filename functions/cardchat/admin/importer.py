@@ -12,7 +12,7 @@ disagree about whose card it is, and either guess is costly (moving someone's
 card, or sharing the new owner's card with viewers chosen by the old one).
 A card id that already exists under another owner refuses the whole import,
 before anything is written, so a half-done import never has to be untangled;
-the writes themselves carry preconditions (repo.bulk), so a card created or
+the writes themselves carry preconditions (repo.card_writes), so a card created or
 changed by someone else after that check stops the import instead of being
 overwritten.
 """
@@ -285,17 +285,17 @@ def import_cards(
     changed cards, each on the condition that it is still as it was read."""
     from tqdm import tqdm
 
-    from cardchat.repo import bulk
+    from cardchat.repo import card_writes
 
     parsed = validate(read_source(path), owner, visibility)
-    stored = bulk.read_cards(db, [p.id for p in parsed])
+    stored = card_writes.read_cards(db, [p.id for p in parsed])
     refuse_takeovers(parsed, {cid: s.card.owner for cid, s in stored.items()})
     plan = plan_upsert(parsed, {cid: s.card for cid, s in stored.items()})
     if not dry_run and plan.writes:
         with tqdm(total=len(plan.writes), desc="import", unit="card") as bar:
             try:
-                bulk.write_cards(db, plan.writes, {cid: s.update_time for cid, s in stored.items()}, bar)
-            except bulk.CardsChanged as e:
+                card_writes.write_cards(db, plan.writes, {cid: s.update_time for cid, s in stored.items()}, bar)
+            except card_writes.CardsChanged as e:
                 raise CardImportError(
                     [f"card {cid!r} was created or changed by someone else during the import; "
                      "run it again (what is already written is skipped as unchanged)" for cid in e.ids],

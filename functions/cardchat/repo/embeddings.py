@@ -151,17 +151,17 @@ def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: E
     """Embed `cards` and store their vectors, in batches; returns card_id -> vector."""
     prepared = {card_id: embeddable_and_hash(c.title, c.body) for card_id, c in cards.items()}
     out: dict[str, np.ndarray] = {}
-    for batch in batched(list(prepared), WRITE_BATCH):
+    for group in batched(list(prepared), WRITE_BATCH):
         # Cards with the same text (templates, duplicates) are embedded once.
         unique: dict[str, str] = {}
-        for card_id in batch:
+        for card_id in group:
             text, h = prepared[card_id]
             unique.setdefault(h, text)
         hashes = list(unique)
         matrix = embedder.embed([unique[h] for h in hashes])
         by_hash = dict(zip(hashes, matrix))
         batch = db.batch()
-        for card_id in batch:
+        for card_id in group:
             h = prepared[card_id][1]
             vec = by_hash[h]
             doc = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h)
