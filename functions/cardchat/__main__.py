@@ -11,9 +11,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
 
 
-def _client(project: str):
+def _client(project: str) -> firestore.Client:
     from google.cloud import firestore
 
     return firestore.Client(project=project)
@@ -109,7 +113,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return args.run(args)
+    code: int = args.run(args)
+    return code
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class ModelSpec:
     # where the real tokenizer is available offline, else a calibrated estimate.
     tokenizer: str
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """What listModels tells a client: no key names."""
         d = asdict(self)
         d.pop("key_env")

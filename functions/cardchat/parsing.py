@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from cardchat import llms
 from cardchat.errors import InvalidArgument
@@ -59,7 +59,7 @@ def _utf8_bytes(value: str) -> int | None:
         return None
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: Any) -> TypeGuard[str]:
     if not isinstance(value, str):
         return False
     size = _utf8_bytes(value)
@@ -119,7 +119,7 @@ def _stored_size(value: Any, name: str, depth: int, in_array: bool = False) -> i
         for key, v in value.items():
             if not _valid_field_name(key):
                 raise InvalidArgument(f"{name}: a key is empty, too long, not valid text or reserved (__name__)")
-            total += _utf8_bytes(key) + 1 + _stored_size(v, name, depth + 1)
+            total += (_utf8_bytes(key) or 0) + 1 + _stored_size(v, name, depth + 1)  # a valid name has a size
         return total
     raise InvalidArgument(f"{name}: holds a value of an unsupported type")
 

@@ -186,7 +186,7 @@ def _glossary(deck: _Deck, path: Path) -> None:
     _, items = asciidoc.items(asciidoc.load(path, set()))
     group: list[asciidoc.Item] = []
     size = 0
-    for item in items + [None]:  # type: ignore[list-item]
+    for item in items + [None]:
         if group and (item is None or size >= MIN_BODY * 2):
             terms = [g.labels[0] for g in group]
             body = "\n\n".join(asciidoc.to_markdown([f"{g.labels[0]}::"] + g.lines) for g in group)
@@ -250,7 +250,8 @@ def _assign_ownership(cards: list[dict[str, Any]]) -> None:
 def build_deck(doc_dir: str = DOC_DIR) -> list[dict[str, Any]]:
     """Cards in the JSON export shape (see importer): id, title, body, owner,
     visibility, viewers, tags, created, updated. A fresh copy each call."""
-    return json.loads(_build_json(str(Path(doc_dir).resolve())))
+    deck: list[dict[str, Any]] = json.loads(_build_json(str(Path(doc_dir).resolve())))
+    return deck
 
 
 @lru_cache(maxsize=2)

@@ -68,7 +68,7 @@ def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
         raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
 
 
-def create_chat(db, uid: str, req: CreateChatRequest, when: datetime | None = None,
+def create_chat(db: Any, uid: str, req: CreateChatRequest, when: datetime | None = None,
                 limits: ratelimit.Limits | None = None) -> CreateChatResult:
     """Everything after parsing and authorisation (see main.createChat). The
     rate-limit slot and token reservation are taken in the transaction that
@@ -124,9 +124,9 @@ def create_chat(db, uid: str, req: CreateChatRequest, when: datetime | None = No
 
     has_vector = np.array([c in vectors for c in ids], dtype=bool)
     matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-    for i, c in enumerate(ids):
+    for i, cid in enumerate(ids):
         if has_vector[i]:
-            matrix[i] = vectors[c]
+            matrix[i] = vectors[cid]
     order = retrieval.rank_cards(
         req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes
     )
@@ -170,7 +170,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, bg: Background, budget: in
     return chat, private
 
 
-def delete_chat(db, uid: str, chat_id: str) -> None:
+def delete_chat(db: Any, uid: str, chat_id: str) -> None:
     from cardchat.repo import chats as chat_repo
 
     chat = chat_repo.get_chat(db, chat_id)

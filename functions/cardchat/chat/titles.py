@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from cardchat.llms import MODELS
-from cardchat.providers import ProviderError, complete
+from cardchat.providers import Message, ProviderError, complete
 from cardchat.utf8 import well_formed
 
 MAX_WORDS = 7
@@ -37,7 +37,7 @@ def make_title(model_id: str, question: str) -> tuple[str, int]:
     spec = MODELS.get(model_id)
     if spec is None or spec.key_env is None:
         return fallback_title(question), 0
-    messages = [{"role": "user", "content": question}]
+    messages: list[Message] = [{"role": "user", "content": question}]
     try:
         text, usage = complete(model_id, messages, _INSTRUCTION, _MAX_TOKENS)
     except ProviderError:

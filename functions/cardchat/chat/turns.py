@@ -137,7 +137,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
                messages: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
         if msg is None:
             raise NotFound("message not found")
-        require_owner(chat, uid)
+        chat = require_owner(chat, uid)
         if msg.get("role") != "assistant":
             raise FailedPrecondition("only an answer can be retried")
         if msg.get("status") != "failed" and not is_stalled(msg, when):
@@ -264,7 +264,9 @@ def window_for(
     except ContextTooSmall:
         pass  # the bound is loose: only the real count can say
     if count is None:
-        from cardchat.tokens import count_tokens as count
+        from cardchat.tokens import count_tokens
+
+        count = count_tokens
     return fit_history(history, count(texts, spec.tokenizer) if texts else [], background_tokens, spec)
 
 

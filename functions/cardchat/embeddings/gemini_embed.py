@@ -35,7 +35,7 @@ class GeminiEmbedder(RemoteEmbedder):
     model_id = STORED_ID
     dim = DIM
     label = "Gemini"
-    key_env = EMBEDDER_KEYS["gemini"]
+    key_env = EMBEDDER_KEYS["gemini"] or ""  # a remote embedder always names its key
 
     def _connect(self, key: str) -> Any:
         import httpx
@@ -58,7 +58,8 @@ class GeminiEmbedder(RemoteEmbedder):
         return self._embed(texts, TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text], TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH, query=True)[0]
+        vec: np.ndarray = self._embed([text], TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH, query=True)[0]
+        return vec
 
     def _request(self, texts: list[str], query: bool) -> np.ndarray:
         from google.genai import errors, types

@@ -48,7 +48,8 @@ class RemoteEmbedder(ABC):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        vec: np.ndarray = self.embed([text])[0]
+        return vec
 
     def _get_client(self) -> Any:
         with self._lock:

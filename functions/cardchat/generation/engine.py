@@ -83,7 +83,7 @@ def lease_seconds() -> float:
 
 def should_generate(after: dict[str, Any] | None) -> bool:
     """The trigger's filter: an assistant message that is waiting for its answer."""
-    return bool(after) and after.get("role") == "assistant" and after.get("status") == "ready"
+    return after is not None and after.get("role") == "assistant" and after.get("status") == "ready"
 
 
 class _Run:

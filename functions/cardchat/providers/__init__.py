@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 from cardchat.llms import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError
@@ -21,7 +21,8 @@ __all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "str
 
 def _lazy(module: str, cls: str) -> Callable[[], Provider]:
     def factory() -> Provider:
-        return getattr(importlib.import_module(f"cardchat.providers.{module}"), cls)()
+        provider: Provider = getattr(importlib.import_module(f"cardchat.providers.{module}"), cls)()
+        return provider
 
     return factory
 
@@ -45,7 +46,7 @@ def resolve(model_id: str) -> ModelSpec:
 
 def stream(
     model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
-) -> Iterator[str | Usage]:
+) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only."""
     spec = resolve(model_id)
     if not messages or messages[-1]["role"] != "user":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
 from cardchat.schema import Usage
@@ -111,7 +111,7 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
-def _transport_error(e: Exception) -> str | None:
+def _transport_error(e: Exception) -> Literal["timeout", "network"] | None:
     """"timeout" or "network" for the HTTP library's transport failures, else None."""
     for module in ("httpx2", "httpx"):
         lib = sys.modules.get(module)

@@ -166,7 +166,7 @@ def select(question: str, sentences: list[Sentence]) -> list[Sentence]:
         per_card[s.card] = per_card.get(s.card, 0) + 1
         if len(chosen) == MAX_SENTENCES:
             break
-    card_rank = {}
+    card_rank: dict[int, int] = {}
     for i in chosen:  # chosen is best-first: a card ranks by its best sentence
         card_rank.setdefault(sentences[i].card, len(card_rank))
     chosen.sort(key=lambda i: (card_rank[sentences[i].card], sentences[i].position))

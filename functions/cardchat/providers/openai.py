@@ -40,9 +40,9 @@ class OpenAIProvider(SDKProvider):
         usage: Usage | None = None
         finished = False
         try:
-            chunks = client.chat.completions.create(
+            chunks = client.chat.completions.create(  # type: ignore[call-overload]  # wire holds plain dicts
                 model=spec.id,
-                messages=wire,  # type: ignore[arg-type]
+                messages=wire,
                 max_completion_tokens=max_tokens,
                 stream=True,
                 stream_options={"include_usage": True},

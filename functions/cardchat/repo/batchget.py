@@ -134,7 +134,7 @@ _DECODE: dict[str | None, Callable[[Any, Any], Any]] = {
     "boolean_value": lambda v, c: v.boolean_value,
     "null_value": lambda v, c: None,
     "bytes_value": lambda v, c: v.bytes_value,
-    "timestamp_value": lambda v, c: DatetimeWithNanoseconds.from_timestamp_pb(v.timestamp_value),
+    "timestamp_value": lambda v, c: DatetimeWithNanoseconds.from_timestamp_pb(v.timestamp_value),  # type: ignore[no-untyped-call]
     "array_value": _array,
     "map_value": _map,
 }

@@ -45,7 +45,7 @@ def read_cards(db: firestore.Client, ids: Sequence[str]) -> dict[str, StoredCard
     for i in range(0, len(unique), BATCH):
         for snap in db.get_all([col.document(cid) for cid in unique[i:i + BATCH]]):
             if snap.exists:
-                out[snap.id] = StoredCard(Card.from_dict(snap.to_dict()), snap.update_time)
+                out[snap.id] = StoredCard(Card.from_dict(snap.to_dict() or {}), snap.update_time)
     return out
 
 
@@ -105,4 +105,4 @@ def _changed(db: firestore.Client, ids: list[str], read_times: Mapping[str, Any]
 
 def iter_cards(db: firestore.Client) -> Iterator[tuple[str, Card]]:
     for snap in db.collection(CARDS).stream():
-        yield snap.id, Card.from_dict(snap.to_dict())
+        yield snap.id, Card.from_dict(snap.to_dict() or {})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from google.cloud import firestore
 
@@ -60,7 +61,7 @@ def write_new_chat(
     background.parts = len(parts)
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
 
-    def put(writer) -> None:
+    def put(writer: firestore.WriteBatch | firestore.Transaction) -> None:
         writer.set(db.collection(CHATS).document(chat_id), chat.to_dict())
         writer.set(db.collection(CHAT_PRIVATE).document(chat_id), private.to_dict())
         writer.set(bg_ref, background.to_dict())
@@ -135,7 +136,7 @@ def read_background(db: firestore.Client, chat_id: str) -> str:
     return "".join(texts[f"{i:04d}"] for i in range(n))
 
 
-def _delete_query(db: firestore.Client, query) -> int:
+def _delete_query(db: firestore.Client, query: firestore.Query) -> int:
     deleted = 0
     while True:
         docs = list(query.limit(_BATCH).stream())
@@ -164,12 +165,12 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     db.collection(CHATS).document(chat_id).delete()
 
 
-def get_chat(db: firestore.Client, chat_id: str) -> dict | None:
+def get_chat(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     snap = db.collection(CHATS).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
 
 
-def get_private(db: firestore.Client, chat_id: str) -> dict | None:
+def get_private(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     snap = db.collection(CHAT_PRIVATE).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
 

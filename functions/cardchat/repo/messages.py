@@ -59,7 +59,7 @@ def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[st
     automatic single-field index on `chat`; a chat holds few messages.
     """
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    docs = [(d.id, d.to_dict()) for d in query.stream()]
+    docs = [(d.id, d.to_dict() or {}) for d in query.stream()]
     docs.sort(key=lambda item: item[1].get("message_index", 0))
     return docs
 
@@ -203,7 +203,7 @@ def delete_chunks(db: firestore.Client, message_id: str) -> int:
 
 def read_chunks(db: firestore.Client, message_id: str) -> list[dict[str, Any]]:
     """A message's chunks in index order (what a reader sees while it streams)."""
-    chunks = [d.to_dict() for d in _chunks_query(db, message_id).stream()]
+    chunks = [d.to_dict() or {} for d in _chunks_query(db, message_id).stream()]
     chunks.sort(key=lambda c: c["index"])
     return chunks
 
@@ -215,7 +215,7 @@ TurnDecision = tuple[list[tuple[str, dict[str, Any]]], dict[str, Any], "ratelimi
 
 def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    return sorted((d.to_dict() for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
+    return sorted((d.to_dict() or {} for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
 
 
 def append_turn(

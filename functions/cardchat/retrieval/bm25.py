@@ -169,8 +169,8 @@ class Bm25:
         counts: dict[int, float] = {}
         memo, span_ids = self.vocab._spans, self.vocab.span_ids
         for span, n in Counter(spans(body)).items():
-            ids = memo.get(span)
-            for tid in span_ids(span) if ids is None else ids:
+            known = memo.get(span)
+            for tid in span_ids(span) if known is None else known:
                 counts[tid] = counts.get(tid, 0) + n
         for span in spans(title):
             for tid in span_ids(span):

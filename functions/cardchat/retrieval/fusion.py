@@ -29,4 +29,5 @@ def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], n: int, k: 
     """Items best-first by fused score; items no ranker returned come last,
     in index order (a stable sort keeps ties in index order too)."""
     scores = rrf_scores(rankings, weights, n, k)
-    return np.argsort(-scores, kind="stable").tolist()
+    order: list[int] = np.argsort(-scores, kind="stable").tolist()
+    return order

@@ -39,7 +39,8 @@ def _dense_order(query_vec: np.ndarray, vectors: np.ndarray, has_vector: np.ndar
     # Rank every row and drop the ones without a vector afterwards: cheaper
     # than copying the embedded rows out of a 10,000 x 384 matrix.
     order = np.asarray(rank_dense(query_vec, vectors), dtype=np.int64)
-    return order[has_vector[order]].tolist()
+    kept: list[int] = order[has_vector[order]].tolist()
+    return kept
 
 
 def sparse_scores(
@@ -60,7 +61,8 @@ def sparse_scores(
 
 def _sparse_order(scores: np.ndarray) -> list[int]:
     matched = np.flatnonzero(scores > 0)
-    return matched[np.argsort(-scores[matched], kind="stable")].tolist()
+    order: list[int] = matched[np.argsort(-scores[matched], kind="stable")].tolist()
+    return order
 
 
 def rank_cards(
@@ -90,7 +92,9 @@ def rank_cards(
     if has_vector is None:
         has_vector = np.ones(n, bool) if vectors is not None else np.zeros(n, bool)
     usable_dense = query_vec is not None and vectors is not None and bool(np.any(has_vector))
-    dense = _dense_order(query_vec, vectors, has_vector) if usable_dense and config.mode != "sparse" else None
+    dense = None
+    if usable_dense and query_vec is not None and vectors is not None and config.mode != "sparse":
+        dense = _dense_order(query_vec, vectors, has_vector)
 
     if config.mode == "dense" and dense is not None:
         return fusion.rrf([dense], [1.0], n)
