@@ -22,7 +22,7 @@ def test_the_sdk_is_the_release_batchget_was_verified_on():
     pinned = re.search(r"^google-cloud-firestore==(\S+)", REQUIREMENTS.read_text(), re.M).group(1)
     reverify = (
         f"batchget.py was verified on google-cloud-firestore {batchget.VERIFIED_SDK}. Re-verify it on the new "
-        f"release: run tests/test_batchget.py and tests/test_batchget_sdk.py, check that Client still has "
+        f"release: run tests/repo/test_batchget.py and tests/repo/test_batchget_sdk.py, check that Client still has "
         f"{', '.join(batchget.PRIVATE_ATTRIBUTES)} with the same meaning, run `scripts/bench create_chat`, "
         f"then set batchget.VERIFIED_SDK"
     )

@@ -11,7 +11,7 @@ option, which reads a server stream on the calling thread; and each
 response's raw protobuf is decoded once into plain values. 10,000 cards: from
 ~2.5 s to ~0.5 s on the emulator (`scripts/bench create_chat`).
 
-The values are the SDK's: `tests/test_batchget.py` reads a document holding
+The values are the SDK's: `tests/repo/test_batchget.py` reads a document holding
 every Firestore value type both ways and requires equal results, so a client
 upgrade that changes either side fails there. Rare types (references, geo
 points, vectors, BSON) are handed to the SDK's own decoder.
@@ -19,7 +19,7 @@ points, vectors, BSON) are handed to the SDK's own decoder.
 The channel and request are built from private attributes of the SDK's
 Client (PRIVATE_ATTRIBUTES), checked on VERIFIED_SDK. A client lacking any of
 them is read through the SDK's own `Client.get_all` instead (slower, same
-results), and the process logs once that it does; `tests/test_batchget_sdk.py`
+results), and the process logs once that it does; `tests/repo/test_batchget_sdk.py`
 fails when the pinned SDK differs from VERIFIED_SDK, so an upgrade is
 re-verified rather than silently slowed down.
 """
