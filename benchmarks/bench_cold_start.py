@@ -8,18 +8,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 
 PROBES = {
     "import main.py (every endpoint's cold start)": "import main",
-    "+ first listModels answer": "import main; from cardchat import models; models.available_models()",
-    "+ MiniLM loaded and one embedding (createChat, embedCard)":
-        "import main; from cardchat.embeddings import get_embedder; get_embedder().embed(['hello'])",
-    "+ tiktoken o200k loaded (token counting)":
-        "import main; from cardchat.tokens import count_tokens; count_tokens(['hello'], 'o200k_base')",
+    "+ first listModels answer": "import main; from cardchat import llms; llms.available_models()",
+    "+ MiniLM loaded and one embedding (createChat, embedCard)": (
+        "import main; from cardchat.embeddings import get_embedder; "
+        "get_embedder().embed(['hello'])"
+    ),
+    "+ tiktoken o200k loaded (token counting)": (
+        "import main; from cardchat.tokens import count_tokens; "
+        "count_tokens(['hello'], 'o200k_base')"
+    ),
     "+ anthropic SDK imported": "import main; import anthropic",
     "+ openai SDK imported": "import main; import openai",
     "+ google-genai SDK imported": "import main; from google import genai",

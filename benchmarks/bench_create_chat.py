@@ -13,15 +13,14 @@ import time
 
 import numpy as np
 
-from cardchat import chats, parsing
-from cardchat.ratelimit import Limits
+from cardchat import parsing
+from cardchat.chat import create as chats
 from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import text_hash
+from cardchat.ratelimit import Limits
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
-from cardchat.text import text_hash
 
-VOCAB = ("branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog "
-         "worktree submodule hook config diff patch bisect blame log pension insurance tax policy budget "
-         "meeting design review release deploy cache query index schema migration").split()
+VOCAB = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog", "worktree", "submodule", "hook", "config", "diff", "patch", "bisect", "blame", "log", "pension", "insurance", "tax", "policy", "budget", "meeting", "design", "review", "release", "deploy", "cache", "query", "index", "schema", "migration"]
 
 
 def _seed(db, n: int, prefix: str) -> list[str]:

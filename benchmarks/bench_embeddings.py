@@ -13,14 +13,15 @@ import os
 import random
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder, normalise, pack
-from cardchat.ranking import rank_dense
 from cardchat.repo import embeddings as repo
+from cardchat.retrieval.dense import rank_dense
 from cardchat.schema import CARD_EMBEDDINGS, Card, CardEmbedding
 from cardchat.tokens import count_tokens
 
@@ -31,13 +32,13 @@ N_CARDS = 10_000
 N_VECTOR_TYPE = 1_000  # the Vector-field comparison: the gap is plain at this size
 
 _TOPICS = {
-    "caching": "cache eviction LRU TTL invalidation Firestore reads hot keys warm instance memory".split(),
-    "cooking": "sourdough starter hydration oven loaf crumb crust flour proof knead".split(),
-    "finance": "budget invoice quarterly revenue forecast expenses tax ledger margin".split(),
-    "travel": "itinerary flight train hotel Lisbon Kyoto visa luggage museum".split(),
-    "ml": "embedding vector cosine retrieval ranking transformer tokens context window".split(),
+    "caching": ["cache", "eviction", "LRU", "TTL", "invalidation", "Firestore", "reads", "hot", "keys", "warm", "instance", "memory"],
+    "cooking": ["sourdough", "starter", "hydration", "oven", "loaf", "crumb", "crust", "flour", "proof", "knead"],
+    "finance": ["budget", "invoice", "quarterly", "revenue", "forecast", "expenses", "tax", "ledger", "margin"],
+    "travel": ["itinerary", "flight", "train", "hotel", "Lisbon", "Kyoto", "visa", "luggage", "museum"],
+    "ml": ["embedding", "vector", "cosine", "retrieval", "ranking", "transformer", "tokens", "context", "window"],
 }
-_GLUE = "the a of to and in for with on is we it that this when after before because".split()
+_GLUE = ["the", "a", "of", "to", "and", "in", "for", "with", "on", "is", "we", "it", "that", "this", "when", "after", "before", "because"]
 
 
 def _sentence(rng: random.Random, topic: str) -> str:
@@ -105,7 +106,7 @@ def run(db: Any) -> list[str]:
 
     # (a) MiniLM throughput
     embedder = get_embedder("minilm")
-    from cardchat.text import embeddable_text
+    from cardchat.embeddings.text import embeddable_text
 
     texts = [embeddable_text(c.title, c.body) for _, c in cards[:256]]
     pieces = [len(t.split()) for t in texts]
@@ -114,7 +115,8 @@ def run(db: Any) -> list[str]:
     t = _median(lambda: embedder.embed(texts), runs=3)
     cpu = (time.process_time() - cpu_start) / 3
     lines.append(
-        f"MiniLM int8 embed: {len(texts) / t:,.0f} texts/s ({len(texts)} card texts, median {statistics.median(pieces)} words,"
+        f"MiniLM int8 embed: {len(texts) / t:,.0f} texts/s ({len(texts)} card texts, "
+        f"median {statistics.median(pieces)} words,"
         f" {t * 1000:,.0f} ms wall and {cpu:,.1f} s CPU (both threads) per batch of 256)"
     )
 
@@ -129,18 +131,18 @@ def run(db: Any) -> list[str]:
     for n in (1_000, 10_000):
         wanted = {card_id: f"h-{card_id}" for card_id in ids[:n]}
         assert len(repo.load_embeddings(db, wanted, MODEL)) == n
-        cold = _median(lambda: repo.load_embeddings(db, wanted, MODEL), before=repo.clear_cache)
-        warm = _median(lambda: repo.load_embeddings(db, wanted, MODEL), runs=5)
+        cold = _median(lambda wanted=wanted: repo.load_embeddings(db, wanted, MODEL), before=repo.clear_cache)
+        warm = _median(lambda wanted=wanted: repo.load_embeddings(db, wanted, MODEL), runs=5)
         line = f"load {n:>6,} embeddings: cold {cold * 1000:,.0f} ms (bytes field), warm {warm * 1000:,.1f} ms (cache)"
         if n <= N_VECTOR_TYPE:
-            alt = _median(lambda: _load_vector_type(db, ids[:n]))
+            alt = _median(lambda n=n: _load_vector_type(db, ids[:n]))
             line += f"; as a Firestore Vector field, cold {alt * 1000:,.0f} ms"
         lines.append(line)
     loaded = _load_vector_type(db, ids[:10])
     assert all(np.allclose(loaded[i], vectors[k], atol=1e-6) for k, i in enumerate(ids[:10]))
 
     # (c) hashing, ranking and fitting 10,000 cards, tokenizer warm
-    from cardchat.text import embeddable_and_hash
+    from cardchat.embeddings.text import embeddable_and_hash
 
     embeddable_and_hash.cache_clear()
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -148,7 +150,10 @@ def run(db: Any) -> list[str]:
         embeddable_and_hash(c.title, c.body)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     chars = sum(len(c.body) for _, c in cards) // N_CARDS
-    lines.append(f"text_hash of 10,000 cards (cold, ~{chars} chars each): {wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU")
+    lines.append(
+        f"text_hash of 10,000 cards (cold, ~{chars} chars each): "
+        f"{wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
+    )
     query = embedder.embed_query("how should we invalidate the cache after a write?")
     order_holder: dict[str, np.ndarray] = {}
     t_rank = _median(lambda: order_holder.__setitem__("o", rank_dense(query, vectors)), runs=5)
@@ -157,7 +162,7 @@ def run(db: Any) -> list[str]:
         count_tokens(["warm"], tokenizer)
         for budget in (100_000, 16_000):
             result: dict[str, Any] = {}
-            t_fit = _median(lambda: result.__setitem__("bg", fit_background(ranked, budget, tokenizer)), runs=5)
+            t_fit = _median(lambda r=result, b=budget, t=tokenizer: r.__setitem__("bg", fit_background(ranked, b, t)), runs=5)
             bg = result["bg"]
             lines.append(
                 f"rank_dense 10,000 x {DIM}: {t_rank * 1000:.1f} ms; fit_background {budget:,} {tokenizer}:"

@@ -1,4 +1,4 @@
-"""The access re-check (recheck.py) on a 1,000-card background: what every
+"""The access re-check (chat/recheck.py) on a 1,000-card background: what every
 answer and branch pays before it starts when nothing changed (the cards'
 access fields, read in bulk), and what withdrawing one card adds (cutting
 it out and counting the background's tokens again)."""
@@ -9,13 +9,13 @@ import random
 import statistics
 import time
 
-from cardchat import recheck
 from cardchat.background import fit_background
+from cardchat.chat import recheck
 from cardchat.schema import CARDS, Card
 
 N = 1_000
 OWNER = "bench-owner"
-WORDS = "branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog".split()
+WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog"]
 
 
 def _seed(db) -> list[tuple[str, Card]]:

@@ -59,8 +59,8 @@ def _ms(fn: Any) -> float:
 
 def run(db: Any = None) -> list[str]:
     """Figures as printed lines; `db` is unused (kept for the benchmark runner's signature)."""
-    from cardchat import sparse
-    from cardchat.retrieval import RankingConfig, rank_cards
+    from cardchat.retrieval import bm25 as sparse
+    from cardchat.retrieval.rank import RankingConfig, rank_cards
 
     ids, texts, hashes = synthetic_texts()
     rng = np.random.default_rng(1)

@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
-from cardchat import engine, providers
-from cardchat.models import OFFLINE_MODEL_ID
+from cardchat import providers
+from cardchat.generation import engine
+from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.repo.chats import delete_chat, write_new_chat
 from cardchat.schema import (
     CHAT_MESSAGES,
@@ -35,8 +37,7 @@ from cardchat.schema import (
     Usage,
 )
 
-WORDS = ("the tide rises twice a day because the moon pulls the oceans into two bulges while "
-         "the earth turns beneath them and spring tides follow new and full moons").split()
+WORDS = ["the", "tide", "rises", "twice", "a", "day", "because", "the", "moon", "pulls", "the", "oceans", "into", "two", "bulges", "while", "the", "earth", "turns", "beneath", "them", "and", "spring", "tides", "follow", "new", "and", "full", "moons"]
 
 
 def _settings() -> tuple[int, float]:
@@ -79,7 +80,7 @@ class WriteCounter:
         self.lock = threading.Lock()
 
     @contextmanager
-    def counting(self) -> Iterator["WriteCounter"]:
+    def counting(self) -> Iterator[WriteCounter]:
         original = self.api.commit
 
         def commit(*args: Any, **kwargs: Any) -> Any:
@@ -170,7 +171,7 @@ def _stub(db: Any, chat_id: str) -> str:
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def _bench_engine(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:

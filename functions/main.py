@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from firebase_functions import firestore_fn, https_fn, options
 
-from cardchat import keys, models
+from cardchat import keys, llms
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
 
@@ -83,7 +84,7 @@ def _may_use_ai(uid: str) -> None:
     """Every call that makes a model answer needs AI use granted. Its
     rate-limit slot and token reservation are taken by the domain, in the
     transaction that checks and writes, so a refused call spends nothing."""
-    from cardchat import chats
+    from cardchat.chat import create as chats
     from cardchat.repo import users
 
     chats.check_may_use_ai(users.get_user(db(), uid))
@@ -98,12 +99,13 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
             return fn(req)
         except CardchatError as e:
             details = {"retry_after": round(e.retry_after, 1)} if hasattr(e, "retry_after") else None
-            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details)
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details) from e
         except https_fn.HttpsError:
             raise
         except Exception:
             log.exception("%s failed", fn.__name__)
-            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, "Something went wrong on our side; please try again")
+            message = "Something went wrong on our side; please try again"
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, message) from None  # logged above
 
     wrapper.__name__ = fn.__name__
     return wrapper
@@ -113,15 +115,16 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
 @_endpoint
 def listModels(req: https_fn.CallableRequest) -> dict:
     return {
-        "models": [m.public() for m in models.available_models()],
-        "default": models.default_model_id(),
+        "models": [m.public() for m in llms.available_models()],
+        "default": llms.default_model_id(),
     }
 
 
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, parsing
+    from cardchat import parsing
+    from cardchat.chat import create as chats
 
     uid = _uid(req)
     parsed = parsing.create_chat(req.data)
@@ -134,7 +137,8 @@ def createChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation, parsing
+    from cardchat import parsing
+    from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     chat_id, content = parsing.post_message(req.data)
@@ -145,7 +149,8 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest) -> dict:
-    from cardchat import conversation, parsing
+    from cardchat import parsing
+    from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     message_id = parsing.doc_id(req.data, "message_id")
@@ -156,7 +161,8 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import branches, parsing
+    from cardchat import parsing
+    from cardchat.chat import branch as branches
 
     uid = _uid(req)
     chat_id, index, content = parsing.branch_chat(req.data)
@@ -167,7 +173,8 @@ def branchChat(req: https_fn.CallableRequest) -> dict:
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest) -> dict:
-    from cardchat import chats, parsing
+    from cardchat import parsing
+    from cardchat.chat import create as chats
 
     uid = _uid(req)
     chats.delete_chat(db(), uid, parsing.doc_id(req.data, "chat_id"))
@@ -199,7 +206,7 @@ def generateAnswer(event: firestore_fn.Event) -> None:
     """Turns a `ready` assistant stub into a streamed answer. Every write the
     engine makes re-triggers this; should_generate() ends those at once, and
     the claim transaction makes a duplicate delivery harmless."""
-    from cardchat import engine
+    from cardchat.generation import engine
 
     after = event.data.after
     data = after.to_dict() if after is not None and after.exists else None
@@ -211,7 +218,7 @@ def generateAnswer(event: firestore_fn.Event) -> None:
 
 
 def _retitle(chat_id: str, model_id: str | None) -> None:
-    from cardchat import titles
+    from cardchat.chat import titles
 
     titles.retitle(db(), chat_id, model_id)
 

@@ -133,7 +133,7 @@ kill_group() {
 # The demo deck is derived from Debian's git-doc; rebuilt when its generator changes.
 DECK="$CACHE/demo-deck.json"
 build_deck() {
-  local want; want=$(cat "$ROOT"/functions/cardchat/demo_deck.py "$ROOT"/functions/cardchat/asciidoc.py 2>/dev/null | sha256sum | cut -c1-16)
+  local want; want=$(cat "$ROOT"/functions/cardchat/admin/demo_deck.py "$ROOT"/functions/cardchat/admin/asciidoc.py 2>/dev/null | sha256sum | cut -c1-16)
   if [ ! -s "$DECK" ] || [ "$(cat "$DECK.stamp" 2>/dev/null)" != "$want" ]; then
     say "deriving the demo deck from the Git manual"
     (cd "$ROOT/functions" && "$PY" -m cardchat demo-deck "$DECK")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cardchat.background import fit_background
-from cardchat.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.schema import CARDS, Card, Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, public_citations
 from cardchat.schema import now as utc_now

@@ -9,9 +9,11 @@ scripts/test) a missing emulator is a failure, never a skip.
 
 from __future__ import annotations
 
+import json as _json
 import os
 import urllib.error
 import urllib.request
+import uuid as _uuid
 
 import pytest
 
@@ -79,8 +81,6 @@ def app_db(firestore_host, functions_base):
 
 # --- callables through the Functions + Auth emulators -----------------------
 
-import json as _json
-import uuid as _uuid
 
 
 class CallError(Exception):

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 from google.cloud import firestore
-from chat_support import write_chat
-from provider_wire import Wire
 
 from cardchat import providers
-from cardchat.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import HEADER, NO_CARDS
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, ChatMessage
+from chat_support import write_chat
+from provider_wire import Wire
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE_ANSWER = f"{HEADER}\n\n{NO_CARDS}"

@@ -9,8 +9,9 @@ on sys.path, as it does for conftest).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import httpx2
 import pytest

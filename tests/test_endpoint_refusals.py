@@ -9,12 +9,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from chat_support import answered_chat
+from conftest import CallError
 from test_endpoints import ai_user, deck
 
 from cardchat.parsing import MAX_CONFIGURATION_DEPTH
 from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, now
-from conftest import CallError
+from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions
 __all__ = ["ai_user", "deck"]  # fixtures, used by name

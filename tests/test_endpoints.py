@@ -10,6 +10,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from conftest import APP_PROJECT, CallError
 from google.cloud.firestore import FieldFilter
 
 from cardchat.schema import (
@@ -27,7 +28,6 @@ from cardchat.schema import (
     UserDoc,
     now,
 )
-from conftest import APP_PROJECT, CallError
 
 pytestmark = pytest.mark.functions
 
@@ -95,7 +95,7 @@ def test_create_chat_needs_a_signed_in_user(call, deck):
 
 
 def test_create_chat_needs_may_use_ai(call, app_db, sign_up, deck):
-    uid, token = sign_up()
+    _, token = sign_up()
     with pytest.raises(CallError) as e:
         call("createChat", {"card_ids": deck, "initial_message": "hi"}, token)
     assert e.value.status == "PERMISSION_DENIED"
@@ -203,7 +203,7 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
 
 
 def test_post_message_is_refused_while_an_answer_is_pending_and_for_others(call, ai_user, sign_up, deck):
-    uid, token = ai_user
+    _, token = ai_user
     chat_id = call("createChat", {"card_ids": deck, "initial_message": "Tell me about bread"}, token)["chat_id"]
     with pytest.raises(CallError) as e:
         call("postMessage", {"chat_id": chat_id, "content": "and more?"}, token)
@@ -215,7 +215,7 @@ def test_post_message_is_refused_while_an_answer_is_pending_and_for_others(call,
 
 
 def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_user, sign_up, deck):
-    uid, token = ai_user
+    _, token = ai_user
     chat_id = call("createChat", {"card_ids": deck, "initial_message": "chains?"}, token)["chat_id"]
     _, stranger = sign_up()
     with pytest.raises(CallError) as e:
@@ -232,7 +232,7 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
 
 
 def test_a_branch_re_asks_a_question_in_a_new_chat_and_is_answered(call, app_db, ai_user, sign_up, deck):
-    uid, token = ai_user
+    _, token = ai_user
     source = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?"}, token)["chat_id"]
     wait_for(lambda: app_db.collection(CHAT_MESSAGES).document(f"{source}-0001").get().get("status") == "complete",
              timeout=90, what="the first answer")

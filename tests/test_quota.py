@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import pytest
 from google.cloud.firestore import FieldFilter
-from chat_support import answered_chat, write_chat
-from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
-from provider_wire import fixture_response, sse
 
-from cardchat import branches, titles
-from cardchat.conversation import READY_LEASE, output_reserve, post_message, retry_message
-from cardchat.engine import generate
+from cardchat.chat import branch as branches
+from cardchat.chat import titles
+from cardchat.chat.turns import READY_LEASE, output_reserve, post_message, retry_message
 from cardchat.errors import ResourceExhausted
-from cardchat.models import MODELS
+from cardchat.generation.engine import generate
+from cardchat.llms import MODELS
 from cardchat.ratelimit import Limits
 from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, ChatMessage
 from cardchat.schema import now as utc_now
 from cardchat.tokens import count_tokens
+from chat_support import answered_chat, write_chat
+from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
+from provider_wire import fixture_response, sse
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
@@ -109,11 +110,10 @@ def test_a_superseded_run_settles_its_own_attempt_and_not_the_retry(db):
 
 
 def test_a_title_call_counts_against_the_owner(db, monkeypatch):
-    from provider_wire import Wire
-
     from cardchat import providers
-    from cardchat.chats import first_message_id
+    from cardchat.chat.create import first_message_id
     from cardchat.providers.anthropic import AnthropicProvider
+    from provider_wire import Wire
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
     wire = Wire(sse("anthropic_title.sse"))
@@ -140,7 +140,7 @@ def test_a_branch_reserves_in_the_commit_that_makes_it_and_a_refused_one_writes_
 
 
 def test_deleting_a_chat_releases_the_reservation_of_an_answer_never_claimed(db):
-    from cardchat.chats import delete_chat
+    from cardchat.chat.create import delete_chat
 
     answered_chat(db, "A")
     post_message(db, "u1", "A", "what else?")

@@ -4,7 +4,7 @@ transactional document on the real Firestore emulator."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -13,7 +13,7 @@ from cardchat.ratelimit import HELD_RETRY_S, HOLD_TTL, Limits, admit, charge, ch
 from cardchat.repo import ratelimit as repo
 from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
 
-T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def hold(message: str, tokens: int, attempt: int = 1) -> TokenReservation:

@@ -11,16 +11,20 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
 
 
-def _client(project: str):
+def _client(project: str) -> firestore.Client:
     from google.cloud import firestore
 
     return firestore.Client(project=project)
 
 
 def _import(args: argparse.Namespace) -> int:
-    from cardchat.importer import CardImportError, import_cards
+    from cardchat.admin.importer import CardImportError, import_cards
 
     try:
         plan = import_cards(_client(args.project), Path(args.path), args.owner, args.visibility, args.dry_run)
@@ -34,7 +38,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _demo_deck(args: argparse.Namespace) -> int:
-    from cardchat.demo_deck import MissingGitDoc, write_deck
+    from cardchat.admin.demo_deck import MissingGitDoc, write_deck
 
     try:
         n = write_deck(args.out, args.doc_dir)
@@ -46,7 +50,7 @@ def _demo_deck(args: argparse.Namespace) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
-    from cardchat.backfill import backfill
+    from cardchat.admin.backfill import backfill
 
     done, fresh = backfill(_client(args.project), args.model, args.limit)
     print(f"embedded {done} cards ({fresh} already fresh)")
@@ -63,7 +67,7 @@ def _grant_ai(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from cardchat.evaluation import main
+    from cardchat.admin.evaluation import main
 
     return main(args.sets, args.model)
 
@@ -109,7 +113,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return args.run(args)
+    code: int = args.run(args)
+    return code
 
 
 if __name__ == "__main__":

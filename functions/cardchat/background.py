@@ -28,8 +28,8 @@ a 10,000-card ranking without tokenizing the rest.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .schema import Card
 from .tokens import ESTIMATE_FACTORS, count_tokens, truncate_tokens

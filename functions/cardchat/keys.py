@@ -15,9 +15,9 @@ start (the embeddings package would load numpy).
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
-from cardchat.models import KEY_NAMES
+from cardchat.llms import KEY_NAMES
 
 SECRETS_ENV = "CARDCHAT_SECRETS"
 EMBEDDINGS_ENV = "CARDCHAT_EMBEDDINGS"

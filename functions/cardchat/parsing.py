@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, TypeGuard
 
-from cardchat import models
+from cardchat import llms
 from cardchat.errors import InvalidArgument
 from cardchat.schema import Collection
 
@@ -58,7 +59,7 @@ def _utf8_bytes(value: str) -> int | None:
         return None
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: Any) -> TypeGuard[str]:
     if not isinstance(value, str):
         return False
     size = _utf8_bytes(value)
@@ -118,7 +119,7 @@ def _stored_size(value: Any, name: str, depth: int, in_array: bool = False) -> i
         for key, v in value.items():
             if not _valid_field_name(key):
                 raise InvalidArgument(f"{name}: a key is empty, too long, not valid text or reserved (__name__)")
-            total += _utf8_bytes(key) + 1 + _stored_size(v, name, depth + 1)
+            total += (_utf8_bytes(key) or 0) + 1 + _stored_size(v, name, depth + 1)  # a valid name has a size
         return total
     raise InvalidArgument(f"{name}: holds a value of an unsupported type")
 
@@ -170,11 +171,11 @@ def create_chat(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRe
     message = content(data.get("initial_message"), "initial_message")
     card_ids = _card_ids(data.get("card_ids"))
 
-    model_id = data.get("model") or models.default_model_id(env)
-    spec = models.MODELS.get(model_id) if isinstance(model_id, str) else None
+    model_id = data.get("model") or llms.default_model_id(env)
+    spec = llms.MODELS.get(model_id) if isinstance(model_id, str) else None
     if spec is None:
         raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
-    if not models.key_present(spec, env):
+    if not llms.key_present(spec, env):
         raise InvalidArgument(f"model: {spec.label} is not available here (no API key is configured for it)")
 
     pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)

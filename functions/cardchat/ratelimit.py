@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
@@ -55,7 +56,7 @@ class Limits:
     daily_tokens: int = DEFAULT_DAILY_TOKENS
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Limits":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
         env = os.environ if env is None else env
         return cls(
             per_minute=_positive_int(env, "CARDCHAT_RATE_PER_MINUTE", DEFAULT_PER_MINUTE),
@@ -77,12 +78,12 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 def _day(now: datetime) -> str:
-    return now.astimezone(timezone.utc).date().isoformat()
+    return now.astimezone(UTC).date().isoformat()
 
 
 def _seconds_to_midnight(now: datetime) -> float:
-    utc = now.astimezone(timezone.utc)
-    midnight = datetime(utc.year, utc.month, utc.day, tzinfo=timezone.utc) + timedelta(days=1)
+    utc = now.astimezone(UTC)
+    midnight = datetime(utc.year, utc.month, utc.day, tzinfo=UTC) + timedelta(days=1)
     return (midnight - utc).total_seconds()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,7 +50,7 @@ Status = Literal["ready", "streaming", "complete", "failed"]
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _dict(obj: Any) -> dict[str, Any]:
@@ -74,7 +74,7 @@ class Card:
         return _dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Card":
+    def from_dict(cls, d: dict[str, Any]) -> Card:
         return cls(
             title=d.get("title", ""),
             body=d.get("body", ""),
@@ -160,14 +160,14 @@ class ChatPrivate:
     background_length: int  # target tokens
     background_tokens: int  # tokens used
     # included cards in rank order; citation [n] is card_ids[n-1]. A card the
-    # owner may no longer read is withdrawn from the background (recheck.py)
+    # owner may no longer read is withdrawn from the background (chat/recheck.py)
     # and its entry becomes "": numbers are never reused.
     card_ids: list[str]
     card_count_requested: int
     collection: Collection = field(default_factory=Collection)
-    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval.py)
+    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval/rank.py)
     cards_unranked: int = 0
-    # set on a branch (branches.py): {"chat": source chat id, "message_index": the question it re-asks}
+    # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
     branched_from: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,7 +13,7 @@ removing too much.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote_plus
 
 from cardchat.utf8 import well_formed
@@ -68,11 +68,11 @@ def scrub_error(
     out = text[:_MAX_SCAN]
     out = _TRACEBACK.sub("", out)
     out = _FILE_LINE.sub("", out)
-    secrets = [s.strip() for s in secrets if s and len(s.strip()) >= 4]
-    out = _redact(out, secrets)
+    found = [s.strip() for s in secrets if s and len(s.strip()) >= 4]
+    out = _redact(out, found)
     # An echo inside a JSON string or a URL is escaped there; undo that so it
     # matches the prompt it came from (and a key split by escapes shows).
-    out = _redact(_decode(out), secrets)
+    out = _redact(_decode(out), found)
     # Providers re-flow what they quote (a list's newlines become spaces), and
     # a card of short lines has no long run left to match: compare with all
     # whitespace folded to single spaces, on both sides.

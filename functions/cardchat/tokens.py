@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 TIKTOKEN_DIR = Path(__file__).resolve().parent / "assets" / "tiktoken"
 
@@ -95,7 +96,7 @@ def truncate_tokens(text: str, max_tokens: int, tokenizer: str) -> str:
         return text
     while limit > 0:
         # A cut inside a multi-byte character leaves a partial byte sequence: drop it.
-        prefix = enc.decode_bytes(ids[:limit]).decode("utf-8", errors="ignore")
+        prefix: str = enc.decode_bytes(ids[:limit]).decode("utf-8", errors="ignore")
         # Re-encoding a cut prefix can merge differently at its end; check the count itself.
         if count_tokens([prefix], tokenizer)[0] <= max_tokens:
             return prefix

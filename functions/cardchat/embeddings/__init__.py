@@ -12,7 +12,8 @@ on first use, so importing this package from main.py's chain costs nothing.
 from __future__ import annotations
 
 import threading
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -95,4 +96,5 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (a zero row stays zero), as float32."""
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.maximum(norms, np.float32(1e-12))
+    unit: np.ndarray = matrix / np.maximum(norms, np.float32(1e-12))
+    return unit

@@ -6,13 +6,14 @@ native 3,072 dimensions are reduced to 768 with `output_dimensionality`
 of the size); reduced outputs are not unit length, so rows are normalised
 here. Cards are embedded as RETRIEVAL_DOCUMENT and a chat's question as
 RETRIEVAL_QUERY, the task types the model was trained to pair; the stored
-model id names them, so vectors made without them are re-embedded. The API takes up to 100 texts per batchEmbedContents call and 2,048
-tokens per text.
+model id names them, so vectors made without them are re-embedded. The API
+takes up to 100 texts per batchEmbedContents call and 2,048 tokens per text.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ class GeminiEmbedder(RemoteEmbedder):
     model_id = STORED_ID
     dim = DIM
     label = "Gemini"
-    key_env = EMBEDDER_KEYS["gemini"]
+    key_env = EMBEDDER_KEYS["gemini"] or ""  # a remote embedder always names its key
 
     def _connect(self, key: str) -> Any:
         import httpx
@@ -57,7 +58,8 @@ class GeminiEmbedder(RemoteEmbedder):
         return self._embed(texts, TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._embed([text], TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH, query=True)[0]
+        vec: np.ndarray = self._embed([text], TOKENIZER, MAX_INPUT_TOKENS, MAX_BATCH, query=True)[0]
+        return vec
 
     def _request(self, texts: list[str], query: bool) -> np.ndarray:
         from google.genai import errors, types

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,7 +89,8 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]  # all-MiniLM-L6-v2 has no query/document roles
+        vec: np.ndarray = self.embed([text])[0]  # all-MiniLM-L6-v2 has no query/document roles
+        return vec
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)

@@ -7,7 +7,8 @@ so texts are cut to the per-input limit and sent in bounded batches.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class OpenAIEmbedder(RemoteEmbedder):
     model_id = MODEL_ID
     dim = DIM
     label = "OpenAI"
-    key_env = EMBEDDER_KEYS["openai"]
+    key_env = EMBEDDER_KEYS["openai"] or ""  # a remote embedder always names its key
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None, timeout: float = 60.0) -> None:
         super().__init__(api_key, timeout)
@@ -45,7 +46,7 @@ class OpenAIEmbedder(RemoteEmbedder):
             base_url=self._base_url,
             timeout=self._timeout,
             max_retries=3,
-            http_client=httpx.Client(timeout=self._timeout),
+            http_client=httpx.Client(timeout=self._timeout),  # type: ignore[arg-type]  # typed httpx2-only, takes both
         )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

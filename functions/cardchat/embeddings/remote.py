@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,8 @@ class RemoteEmbedder(ABC):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        vec: np.ndarray = self.embed([text])[0]
+        return vec
 
     def _get_client(self) -> Any:
         with self._lock:

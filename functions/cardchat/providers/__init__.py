@@ -1,6 +1,6 @@
 """Model providers behind one call: `stream(model_id, messages, system)`.
 
-Adding a model is one entry in models.MODELS; adding a provider is one module
+Adding a model is one entry in llms.MODELS; adding a provider is one module
 here and one entry in PROVIDERS. Provider modules import their SDKs, so they
 load only when a model of theirs is first used.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Callable, Iterator
+from collections.abc import Callable, Generator
 
-from cardchat.models import MODELS, ModelSpec, key_present
+from cardchat.llms import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError
 from cardchat.schema import Usage
 from cardchat.scrub import scrub_error
@@ -21,7 +21,8 @@ __all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "str
 
 def _lazy(module: str, cls: str) -> Callable[[], Provider]:
     def factory() -> Provider:
-        return getattr(importlib.import_module(f"cardchat.providers.{module}"), cls)()
+        provider: Provider = getattr(importlib.import_module(f"cardchat.providers.{module}"), cls)()
+        return provider
 
     return factory
 
@@ -45,7 +46,7 @@ def resolve(model_id: str) -> ModelSpec:
 
 def stream(
     model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
-) -> Iterator[str | Usage]:
+) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only."""
     spec = resolve(model_id)
     if not messages or messages[-1]["role"] != "user":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generator
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, client_options
 from cardchat.schema import Usage
@@ -11,20 +12,20 @@ if TYPE_CHECKING:
     import anthropic
     import httpx2
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 
 class AnthropicProvider(SDKProvider):
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
 
-    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "anthropic.Anthropic":
+    def make_client(self, api_key: str, http_client: httpx2.Client | None) -> anthropic.Anthropic:
         import anthropic
 
         return anthropic.Anthropic(**client_options(api_key, http_client))
 
     def exchange(
-        self, client: "anthropic.Anthropic", spec: "ModelSpec", messages: list[Message], system: str,
+        self, client: anthropic.Anthropic, spec: ModelSpec, messages: list[Message], system: str,
         max_tokens: int, fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import anthropic

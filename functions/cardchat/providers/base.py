@@ -13,7 +13,8 @@ import email.utils
 import os
 import time
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Generator, Iterator, Literal, Mapping, Protocol, TypedDict
+from collections.abc import Generator, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from cardchat.headlines import headline
 from cardchat.schema import Usage
@@ -22,9 +23,11 @@ from cardchat.scrub import scrub_error
 if TYPE_CHECKING:
     import httpx2
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
-Message = TypedDict("Message", {"role": Literal["user", "assistant"], "content": str})
+class Message(TypedDict):
+    role: Literal["user", "assistant"]
+    content: str
 
 ErrorKind = Literal[
     "rate_limited", "overloaded", "auth", "bad_request", "blocked", "context_too_long", "timeout", "network",
@@ -77,7 +80,7 @@ class ProviderError(Exception):
 
 class Provider(Protocol):
     def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
     ) -> Iterator[str | Usage]:
         """Text deltas as they arrive, then exactly one Usage."""
         ...
@@ -159,7 +162,7 @@ class Failures:
         return ProviderError(kind, provider=self.provider, status=status, detail=said, retry_after=retry_after)
 
 
-def client_options(api_key: str, http_client: "httpx2.Client | None") -> dict[str, Any]:
+def client_options(api_key: str, http_client: httpx2.Client | None) -> dict[str, Any]:
     """Constructor options for the anthropic and openai SDKs, which are
     generated alike and take the same ones.
 
@@ -190,17 +193,17 @@ class SDKProvider(ABC):
     #: The key's environment variable when the model's spec names none.
     key_env: str
 
-    def __init__(self, http_client: "httpx2.Client | None" = None):
+    def __init__(self, http_client: httpx2.Client | None = None):
         # A caller's HTTP client (a test transport, a shared pool) is theirs to close.
         self._http_client = http_client
 
     @abstractmethod
-    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> Any:
+    def make_client(self, api_key: str, http_client: httpx2.Client | None) -> Any:
         """The SDK client, with its own retries off: the engine owns retry."""
 
     @abstractmethod
     def exchange(
-        self, client: Any, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        self, client: Any, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         """Yields text deltas; returns the Usage once the provider marked the
@@ -208,7 +211,7 @@ class SDKProvider(ABC):
         SDK's failures into `fail`'s ProviderErrors."""
 
     def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
     ) -> Iterator[str | Usage]:
         api_key = os.environ.get(spec.key_env or self.key_env, "").strip()
         client = self.make_client(api_key, self._http_client)

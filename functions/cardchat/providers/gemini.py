@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Generator
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Literal
 
 from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
 from cardchat.schema import Usage
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     import httpx2
     from google import genai
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 #: Below this output budget a request is a short task (a title): Gemini 2.5
 #: spends the output budget on thinking first and could return no text at all.
@@ -26,7 +27,7 @@ class GeminiProvider(SDKProvider):
     provider = "gemini"
     key_env = "GEMINI_API_KEY"
 
-    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "genai.Client":
+    def make_client(self, api_key: str, http_client: httpx2.Client | None) -> genai.Client:
         from google import genai
         from google.genai import types
 
@@ -42,7 +43,7 @@ class GeminiProvider(SDKProvider):
         )
 
     def exchange(
-        self, client: "genai.Client", spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        self, client: genai.Client, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         from google.genai import errors, types
@@ -110,7 +111,7 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
-def _transport_error(e: Exception) -> str | None:
+def _transport_error(e: Exception) -> Literal["timeout", "network"] | None:
     """"timeout" or "network" for the HTTP library's transport failures, else None."""
     for module in ("httpx2", "httpx"):
         lib = sys.modules.get(module)

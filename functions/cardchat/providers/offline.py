@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from cardchat.providers.base import Message, ProviderError
 from cardchat.schema import Usage
 
 if TYPE_CHECKING:
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 HEADER = (
     "*Offline extractive answer (no model key is configured): the sentences from your cards "
@@ -60,7 +61,7 @@ class Sentence:
 
 class OfflineProvider:
     def stream(
-        self, spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
     ) -> Iterator[str | Usage]:
         from cardchat.tokens import count_tokens, truncate_tokens
 
@@ -165,7 +166,7 @@ def select(question: str, sentences: list[Sentence]) -> list[Sentence]:
         per_card[s.card] = per_card.get(s.card, 0) + 1
         if len(chosen) == MAX_SENTENCES:
             break
-    card_rank = {}
+    card_rank: dict[int, int] = {}
     for i in chosen:  # chosen is best-first: a card ranks by its best sentence
         card_rank.setdefault(sentences[i].card, len(card_rank))
     chosen.sort(key=lambda i: (card_rank[sentences[i].card], sentences[i].position))

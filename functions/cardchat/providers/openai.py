@@ -7,7 +7,8 @@ and needs nothing stateful on OpenAI's side, and the chunk stream with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generator
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, client_options
 from cardchat.schema import Usage
@@ -16,20 +17,20 @@ if TYPE_CHECKING:
     import httpx2
     import openai
 
-    from cardchat.models import ModelSpec
+    from cardchat.llms import ModelSpec
 
 
 class OpenAIProvider(SDKProvider):
     provider = "openai"
     key_env = "OPENAI_API_KEY"
 
-    def make_client(self, api_key: str, http_client: "httpx2.Client | None") -> "openai.OpenAI":
+    def make_client(self, api_key: str, http_client: httpx2.Client | None) -> openai.OpenAI:
         import openai
 
         return openai.OpenAI(**client_options(api_key, http_client))
 
     def exchange(
-        self, client: "openai.OpenAI", spec: "ModelSpec", messages: list[Message], system: str, max_tokens: int,
+        self, client: openai.OpenAI, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import openai
@@ -39,9 +40,9 @@ class OpenAIProvider(SDKProvider):
         usage: Usage | None = None
         finished = False
         try:
-            chunks = client.chat.completions.create(
+            chunks = client.chat.completions.create(  # type: ignore[call-overload]  # wire holds plain dicts
                 model=spec.id,
-                messages=wire,  # type: ignore[arg-type]
+                messages=wire,
                 max_completion_tokens=max_tokens,
                 stream=True,
                 stream_options={"include_usage": True},

@@ -11,7 +11,7 @@ option, which reads a server stream on the calling thread; and each
 response's raw protobuf is decoded once into plain values. 10,000 cards: from
 ~2.5 s to ~0.5 s on the emulator (`scripts/bench create_chat`).
 
-The values are the SDK's: `tests/test_batchget.py` reads a document holding
+The values are the SDK's: `tests/repo/test_batchget.py` reads a document holding
 every Firestore value type both ways and requires equal results, so a client
 upgrade that changes either side fails there. Rare types (references, geo
 points, vectors, BSON) are handed to the SDK's own decoder.
@@ -19,7 +19,7 @@ points, vectors, BSON) are handed to the SDK's own decoder.
 The channel and request are built from private attributes of the SDK's
 Client (PRIVATE_ATTRIBUTES), checked on VERIFIED_SDK. A client lacking any of
 them is read through the SDK's own `Client.get_all` instead (slower, same
-results), and the process logs once that it does; `tests/test_batchget_sdk.py`
+results), and the process logs once that it does; `tests/repo/test_batchget_sdk.py`
 fails when the pinned SDK differs from VERIFIED_SDK, so an upgrade is
 re-verified rather than silently slowed down.
 """
@@ -30,12 +30,14 @@ import logging
 import re
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
 from google.cloud.firestore_v1 import _helpers
-from google.cloud.firestore_v1.types import common, firestore as firestore_types
+from google.cloud.firestore_v1.types import common
+from google.cloud.firestore_v1.types import firestore as firestore_types
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -56,7 +58,7 @@ PRIVATE_ATTRIBUTES = ("_emulator_host", "_target", "_credentials", "_client_opti
                       "_database_string")
 
 log = logging.getLogger("cardchat")
-_apis: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_apis: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 _requested = 0
 _fallbacks_logged: set[tuple[str, ...]] = set()
@@ -67,7 +69,7 @@ def documents_requested() -> int:
     return _requested
 
 
-def _missing_attributes(db: "firestore.Client") -> tuple[str, ...]:
+def _missing_attributes(db: firestore.Client) -> tuple[str, ...]:
     """The private attributes the fast path needs that `db` lacks; each
     distinct lack is logged once, with the SDK's version."""
     missing = tuple(a for a in PRIVATE_ATTRIBUTES if not hasattr(db, a))
@@ -85,7 +87,7 @@ def _missing_attributes(db: "firestore.Client") -> tuple[str, ...]:
 
 
 def _get_all(
-    db: "firestore.Client", collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
+    db: firestore.Client, collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """The slow path: the SDK's own BatchGetDocuments and decoding."""
     col = db.collection(collection)
@@ -93,7 +95,7 @@ def _get_all(
         yield snap.id, (snap.to_dict() if snap.exists else None)
 
 
-def _bulk_api(db: "firestore.Client") -> Any:
+def _bulk_api(db: firestore.Client) -> Any:
     """A GAPIC Firestore client for `db`'s database on a channel of its own,
     made once per `db`."""
     with _lock:
@@ -132,7 +134,7 @@ _DECODE: dict[str | None, Callable[[Any, Any], Any]] = {
     "boolean_value": lambda v, c: v.boolean_value,
     "null_value": lambda v, c: None,
     "bytes_value": lambda v, c: v.bytes_value,
-    "timestamp_value": lambda v, c: DatetimeWithNanoseconds.from_timestamp_pb(v.timestamp_value),
+    "timestamp_value": lambda v, c: DatetimeWithNanoseconds.from_timestamp_pb(v.timestamp_value),  # type: ignore[no-untyped-call]
     "array_value": _array,
     "map_value": _map,
 }
@@ -151,14 +153,14 @@ def decode_fields(fields: Any, client: Any) -> dict[str, Any]:
 
 
 def batch_get(
-    db: "firestore.Client",
+    db: firestore.Client,
     collection: str,
     ids: Sequence[str],
     field_paths: Sequence[str] | None = None,
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """(id, data) for each of `ids` in `collection`, in the order the server
     answers; data is None for a document that does not exist. One
-    BatchGetDocuments stream: the caller chunks, and resumes a broken stream
+    BatchGetDocuments stream: the caller batches, and resumes a broken stream
     with the ids it has not had an answer for."""
     global _requested
     if not ids:

@@ -11,8 +11,9 @@ Firestore document holds at most 1 MiB.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
+from typing import Any
 
 from google.cloud import firestore
 
@@ -60,7 +61,7 @@ def write_new_chat(
     background.parts = len(parts)
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
 
-    def put(writer) -> None:
+    def put(writer: firestore.WriteBatch | firestore.Transaction) -> None:
         writer.set(db.collection(CHATS).document(chat_id), chat.to_dict())
         writer.set(db.collection(CHAT_PRIVATE).document(chat_id), private.to_dict())
         writer.set(bg_ref, background.to_dict())
@@ -95,7 +96,7 @@ def write_branch(
     first: Sequence[tuple[str, ChatMessage]],
     ledger: ratelimit_repo.Ledger | None = None,
 ) -> None:
-    """A branch (branches.py): its copied history first, in batches (a long
+    """A branch (chat/branch.py): its copied history first, in batches (a long
     conversation outgrows one), then the chat, background and new turn in one
     batch as write_new_chat does. Until that last commit the copied messages
     belong to no chat, so no client can read them; if it fails they are removed."""
@@ -119,7 +120,7 @@ def write_branch(
 def background_tokens(db: firestore.Client, chat_id: str) -> int | None:
     """The size of a chat's hidden background in tokens (its server-only
     head document), None for a chat that has none. It only shrinks, when
-    recheck.py withdraws cards."""
+    chat/recheck.py withdraws cards."""
     snap = db.collection(CHAT_BACKGROUNDS).document(chat_id).get()
     return int(snap.get("tokens") or 0) if snap.exists else None
 
@@ -135,7 +136,7 @@ def read_background(db: firestore.Client, chat_id: str) -> str:
     return "".join(texts[f"{i:04d}"] for i in range(n))
 
 
-def _delete_query(db: firestore.Client, query) -> int:
+def _delete_query(db: firestore.Client, query: firestore.Query) -> int:
     deleted = 0
     while True:
         docs = list(query.limit(_BATCH).stream())
@@ -164,12 +165,12 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     db.collection(CHATS).document(chat_id).delete()
 
 
-def get_chat(db: firestore.Client, chat_id: str) -> dict | None:
+def get_chat(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     snap = db.collection(CHATS).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
 
 
-def get_private(db: firestore.Client, chat_id: str) -> dict | None:
+def get_private(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     snap = db.collection(CHAT_PRIVATE).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
 
@@ -182,7 +183,7 @@ def replace_background(
     card_ids: list[str],
     public_citations: dict[str, str],
 ) -> None:
-    """The background after cards were withdrawn from it (recheck.py), with the
+    """The background after cards were withdrawn from it (chat/recheck.py), with the
     counts and citations that follow, in one atomic batch."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..embeddings import Embedder, pack, unpack
+from ..embeddings.text import embeddable_and_hash
 from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
-from ..text import embeddable_and_hash
-from .cards import chunked, read_many
+from .cards import batched, read_many
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 #: Cache size: 64 MiB holds ~43k MiniLM vectors (1.5 KiB each).
 CACHE_BYTES = 64 * 1024 * 1024
 #: Cards embedded and written per round: under Firestore's 500 writes per batch.
-WRITE_CHUNK = 256
+WRITE_BATCH = 256
 _FIELDS = ["model", "dim", "vector", "text_hash"]
 
 
@@ -102,7 +103,7 @@ def clear_cache() -> None:
     _cache.clear()
 
 
-def load_embeddings(db: "firestore.Client", wanted: Mapping[str, str], model_id: str) -> dict[str, np.ndarray]:
+def load_embeddings(db: firestore.Client, wanted: Mapping[str, str], model_id: str) -> dict[str, np.ndarray]:
     """Fresh vectors of `wanted` (card_id -> current text_hash) made by `model_id`.
     Cards without one are absent from the result."""
     keys = [(card_id, h, model_id) for card_id, h in wanted.items()]
@@ -126,7 +127,7 @@ def load_embeddings(db: "firestore.Client", wanted: Mapping[str, str], model_id:
     return {key[0]: found[key] for key in keys if key in found}
 
 
-def refresh_card_embedding(db: "firestore.Client", card_id: str, card: Card | None, embedder: Embedder) -> str:
+def refresh_card_embedding(db: firestore.Client, card_id: str, card: Card | None, embedder: Embedder) -> str:
     """Bring card_embeddings/{card_id} in line with the card (None: deleted).
     Returns "deleted", "unchanged", "created" or "updated"."""
     ref = db.collection(CARD_EMBEDDINGS).document(card_id)
@@ -146,21 +147,21 @@ def refresh_card_embedding(db: "firestore.Client", card_id: str, card: Card | No
     return "updated" if snap.exists else "created"
 
 
-def embed_and_store(db: "firestore.Client", cards: Mapping[str, Card], embedder: Embedder) -> dict[str, np.ndarray]:
+def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: Embedder) -> dict[str, np.ndarray]:
     """Embed `cards` and store their vectors, in batches; returns card_id -> vector."""
     prepared = {card_id: embeddable_and_hash(c.title, c.body) for card_id, c in cards.items()}
     out: dict[str, np.ndarray] = {}
-    for chunk in chunked(list(prepared), WRITE_CHUNK):
+    for group in batched(list(prepared), WRITE_BATCH):
         # Cards with the same text (templates, duplicates) are embedded once.
         unique: dict[str, str] = {}
-        for card_id in chunk:
+        for card_id in group:
             text, h = prepared[card_id]
             unique.setdefault(h, text)
         hashes = list(unique)
         matrix = embedder.embed([unique[h] for h in hashes])
         by_hash = dict(zip(hashes, matrix))
         batch = db.batch()
-        for card_id in chunk:
+        for card_id in group:
             h = prepared[card_id][1]
             vec = by_hash[h]
             doc = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
@@ -58,7 +59,7 @@ def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[st
     automatic single-field index on `chat`; a chat holds few messages.
     """
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    docs = [(d.id, d.to_dict()) for d in query.stream()]
+    docs = [(d.id, d.to_dict() or {}) for d in query.stream()]
     docs.sort(key=lambda item: item[1].get("message_index", 0))
     return docs
 
@@ -202,7 +203,7 @@ def delete_chunks(db: firestore.Client, message_id: str) -> int:
 
 def read_chunks(db: firestore.Client, message_id: str) -> list[dict[str, Any]]:
     """A message's chunks in index order (what a reader sees while it streams)."""
-    chunks = [d.to_dict() for d in _chunks_query(db, message_id).stream()]
+    chunks = [d.to_dict() or {} for d in _chunks_query(db, message_id).stream()]
     chunks.sort(key=lambda c: c["index"])
     return chunks
 
@@ -214,7 +215,7 @@ TurnDecision = tuple[list[tuple[str, dict[str, Any]]], dict[str, Any], "ratelimi
 
 def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    return sorted((d.to_dict() for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
+    return sorted((d.to_dict() or {} for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
 
 
 def append_turn(
@@ -249,7 +250,7 @@ def reset_message(
     db: firestore.Client,
     message_id: str,
     decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
-                     tuple[dict[str, Any], "ratelimit_repo.Ledger | None"]],
+                     tuple[dict[str, Any], ratelimit_repo.Ledger | None]],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply

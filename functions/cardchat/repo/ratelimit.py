@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.cloud import firestore
 
@@ -13,7 +14,7 @@ from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
 Ledger = tuple[str, Callable[[RateLimit], RateLimit]]
 
 
-def _from_dict(d: dict | None) -> RateLimit:
+def _from_dict(d: dict[str, Any] | None) -> RateLimit:
     if not d:
         return RateLimit()
     return RateLimit(
@@ -58,4 +59,5 @@ def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLim
         return state
 
     # one user rarely races themselves, but a double click must not fail
-    return run(db.transaction(max_attempts=10))
+    state: RateLimit = run(db.transaction(max_attempts=10))
+    return state

@@ -7,10 +7,10 @@ from typing import Any
 from cardchat.schema import USERS, UserDoc
 
 
-def get_user(db, uid: str) -> dict[str, Any] | None:
+def get_user(db: Any, uid: str) -> dict[str, Any] | None:
     snap = db.collection(USERS).document(uid).get()
     return snap.to_dict() if snap.exists else None
 
 
-def set_user(db, uid: str, user: UserDoc) -> None:
+def set_user(db: Any, uid: str, user: UserDoc) -> None:
     db.collection(USERS).document(uid).set(user.to_dict(), merge=True)

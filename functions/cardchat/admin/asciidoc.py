@@ -1,0 +1,260 @@
+"""Just enough AsciiDoc for the git documentation: includes, conditionals,
+section structure and a conversion of a block of text to readable Markdown.
+
+It is tuned to the sources in Debian's git-doc package (the demo deck), not
+a general AsciiDoc implementation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_INCLUDE = re.compile(r"^include::([^\[]+)\[\]\s*$")
+_COND = re.compile(r"^(ifdef|ifndef|endif)::([^\[]*)\[\]\s*$")
+_ATTR = re.compile(r"^:([\w-]+):\s*(.*)$")
+_ATTR_REFS = {
+    "litdd": "--", "caret": "^", "tilde": "~", "asterisk": "*", "startsb": "[",
+    "endsb": "]", "plus": "+", "apostrophe": "'", "empty": "", "nbsp": " ", "sp": " ",
+}
+
+
+def load(path: Path, attributes: set[str] | None = None, depth: int = 0) -> list[str]:
+    """The file's lines with `include::` resolved (when the file exists next
+    to it) and `ifdef`/`ifndef` blocks evaluated against `attributes`, which
+    starts as the page's own name the way git's Makefile builds man pages."""
+    attrs = attributes if attributes is not None else {path.stem}
+    out: list[str] = []
+    skipping: list[bool] = []  # one entry per open conditional: does it hide its text?
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = raw.rstrip()
+        cond = _COND.match(line)
+        if cond:
+            kind, names = cond.groups()
+            if kind == "endif":
+                if skipping:
+                    skipping.pop()
+                continue
+            present = any(n.strip() in attrs for n in re.split(r"[,+]", names))
+            skipping.append(present if kind == "ifndef" else not present)
+            continue
+        if any(skipping):
+            continue
+        attr = _ATTR.match(line)
+        if attr and depth < 10:
+            attrs.add(attr.group(1))
+            continue
+        inc = _INCLUDE.match(line)
+        if inc:
+            target = path.parent / inc.group(1)
+            if target.exists() and depth < 10:
+                out.extend(load(target, attrs, depth + 1))
+            continue
+        out.append(line)
+    return out
+
+
+@dataclass
+class Section:
+    title: str
+    level: int
+    anchor: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+def _is_underline(prev: str, line: str, char: str) -> bool:
+    return (
+        bool(re.search(r"[A-Za-z]", prev))
+        and not prev.startswith((" ", "\t", "[", "//"))
+        and len(line) >= 2
+        and set(line) == {char}
+        and abs(len(line) - len(prev)) <= 2
+    )
+
+
+_UNDERLINE_LEVELS = {"=": 0, "-": 1, "~": 2, "^": 3, "+": 4}
+_DELIMITERS = ("----", "....", "____", "****", "====", "|===", "////")
+
+
+def sections(lines: list[str]) -> list[Section]:
+    """Split at headings (both underlined and `== title` forms), outside
+    delimited blocks. The text before the first heading is a level-0 section."""
+    result = [Section(title="", level=0)]
+    in_block: str | None = None
+    anchor = ""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
+        if in_block:
+            if delim == in_block:
+                in_block = None
+            result[-1].lines.append(line)
+            i += 1
+            continue
+        header = re.match(r"^(={1,5}) (\S.*)$", line)
+        if header:
+            result.append(Section(header.group(2).strip(), len(header.group(1)) - 1, anchor))
+            anchor = ""
+            i += 1
+            continue
+        under = nxt[:1]
+        if under in _UNDERLINE_LEVELS and _is_underline(line, nxt, under):
+            result.append(Section(line.strip(), _UNDERLINE_LEVELS[under], anchor))
+            anchor = ""
+            i += 2
+            continue
+        if delim:  # not an underline (checked above), so it opens a block
+            in_block = delim
+        m = re.match(r"^\[\[([^\]]+)\]\]$", line)
+        if m:
+            anchor = m.group(1)
+            i += 1
+            continue
+        result[-1].lines.append(line)
+        i += 1
+    return result
+
+
+@dataclass
+class Item:
+    """One entry of a `label::` list (an option, a glossary term)."""
+
+    labels: list[str]
+    lines: list[str]
+
+
+_LABEL = re.compile(r"^(\S.*?)(::|;;)\s*(.*)$")
+# Only `label::` starts a top-level item; `label:::` and `label;;` nest inside one.
+_TOP_LABEL = re.compile(r"^(\S.*?[^:;])(::)(?![:;])\s*(.*)$")
+
+
+def items(lines: list[str]) -> tuple[list[str], list[Item]]:
+    """Split lines into (text before the first item, items). Consecutive label
+    lines form one item (`-i::` then `--interactive::`)."""
+    preamble: list[str] = []
+    found: list[Item] = []
+    in_block: str | None = None
+    for line in lines:
+        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
+        if in_block:
+            in_block = None if delim == in_block else in_block
+        elif delim:
+            in_block = delim
+        elif (m := _TOP_LABEL.match(line)) and not line.startswith(("http", "//")) and m.group(1) != "NOTE":
+            label, rest = _clean_label(m.group(1)), m.group(3)
+            if found and not any(ln.strip() for ln in found[-1].lines):
+                found[-1].labels.append(label)
+            else:
+                found.append(Item([label], []))
+            if rest:
+                found[-1].lines.append(rest)
+            continue
+        (found[-1].lines if found else preamble).append(line)
+    return preamble, found
+
+
+def _clean_label(label: str) -> str:
+    label = re.sub(r"^\[\[[^\]]+\]\]", "", label)
+    return inline(label).replace("`", "").strip()
+
+
+def inline(text: str) -> str:
+    """Inline markup to Markdown."""
+    text = re.sub(r"\{(\w+)\}", lambda m: _ATTR_REFS.get(m.group(1), m.group(0)), text)
+    text = re.sub(r"``(.+?)''", r'"\1"', text)  # ``quoted
+    text = re.sub(r"\\(?=--|[*+{}'\[\]])", "", text)
+    text = re.sub(r"linkgit:git-([\w-]+)\[\d\]", r"`git \1`", text)
+    text = re.sub(r"linkgit:([\w.-]+)\[\d\]", r"`\1`", text)
+    text = re.sub(r"<<[^,>]+,([^>]+)>>", r"\1", text)
+    text = re.sub(r"<<([^>]+)>>", lambda m: m.group(1).replace("def_", "").replace("-", " "), text)
+    text = re.sub(r"\[\[[^\]]+\]\]", "", text)
+    text = re.sub(r"(?<![\w+])\+([^+\s][^+]*?)\+(?![\w+])", r"`\1`", text)
+    text = re.sub(r"(?<![\w'`])'([^'\s][^']*?)'(?![\w'])", r"`\1`", text)
+    text = re.sub(r"(https?://\S+?)\[([^\]]*)\]", lambda m: f"[{m.group(2) or m.group(1)}]({m.group(1)})", text)
+    return text
+
+
+def to_markdown(lines: list[str]) -> str:
+    """Block structure to Markdown: delimited and indented literal blocks
+    become fenced code, admonitions and attribute lines are dropped, list
+    continuation `+` lines become paragraph breaks, `label::` items become
+    bold terms."""
+    # Cross references may wrap across lines: resolve them before going line by line.
+    joined = re.sub(r"<<[^,>]+,([^>]+?)>>", r"\1", "\n".join(lines), flags=re.S)
+    lines = joined.split("\n")
+    out: list[str] = []
+    in_block: str | None = None
+    in_indented = False
+    prev_blank = True
+    desc_pending = False
+    for line in lines:
+        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
+        if in_block:
+            if delim == in_block:
+                out.append("```")
+                in_block = None
+            else:
+                out.append(line.replace("\t", "    "))
+            continue
+        if delim in ("----", "...."):
+            _close_indented(out, in_indented)
+            in_indented = False
+            out.append("```")
+            in_block = delim
+            continue
+        if delim or line.startswith("//") or re.match(r"^\[[\w ,=\"'.-]*\]$", line):
+            continue  # comment, sidebar/quote delimiter or attribute list
+        stripped = line.strip()
+        if stripped == "+":
+            line = stripped = ""
+        if desc_pending and stripped:
+            # The indented paragraph right after `label::` is its description, not a literal.
+            desc_pending = False
+            if not in_indented and line[:1] in (" ", "\t"):
+                out.append(inline(stripped))
+                prev_blank = False
+                continue
+        if line[:1] in (" ", "\t") and stripped and (prev_blank or in_indented) and not re.match(r"^[*-.]\s|^\d+\.", stripped):
+            if not in_indented:
+                out.append("```")
+                in_indented = True
+            out.append(line.replace("\t", "    ").removeprefix("    ").removeprefix(" "))
+            prev_blank = False
+            continue
+        if in_indented and stripped:
+            _close_indented(out, True)
+            in_indented = False
+        if in_indented and not stripped:
+            out.append("")
+            continue
+        m = _LABEL.match(line)
+        if m and not line.startswith("http"):
+            term, rest = _clean_label(m.group(1)), inline(m.group(3))
+            shown = f"`{term}`" if term[:1] in "-<" else term
+            out.append(f"**{shown}**" + (f" {rest}" if rest else ""))
+            desc_pending = not rest
+        elif re.match(r"^\.+ ", stripped):
+            out.append("1. " + inline(stripped.lstrip(". ")))
+        else:
+            out.append(inline(stripped) if stripped else "")
+        prev_blank = not stripped
+    _close_indented(out, in_indented)
+    if in_block:
+        out.append("```")
+    text = "\n".join(out)
+    # Left inside literal blocks (no inline markup there): plain names.
+    text = re.sub(r"linkgit:git-([\w-]+)\[\d\]", r"git \1", text)
+    text = re.sub(r"linkgit:([\w.-]+)\[\d\]", r"\1", text)
+    text = re.sub(r"```\n+```\n?", "", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _close_indented(out: list[str], open_: bool) -> None:
+    if open_:
+        while out and not out[-1].strip():
+            out.pop()
+        out.append("```")
+        out.append("")

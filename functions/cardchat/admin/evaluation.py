@@ -1,0 +1,190 @@
+"""Offline evaluation of card ranking on labelled query sets (eval/sets/*.json).
+
+Each query is ranked over the set's cards with dense, sparse and hybrid
+ranking (retrieval.rank_cards, the code createChat runs) and scored by
+recall@5, recall@10 and MRR. Embeddings are cached on disk under
+.cache/eval/ keyed by text hash, so a rerun only embeds what changed.
+The format is documented in eval/README.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardchat.retrieval.rank import MODES, RankingConfig, rank_cards
+
+ROOT = Path(__file__).resolve().parents[3]
+SETS_DIR = ROOT / "eval" / "sets"
+CACHE_DIR = ROOT / ".cache" / "eval"
+
+
+@dataclass
+class EvalSet:
+    name: str
+    language: str
+    card_ids: list[str]
+    texts: list[str]
+    hashes: list[str]
+    queries: list[tuple[str, list[str]]]
+    kinds: list[str]  # optional per-query label ("paraphrase", "exact"), "" if none
+
+
+def load_set(path: Path) -> EvalSet:
+    from cardchat.embeddings.text import embeddable_text, text_hash
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("deck") == "demo":
+        from cardchat.admin.demo_deck import build_deck
+
+        cards = build_deck()
+    else:
+        cards = data["cards"]
+    ids = [c["id"] for c in cards]
+    known = set(ids)
+    queries = []
+    for i, q in enumerate(data["queries"]):
+        missing = [r for r in q["relevant"] if r not in known]
+        if missing or not q["relevant"]:
+            raise ValueError(f"{path.name} query #{i} ({q['query']!r}): unknown relevant ids {missing}")
+        queries.append((q["query"], list(q["relevant"])))
+    return EvalSet(
+        name=data.get("name", path.stem),
+        language=data.get("language", "en"),
+        card_ids=ids,
+        texts=[embeddable_text(c["title"], c["body"]) for c in cards],
+        hashes=[text_hash(c["title"], c["body"]) for c in cards],
+        queries=queries,
+        kinds=[q.get("kind", "") for q in data["queries"]],
+    )
+
+
+class VectorCache:
+    """Vectors by content hash in one .npz per embedding model."""
+
+    def __init__(self, model_id: str, directory: Path = CACHE_DIR) -> None:
+        self.path = directory / (re.sub(r"[^\w.-]+", "_", model_id) + ".npz")
+        self.vectors: dict[str, np.ndarray] = {}
+        if self.path.exists():
+            with np.load(self.path) as f:
+                self.vectors = dict(zip(f["keys"].tolist(), f["vecs"]))
+        self.dirty = False
+
+    def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str], queries: bool = False) -> np.ndarray:
+        todo = list({k: t for k, t in zip(keys, texts) if k not in self.vectors}.items())
+        # Queries go one by one in the query role (see Embedder.embed_query).
+        embed = (lambda ts: [embedder.embed_query(t) for t in ts]) if queries else embedder.embed
+        for i in range(0, len(todo), 256):
+            # Saved batch by batch: a first run over the deck takes minutes.
+            batch = todo[i:i + 256]
+            self.vectors.update(zip((k for k, _ in batch), embed([t for _, t in batch])))
+            self.dirty = True
+            self.save()
+        return np.stack([self.vectors[k] for k in keys]).astype(np.float32)
+
+    def save(self) -> None:
+        if self.dirty:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            keys = list(self.vectors)
+            np.savez(self.path, keys=np.array(keys), vecs=np.stack([self.vectors[k] for k in keys]))
+            self.dirty = False
+
+
+def _query_key(query: str) -> str:
+    return "q:" + hashlib.sha256(query.encode()).hexdigest()
+
+
+@dataclass
+class Metrics:
+    recall5: float
+    recall10: float
+    mrr: float
+
+
+def score(rankings: Sequence[Sequence[int]], evs: EvalSet) -> Metrics:
+    r5 = r10 = rr = 0.0
+    for order, (_, relevant) in zip(rankings, evs.queries):
+        ids = [evs.card_ids[i] for i in order]
+        rel = set(relevant)
+        r5 += len(rel & set(ids[:5])) / len(rel)
+        r10 += len(rel & set(ids[:10])) / len(rel)
+        first = next((n for n, cid in enumerate(ids, 1) if cid in rel), None)
+        rr += 1.0 / first if first else 0.0
+    n = max(len(evs.queries), 1)
+    return Metrics(r5 / n, r10 / n, rr / n)
+
+
+def run_set(evs: EvalSet, vectors: np.ndarray, query_vecs: np.ndarray, config: RankingConfig) -> Metrics:
+    return score(_rankings(evs, vectors, query_vecs, config), evs)
+
+
+def _rankings(evs: EvalSet, vectors: np.ndarray, query_vecs: np.ndarray, config: RankingConfig) -> list[list[int]]:
+    return [
+        rank_cards(q, qv, evs.card_ids, evs.texts, vectors, None, config, evs.hashes)
+        for (q, _), qv in zip(evs.queries, query_vecs)
+    ]
+
+
+def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig) -> dict[str, dict[str, Metrics]]:
+    """Metrics per query kind (when the set labels kinds), per mode."""
+    vectors = cache.embed(embedder, evs.texts, evs.hashes)
+    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
+    out: dict[str, dict[str, Metrics]] = {}
+    for kind in sorted({k for k in evs.kinds if k}):
+        keep = [i for i, k in enumerate(evs.kinds) if k == kind]
+        sub = replace(evs, queries=[evs.queries[i] for i in keep], kinds=[kind] * len(keep))
+        out[kind] = {m: run_set(sub, vectors, query_vecs[keep], replace(base, mode=m)) for m in MODES}
+    return out
+
+
+def evaluate(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig | None = None) -> dict[str, Metrics]:
+    base = base or RankingConfig()
+    vectors = cache.embed(embedder, evs.texts, evs.hashes)
+    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
+    return {mode: run_set(evs, vectors, query_vecs, replace(base, mode=mode)) for mode in MODES}
+
+
+def table(evs: EvalSet, results: dict[str, Metrics]) -> str:
+    lines = [
+        f"{evs.name} ({evs.language}, {len(evs.card_ids)} cards, {len(evs.queries)} queries)",
+        f"  {'metric':<10}" + "".join(f"{m:>9}" for m in results),
+    ]
+    for label, attr in (("recall@5", "recall5"), ("recall@10", "recall10"), ("MRR", "mrr")):
+        lines.append(f"  {label:<10}" + "".join(f"{getattr(r, attr):>9.3f}" for r in results.values()))
+    return "\n".join(lines)
+
+
+def main(paths: Sequence[str], model: str | None = "minilm") -> int:
+    from cardchat.embeddings import get_embedder
+
+    files = [Path(p) for p in paths] or sorted(SETS_DIR.glob("*.json"))
+    embedder = get_embedder(model)
+    cache = VectorCache(embedder.model_id)
+    base = RankingConfig()
+    print(f"embeddings: {embedder.model_id}; RRF k={base.rrf_k}, weights dense {base.dense_weight} / "
+          f"sparse {base.sparse_weight}; compound weight {base.compound_weight}\n")
+    for path in files:
+        evs = load_set(path)
+        results = evaluate(evs, embedder, cache, base)
+        cache.save()
+        print(table(evs, results))
+        for kind, per_mode in by_kind(evs, embedder, cache, base).items():
+            n = evs.kinds.count(kind)
+            print(f"  {kind + f' ({n})':<18} recall@10 " + "  ".join(
+                f"{m} {r.recall10:.3f}" for m, r in per_mode.items()) + "  MRR " + "  ".join(
+                f"{m} {r.mrr:.3f}" for m, r in per_mode.items()))
+        if evs.language != "en":
+            off = evaluate(evs, embedder, cache, replace(base, compound_weight=0.0))
+            for mode in ("sparse", "hybrid"):
+                a, b = off[mode], results[mode]
+                print(f"  compound fallback off → on, {mode}: recall@5 {a.recall5:.3f} → {b.recall5:.3f}, "
+                      f"recall@10 {a.recall10:.3f} → {b.recall10:.3f}, MRR {a.mrr:.3f} → {b.mrr:.3f}")
+        print()
+    return 0

@@ -1,0 +1,305 @@
+"""Reading cards from disk and deciding what an import writes.
+
+Two sources: a folder of Markdown files (title from front matter `title:` or
+a leading `# ` heading, id from the file's relative path) or a JSON export
+`{"cards": [...]}`. Every card is validated before anything is written: one
+bad card and the import writes nothing, and the error names the file, the
+card and the field.
+
+An import never takes a card over. `--owner` owns every card it imports, and
+a card whose file names another owner is refused: the file and the operator
+disagree about whose card it is, and either guess is costly (moving someone's
+card, or sharing the new owner's card with viewers chosen by the old one).
+A card id that already exists under another owner refuses the whole import,
+before anything is written, so a half-done import never has to be untangled;
+the writes themselves carry preconditions (repo.card_writes), so a card created or
+changed by someone else after that check stops the import instead of being
+overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cardchat.schema import Card, now
+
+MAX_BODY_BYTES = 900_000  # a Firestore document holds at most 1 MiB
+MAX_TITLE = 500
+VISIBILITIES = ("public", "private")
+_CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
+
+
+class CardImportError(ValueError):
+    """Invalid input or a refused takeover; `problems` lists every one found,
+    each naming where. `written`: cards already written when it stopped (only
+    a concurrent change found at write time leaves it above 0)."""
+
+    def __init__(self, problems: list[str], written: int = 0) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+        self.written = written
+
+
+@dataclass
+class SourceCard:
+    """A card as read, before validation; `where` names it in errors."""
+
+    where: str
+    data: dict[str, Any]
+
+
+@dataclass
+class ParsedCard:
+    id: str
+    card: Card
+    given_created: bool
+    given_updated: bool
+    where: str = ""
+
+
+@dataclass
+class Plan:
+    """What an upsert will do: new and changed cards to write, unchanged skipped."""
+
+    writes: list[tuple[str, Card]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def slug_id(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()
+    return s[:100] or "card"
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """`---` delimited `key: value` lines; a value `[a, b]` or following
+    `- item` lines is a list. Enough for tags/visibility/id/title."""
+    m = re.match(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", text, re.S)
+    if not m:
+        return {}, text
+    meta: dict[str, Any] = {}
+    key = None
+    for line in m.group(1).splitlines():
+        item = re.match(r"^\s*-\s+(.*)$", line)
+        if item and key is not None:
+            meta[key] = (meta[key] if isinstance(meta[key], list) else []) + [_scalar(item.group(1))]
+            continue
+        kv = re.match(r"^([\w-]+):\s*(.*)$", line)
+        if kv:
+            key, value = kv.group(1), kv.group(2).strip()
+            if value.startswith("[") and value.endswith("]"):
+                meta[key] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
+            else:
+                meta[key] = _scalar(value) if value else []
+    return meta, text[m.end():]
+
+
+def _scalar(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def read_markdown_folder(folder: Path) -> list[SourceCard]:
+    out = []
+    for path in sorted(folder.rglob("*.md")):
+        rel = path.relative_to(folder)
+        meta, body = _front_matter(path.read_text(encoding="utf-8"))
+        if "title" not in meta:
+            heading = re.match(r"\A\s*# +(.+?)\s*#*\s*(?:\n|\Z)", body)
+            if heading:
+                meta["title"] = heading.group(1)
+                body = body[heading.end():]
+        meta.setdefault("id", slug_id(str(rel.with_suffix(""))))
+        meta["body"] = body.strip()
+        out.append(SourceCard(str(rel), meta))
+    return out
+
+
+def read_json_export(path: Path) -> list[SourceCard]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise CardImportError([f"{path}: not a readable JSON export: {e}"]) from e
+    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
+        raise CardImportError([f'{path}: expected {{"cards": [...]}}'])
+    return [
+        SourceCard(f"{path.name} card #{i}" + (f" ({c.get('id')!r})" if isinstance(c, dict) else ""), c)
+        for i, c in enumerate(data["cards"])
+    ]
+
+
+def read_source(path: Path) -> list[SourceCard]:
+    if path.is_dir():
+        return read_markdown_folder(path)
+    if path.is_file():
+        return read_json_export(path)
+    raise CardImportError([f"{path}: no such file or folder"])
+
+
+def _valid_id(cid: Any) -> str | None:
+    if not isinstance(cid, str) or not cid:
+        return "must be a non-empty string"
+    if "/" in cid or cid in (".", "..") or re.fullmatch(r"__.*__", cid):
+        return "is not a valid Firestore document id (no '/', '.', '..' or __name__)"
+    if len(cid.encode()) > 1500:
+        return "is longer than 1500 bytes"
+    return None
+
+
+def _date(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        d = value
+    elif isinstance(value, str):
+        d = datetime.fromisoformat(value)
+    else:
+        raise ValueError("not an ISO-8601 string")
+    return d if d.tzinfo else d.replace(tzinfo=UTC)
+
+
+def validate(sources: list[SourceCard], owner: str | None = None, visibility: str | None = None) -> list[ParsedCard]:
+    """Cards ready to write, or CardImportError listing every problem.
+    `owner` (--owner) owns every card; `visibility` fills in cards that do not say."""
+    problems: list[str] = []
+    parsed: list[ParsedCard] = []
+    seen: dict[str, str] = {}
+
+    for src in sources:
+        d = src.data
+        bad = lambda fld, why, where=src.where: problems.append(f"{where}: field '{fld}' {why}")  # noqa: E731
+        if not isinstance(d, dict):
+            problems.append(f"{src.where}: not an object")
+            continue
+        n_before = len(problems)
+        cid = d.get("id")
+        if (why := _valid_id(cid)) is not None:
+            bad("id", why)
+        elif cid in seen:
+            bad("id", f"{cid!r} repeats {seen[cid]}")
+        else:
+            seen[cid] = src.where
+        title, body = d.get("title"), d.get("body")
+        _check_text(title, body, bad)
+        card_owner = _owner(d.get("owner"), owner, bad)
+        vis = d.get("visibility") or visibility or "private"
+        if vis not in VISIBILITIES:
+            bad("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
+        lists = {}
+        for fld in ("viewers", "tags"):
+            value = d.get(fld) or []
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                bad(fld, "must be a list of non-empty strings")
+            lists[fld] = value
+        dates = {}
+        for fld in ("created", "updated"):
+            if d.get(fld) is None:
+                continue
+            try:
+                dates[fld] = _date(d[fld])
+            except ValueError:
+                bad(fld, f"is not an ISO-8601 date: {d[fld]!r}")
+        if len(problems) > n_before:
+            continue
+        stamp = now()
+        card = Card(
+            title=title.strip(), body=body, owner=card_owner, visibility=vis,
+            viewers=lists["viewers"], tags=lists["tags"],
+            created=dates.get("created", stamp), updated=dates.get("updated", dates.get("created", stamp)),
+        )
+        parsed.append(ParsedCard(cid, card, "created" in dates, "updated" in dates, src.where))
+    if problems:
+        raise CardImportError(problems)
+    return parsed
+
+
+def _check_text(title: Any, body: Any, bad: Any) -> None:
+    if not isinstance(title, str) or not title.strip():
+        bad("title", "is missing or empty")
+    elif len(title) > MAX_TITLE:
+        bad("title", f"is longer than {MAX_TITLE} characters")
+    if not isinstance(body, str) or not body.strip():
+        bad("body", "is missing or empty")
+    elif len(body.encode()) > MAX_BODY_BYTES:
+        bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
+
+
+def _owner(named: Any, cli_owner: str | None, bad: Any) -> str | None:
+    """`--owner` owns every card; a card naming someone else is an error."""
+    if cli_owner:
+        if named and named != cli_owner:
+            bad("owner", f"says {named!r} but --owner is {cli_owner!r}: remove the line, or import it "
+                         f"with --owner {named!r} (an import does not move a card to another owner)")
+        return cli_owner
+    if not isinstance(named, str) or not named:
+        bad("owner", "is missing (give it in the card or with --owner)")
+        return None
+    return named
+
+
+def refuse_takeovers(parsed: list[ParsedCard], stored_owners: dict[str, str]) -> None:
+    """CardImportError naming every card id that exists under another owner."""
+    problems = [
+        f"{p.where}: card id {p.id!r} already belongs to {stored_owners[p.id] or '(no owner)'!r}, "
+        f"not {p.card.owner!r}: an import never overwrites another user's card (give it another id)"
+        for p in parsed
+        if p.id in stored_owners and stored_owners[p.id] != p.card.owner
+    ]
+    if problems:
+        raise CardImportError(problems)
+
+
+def same_content(stored: Card, card: Card) -> bool:
+    return all(getattr(stored, f) == getattr(card, f) for f in _CONTENT_FIELDS)
+
+
+def plan_upsert(parsed: list[ParsedCard], stored: dict[str, Card]) -> Plan:
+    """Unchanged cards are skipped; a re-imported card keeps its stored
+    `created`, and `updated` moves only when the content changed (to the
+    input's `updated` if that is newer than the stored one, else to now)."""
+    plan = Plan()
+    for p in parsed:
+        old = stored.get(p.id)
+        if old is not None and same_content(old, p.card):
+            plan.skipped.append(p.id)
+            continue
+        card = p.card
+        if old is not None:
+            card.created = old.created
+            if not p.given_updated or card.updated <= old.updated:
+                card.updated = now()
+        plan.writes.append((p.id, card))
+    return plan
+
+
+def import_cards(
+    db: Any, path: Path, owner: str | None = None, visibility: str | None = None, dry_run: bool = False
+) -> Plan:
+    """Validate everything and refuse any takeover, then upsert only new and
+    changed cards, each on the condition that it is still as it was read."""
+    from tqdm import tqdm
+
+    from cardchat.repo import card_writes
+
+    parsed = validate(read_source(path), owner, visibility)
+    stored = card_writes.read_cards(db, [p.id for p in parsed])
+    refuse_takeovers(parsed, {cid: s.card.owner for cid, s in stored.items()})
+    plan = plan_upsert(parsed, {cid: s.card for cid, s in stored.items()})
+    if not dry_run and plan.writes:
+        with tqdm(total=len(plan.writes), desc="import", unit="card") as bar:
+            try:
+                card_writes.write_cards(db, plan.writes, {cid: s.update_time for cid, s in stored.items()}, bar)
+            except card_writes.CardsChanged as e:
+                raise CardImportError(
+                    [f"card {cid!r} was created or changed by someone else during the import; "
+                     "run it again (what is already written is skipped as unchanged)" for cid in e.ids],
+                    e.written,
+                ) from e
+    return plan
+

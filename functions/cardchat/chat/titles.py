@@ -1,0 +1,91 @@
+"""A chat's title: a few words naming what the first question is about.
+
+Titles are listed to the owner and shown on published links, so the model is
+asked with the question alone, never with the hidden background: a title
+cannot quote what the model never saw.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cardchat.llms import MODELS
+from cardchat.providers import Message, ProviderError, complete
+from cardchat.utf8 import well_formed
+
+MAX_WORDS = 7
+MAX_CHARS = 80
+DEFAULT_TITLE = "New chat"
+
+_INSTRUCTION = (
+    "You name chats. Reply with a title of at most 7 words for a chat that starts with the "
+    "user's message. Reply with the title only: no quotes, no trailing punctuation, no preamble."
+)
+#: Enough for seven words in any tokenizer, and a little slack.
+_MAX_TOKENS = 40
+
+_QUOTES = "\"'“”‘’«»„`"
+_PREFIX = re.compile(r"^(?:title|chat title)\s*[:\-–—]\s*", re.IGNORECASE)
+_MARKUP = re.compile(r"[*_#>`~]+")
+
+
+def make_title(model_id: str, question: str) -> tuple[str, int]:
+    """The title, and the model tokens its call used (for the owner's daily
+    limit: the provider's count, else our tokenizer's; 0 when no model was
+    called or the provider refused the call)."""
+    spec = MODELS.get(model_id)
+    if spec is None or spec.key_env is None:
+        return fallback_title(question), 0
+    messages: list[Message] = [{"role": "user", "content": question}]
+    try:
+        text, usage = complete(model_id, messages, _INSTRUCTION, _MAX_TOKENS)
+    except ProviderError:
+        return fallback_title(question), 0
+    used = usage.input_tokens + usage.output_tokens
+    if not used:
+        from cardchat.tokens import count_tokens
+
+        used = sum(count_tokens([_INSTRUCTION, question, text], spec.tokenizer))
+    return clean_title(text) or fallback_title(question), used
+
+
+def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
+    """A model-written title replaces the first words once the first answer is
+    in (main.generateAnswer); its tokens count against the owner's daily limit."""
+    from cardchat import ratelimit
+    from cardchat.chat.create import first_message_id
+    from cardchat.repo import chats as chat_repo
+    from cardchat.repo import messages as messages_repo
+
+    first = messages_repo.get_message(db, first_message_id(chat_id, 0))
+    if first is None or not model_id:
+        return
+    title, used = make_title(model_id, first.get("content") or "")
+    chat_repo.set_title(db, chat_id, title)
+    owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner") if used else None
+    if owner:
+        ratelimit.charge(db, owner, used)
+
+
+def fallback_title(question: str) -> str:
+    """The question's first words: honest, and all the user's own."""
+    return clean_title(question) or DEFAULT_TITLE
+
+
+def clean_title(text: str) -> str:
+    """One line, no markup or quotes, at most MAX_WORDS words and MAX_CHARS characters."""
+    line = next((ln for ln in well_formed(text).splitlines() if ln.strip()), "")
+    line = _MARKUP.sub("", line)
+    line = _PREFIX.sub("", line.strip())
+    line = "".join(ch for ch in line if ch not in _QUOTES)
+    words = line.split()[:MAX_WORDS]
+    title = ""
+    for word in words:
+        candidate = f"{title} {word}".strip()
+        if len(candidate) > MAX_CHARS:
+            if not title:  # one enormous "word": cut it
+                title = word[: MAX_CHARS - 1] + "…"
+            break
+        title = candidate
+    return title.rstrip(".,;:!-–— ")

@@ -1,0 +1,346 @@
+"""Answer generation: claim a `ready` answer, stream the model's text into
+coalesced chunk documents, then write the whole answer once.
+
+The Firestore trigger on chat_messages calls `generate` for every write whose
+`after` passes `should_generate`. Delivery is at-least-once and two triggers
+can race, so the claim is a compare-and-set that only a `ready` message passes
+(exactly one of two racers lands it; the other skips: repo.messages.claim).
+The run then holds a lease it renews while it streams; if the function dies,
+the lease runs out, the answer counts as stalled and the owner may retry it.
+
+A provider that is rate-limited or overloaded before the first token is
+asked again after its Retry-After (or a backoff), the lease renewed while
+waiting; once text has streamed, a failure keeps it and ends the run, since
+a second attempt would start a different answer. An answer still streaming
+near the function's time limit is cut off and kept, marked as such.
+
+What a client reads about a failure or a wait (`error`, `provider_wait.reason`)
+is a fixed headline (headlines.py); the provider's words go to the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from cardchat import providers
+from cardchat.chat.recheck import current_background
+from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
+from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
+from cardchat.headlines import headline
+from cardchat.llms import MODELS
+from cardchat.providers.base import ProviderError
+from cardchat.ratelimit import reconcile
+from cardchat.repo import chats as chats_repo
+from cardchat.repo import messages as repo
+from cardchat.schema import StreamChunk, Usage
+from cardchat.schema import now as utc_now
+from cardchat.scrub import scrub_error
+
+__all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
+
+log = logging.getLogger(__name__)
+
+LEASE_ENV = "CARDCHAT_LEASE_SECONDS"
+DEFAULT_LEASE = 30.0
+#: Attempts per chunk write before the run gives up (transient store errors).
+WRITE_ATTEMPTS = 3
+GENERIC_ERROR = headline(None, "internal")
+#: Calls per answer to a provider that fails before its first token.
+PROVIDER_ATTEMPTS = 4
+#: Backoff before the 2nd, 3rd, 4th call when the provider names no wait.
+PROVIDER_BACKOFF_S = (2.0, 6.0, 18.0)
+#: A provider asking for a longer wait than this fails the answer at once:
+#: the user is watching, and may retry later themselves.
+PROVIDER_MAX_WAIT_S = 30.0
+#: Seconds from the claim after which an answer still streaming is cut off
+#: and kept: generateAnswer's timeout_sec (main.py) is 540, and the final
+#: write and clean-up need a few of them.
+DEADLINE_S = 500.0
+#: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
+CUT_OFF_TIME = "time_limit"
+
+
+def lease_seconds() -> float:
+    raw = os.environ.get(LEASE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LEASE
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
+def should_generate(after: dict[str, Any] | None) -> bool:
+    """The trigger's filter: an assistant message that is waiting for its answer."""
+    return after is not None and after.get("role") == "assistant" and after.get("status") == "ready"
+
+
+class _Run:
+    """One generation attempt of one message, owning it through `run_id`."""
+
+    def __init__(self, db: Any, message_id: str, msg: dict[str, Any], run_id: str, lease: float,
+                 now: Callable[[], datetime], sleep: Callable[[float], None]) -> None:
+        self.db = db
+        self.message_id = message_id
+        self.msg = msg
+        self.run_id = run_id
+        self.lease = lease
+        self.now = now
+        self.sleep = sleep
+        self.owner: str | None = None  # whose daily tokens this run spends
+        self.spent: Callable[[], int] = lambda: 0  # tokens so far, once a provider is called
+
+    def lease_end(self) -> datetime:
+        return self.now() + timedelta(seconds=self.lease)
+
+    def write_chunk(self, index: int, text: str, renew: bool) -> None:
+        chunk = StreamChunk(chat=self.msg["chat"], message=self.message_id,
+                            message_index=self.msg["message_index"], index=index,
+                            content=text, timestamp=self.now())
+        self._retrying(lambda: repo.write_chunk(
+            self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None))
+
+    def renew(self, fields: dict[str, Any] | None = None) -> None:
+        self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields))
+
+    def _retrying(self, write: Callable[[], None]) -> None:
+        # Chunk writes are idempotent (fixed document id), so repeating one
+        # whose commit may or may not have landed is safe.
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                write()
+                return
+            except repo.LostOwnership:
+                raise
+            except Exception:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                self.sleep(0.2 * 3**attempt)
+
+    def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
+        fields = {**fields, "lease_expires": None, "provider_wait": None}
+        repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields)
+
+
+def generate(
+    db: Any,
+    message_id: str,
+    *,
+    now: Callable[[], datetime] = utc_now,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    lease: float | None = None,
+    deadline: float = DEADLINE_S,
+) -> str:
+    """Generate the answer of a `ready` message. Returns the status it ended
+    in: "complete" or "failed"; "skipped" when another delivery owns it or it
+    was not ready; "superseded" when the run lost its lease to a retry."""
+    lease = lease_seconds() if lease is None else lease
+    run_id = uuid.uuid4().hex
+    msg = repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
+    if msg is None:
+        return "skipped"
+    run = _Run(db, message_id, msg, run_id, lease, now, sleep)
+    started = clock()
+    background = ""
+    secrets: list[str | None] = []
+    parts: list[str] = []
+    writer: StreamWriter | None = None
+    try:
+        chat = chats_repo.get_chat(db, msg["chat"]) or {}
+        run.owner = chat.get("owner")
+        spec = MODELS.get(msg.get("model") or chat.get("model") or "")
+        if spec is None:
+            log.error("generate %s: unknown model %r", message_id, str(msg.get("model"))[:60])
+            return _fail(run, headline(None, "unknown_model"), "")
+        secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+        if int(msg.get("attempts") or 0) > 1:
+            repo.delete_chunks(db, message_id)  # left by a run that died
+        # cards its owner may no longer read are withdrawn first (chat/recheck.py)
+        background, background_tokens = current_background(db, msg["chat"], chat, spec.tokenizer)
+        try:
+            history = [m for _, m in repo.chat_messages(db, msg["chat"])]
+            window = window_for(history, msg["message_index"],
+                                background_tokens, spec)
+        except ContextTooSmall as e:
+            log.info("generate %s: %s", message_id, e)
+            return _fail(run, headline(spec.provider, "context_too_long"), "")
+        writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
+        usage: Usage | None = None
+        ttft: float | None = None
+        retries = 0
+        cut_off: str | None = None
+        run.spent = lambda: _spent(spec, window.messages, background_tokens, parts, usage)
+        while True:
+            deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
+            try:
+                for item in deltas:
+                    if isinstance(item, Usage):
+                        usage = item
+                        continue
+                    if ttft is None:
+                        ttft = clock() - started
+                    parts.append(item)
+                    writer.put(item)
+                    if clock() - started > deadline:
+                        cut_off = CUT_OFF_TIME
+                        break
+                break
+            except ProviderError as e:
+                wait = None if parts else _retry_wait(e, retries)
+                if wait is None or clock() - started + wait > deadline:
+                    raise
+                _log_provider(message_id, e, f"calling again in {wait:.1f} s")
+                run.renew({"provider_wait": {"reason": e.message, "call": retries + 2,
+                                             "until": now() + timedelta(seconds=wait)}})
+                _wait_renewing(run, wait)
+                retries += 1
+            finally:
+                deltas.close()  # a run that stops early hangs up on the provider at once
+        chunks = writer.close()
+        writer = None
+        content = "".join(parts)
+        if usage is None:  # cut off before the provider's count: ours, for the rate limit
+            usage = _estimated_usage(spec, window.messages, background_tokens, content)
+        total = clock() - started
+        run.finish(
+            {
+                "status": "complete",
+                "content": content,
+                "model": spec.id,
+                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+                "timings": {"ttft": round(ttft if ttft is not None else total, 3),
+                            "total": round(total, 3), "chunks": chunks, "provider_retries": retries},
+                "dropped_turns": window.dropped,
+                "cut_off": cut_off,
+                "error": None,
+            },
+            {"last_updated": now()},
+        )
+        try:
+            repo.delete_chunks(db, message_id)
+        except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
+            _log_unexpected(message_id, e, secrets, background)
+        return "complete"
+    except ProviderError as e:
+        _stop(writer)
+        _log_provider(message_id, e, "the answer failed")
+        return _fail(run, e.message, "".join(parts))
+    except (repo.LostOwnership, WriterFailed) as e:
+        _stop(writer)
+        if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
+            return _superseded(run)
+        _log_unexpected(message_id, e.__cause__ or e, secrets, background)
+        return _fail(run, GENERIC_ERROR, "".join(parts))
+    except Exception as e:
+        _stop(writer)
+        _log_unexpected(message_id, e, secrets, background)
+        return _fail(run, GENERIC_ERROR, "".join(parts))
+    finally:
+        _settle(run)
+
+
+def _retry_wait(e: ProviderError, retries: int) -> float | None:
+    """Seconds to wait before calling the provider again, None to give up."""
+    if not e.retryable or retries + 1 >= PROVIDER_ATTEMPTS:
+        return None
+    wait = PROVIDER_BACKOFF_S[min(retries, len(PROVIDER_BACKOFF_S) - 1)] if e.retry_after is None else e.retry_after
+    return wait if wait <= PROVIDER_MAX_WAIT_S else None
+
+
+def _wait_renewing(run: _Run, seconds: float) -> None:
+    """Sleep `seconds`, renewing the lease often enough that the answer never
+    looks stalled meanwhile (and failing if a retry has taken it over)."""
+    steps = max(1, math.ceil(seconds / (run.lease / 3)))
+    for _ in range(steps):
+        run.sleep(seconds / steps)
+        run.renew()
+
+
+def _estimated_usage(spec: Any, messages: list[Any], background_tokens: int, content: str) -> Usage:
+    from cardchat.tokens import count_tokens
+
+    counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
+    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])
+
+
+def _stop(writer: StreamWriter | None) -> None:
+    """Stop the chunk writer without flushing: the chunks are deleted next,
+    and a write still in flight must land before that delete."""
+    if writer is not None:
+        writer.close(flush=False)
+
+
+def _fail(run: _Run, error: str, partial: str) -> str:
+    try:
+        run.finish({"status": "failed", "error": error, "content": partial})
+    except repo.LostOwnership:
+        return _superseded(run)
+    except Exception as e:  # the lease runs out and the answer shows as stalled
+        log.error("generate %s: could not record the failure: %s", run.message_id, type(e).__name__)
+        return "failed"
+    repo.delete_chunks(run.db, run.message_id)
+    return "failed"
+
+
+def _superseded(run: _Run) -> str:
+    """Another run owns the message now, so its chunks are not ours to
+    delete, unless the message itself is gone (chat deleted mid-answer)."""
+    if repo.get_message(run.db, run.message_id) is None:
+        repo.delete_chunks(run.db, run.message_id)
+    log.info("generate %s: run %s lost ownership", run.message_id, run.run_id)
+    return "superseded"
+
+
+def _spent(spec: Any, messages: list[Any], background_tokens: int, parts: list[str], usage: Usage | None) -> int:
+    """What a run cost, for its owner's daily limit: the provider's count,
+    else ours once the provider has started answering (a run failed, cut off
+    or superseded mid-stream); a call refused before any text is not billed."""
+    if usage is not None and usage.input_tokens + usage.output_tokens:
+        return usage.input_tokens + usage.output_tokens
+    if not parts:
+        return 0
+    estimate = _estimated_usage(spec, messages, background_tokens, "".join(parts))
+    return estimate.input_tokens + estimate.output_tokens
+
+
+def _settle(run: _Run) -> None:
+    """Replace this attempt's token reservation by what it spent, whatever
+    way the run ended; ratelimit.settle makes a repeat harmless."""
+    if not run.owner:
+        return
+    try:
+        reconcile(run.db, run.owner, run.message_id, int(run.msg.get("attempts") or 0), run.spent(), run.now())
+    except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
+        log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)
+
+
+def _log_provider(message_id: str, e: ProviderError, outcome: str) -> None:
+    """The headline the client sees and the provider's own (already
+    scrubbed) words, which only the log holds."""
+    log.warning("generate %s: %s; %s. The provider said: %s", message_id, e.message, outcome, e.detail or "-")
+
+
+def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:
+    """Type, scrubbed message and code locations: never the exception's raw
+    text or locals, which may quote the background."""
+    said = scrub_error(str(exc), secrets=secrets, background=background)
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
+        tb = tb.tb_next
+    log.error("generate %s failed: %s: %s at %s",
+              message_id, type(exc).__name__, said, " < ".join(reversed(frames)))

@@ -1,0 +1,170 @@
+"""createChat's domain on the Firestore emulator: culling, the budget for every
+model family, the atomic write. (The endpoint's HTTP contract is in
+test_endpoints.py.)"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from google.cloud.firestore import FieldFilter
+
+from cardchat import llms, parsing
+from cardchat.chat import create as chats
+from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import text_hash
+from cardchat.errors import InvalidArgument, PermissionDenied
+from cardchat.repo.chats import read_background
+from cardchat.repo.embeddings import clear_cache as clear_vector_cache
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
+
+pytestmark = pytest.mark.emulator
+
+KEYS = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
+WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog", "worktree", "submodule", "hook", "config", "diff", "patch", "bisect", "blame", "log"]
+
+
+def _body(rng: random.Random, n_words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n_words)) + "."
+
+
+def seed_deck(db, owner: str, n: int, seed: int = 7) -> list[str]:
+    """n cards of varied length with stored (random) embeddings, so the test
+    measures packing, not embedding speed."""
+    rng = random.Random(seed)
+    np_rng = np.random.default_rng(seed)
+    model_id = get_embedder().model_id
+    ids = []
+    batch = db.batch()
+    for i in range(n):
+        card = Card(f"Card {i}", _body(rng, rng.randint(40, 900)), owner, visibility="private")
+        cid = f"c{i:05d}"
+        vec = np_rng.standard_normal(384).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        batch.set(db.collection(CARD_EMBEDDINGS).document(cid),
+                  CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict())
+        ids.append(cid)
+        if i % 200 == 199:
+            batch.commit()
+            batch = db.batch()
+    batch.commit()
+    return ids
+
+
+@pytest.fixture(scope="module")
+def big_deck_db(firestore_host):
+    from conftest import PROJECT, _clear_firestore
+    from google.cloud import firestore
+
+    _clear_firestore(firestore_host, PROJECT)
+    db = firestore.Client(project=PROJECT)
+    ids = seed_deck(db, "owner", 600)
+    yield db, ids
+    db.close()
+
+
+@pytest.mark.parametrize(
+    "model_id, pct",
+    [("offline-extractive", 0.6), ("claude-sonnet-4-6", 0.1), ("gpt-4.1", 0.02), ("gemini-2.5-flash", 0.02)],
+)
+def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_id, pct):
+    db, ids = big_deck_db
+    req = parsing.create_chat({"card_ids": ids, "initial_message": "how do I rebase a branch?",
+                               "model": model_id, "background_percentage": pct}, env=KEYS)
+    result = chats.create_chat(db, "owner", req)
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
+    spec = llms.MODELS[model_id]
+    assert chat["background_length"] == int(pct * spec.context_window)
+    assert chat["background_tokens"] <= chat["background_length"]
+    assert chat["background_tokens"] >= 0.97 * chat["background_length"]
+    assert len(chat["card_ids"]) < len(ids)  # the budget, not the deck, was the limit
+    # the stored text really is that long by the model's own count
+    from cardchat.tokens import count_tokens
+
+    assert count_tokens([read_background(db, result.chat_id)], spec.tokenizer)[0] <= chat["background_length"]
+
+
+def test_invisible_and_missing_cards_leave_no_trace(db):
+    db.collection(CARDS).document("mine").set(Card("Tides", "The moon pulls the sea.", "me").to_dict())
+    db.collection(CARDS).document("theirs").set(Card("Secret", "Mallory's vault code.", "them").to_dict())
+    db.collection(CARDS).document("shared").set(Card("Shared", "Shared with me.", "them", viewers=["me"]).to_dict())
+    db.collection(CARDS).document("open").set(Card("Open", "Public card.", "them", visibility="public").to_dict())
+    req = parsing.create_chat({"card_ids": ["mine", "theirs", "ghost", "shared", "open"],
+                               "initial_message": "what pulls the sea?"}, env={})
+    result = chats.create_chat(db, "me", req)
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
+    assert sorted(chat["card_ids"]) == ["mine", "open", "shared"]
+    assert chat["card_count_requested"] == 5
+    # what any reader of the chat sees: no card but the public one, no collection
+    public = db.collection(CHATS).document(result.chat_id).get().to_dict()
+    n_open = chat["card_ids"].index("open") + 1
+    assert public["public_citations"] == {str(n_open): "open"}
+    assert set(public) == {"owner", "title", "model", "public_citations", "published", "created", "last_updated",
+                           "message_count"}
+    assert "Mallory" not in read_background(db, result.chat_id)
+    msgs = {d.id: d.to_dict() for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", result.chat_id)).stream()}
+    assert [m["role"] for m in sorted(msgs.values(), key=lambda m: m["message_index"])] == ["user", "assistant"]
+    stub = msgs[f"{result.chat_id}-0001"]
+    assert stub["status"] == "ready" and stub["content"] == ""
+
+
+def test_cards_without_embeddings_are_embedded_on_the_spot(db):
+    db.collection(CARDS).document("a").set(Card("Sourdough", "Feed the starter daily.", "me").to_dict())
+    db.collection(CARDS).document("b").set(Card("Tides", "The moon's gravity raises tides.", "me").to_dict())
+    req = parsing.create_chat({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
+    result = chats.create_chat(db, "me", req)
+    chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
+    assert chat["card_ids"][0] == "b" and chat["cards_unranked"] == 0
+    assert db.collection(CARD_EMBEDDINGS).document("a").get().exists
+
+
+def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(db, monkeypatch):
+    monkeypatch.setattr(chats, "EMBED_ON_THE_SPOT", 4)
+    monkeypatch.setattr(chats, "EMBED_BATCH", 2)
+    clear_vector_cache()  # vectors cached by earlier tests would be found without being written here
+    ids = [f"filler{i:02d}" for i in range(18)] + ["moon", "tides"]  # the relevant ones asked last
+    for i in ids[:18]:
+        db.collection(CARDS).document(i).set(Card(f"Recipe {i}", "Knead the dough and let it rest.", "me").to_dict())
+    db.collection(CARDS).document("moon").set(Card("Moon", "The moon's gravity pulls the oceans.", "me").to_dict())
+    db.collection(CARDS).document("tides").set(Card("Tides", "Why tides rise twice a day.", "me").to_dict())
+    req = parsing.create_chat({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
+                              env={})
+
+    chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    embedded = {d.id for d in db.collection(CARD_EMBEDDINGS).stream()}
+    assert {"moon", "tides"} <= embedded and len(embedded) == 4
+    assert chat["cards_unranked"] == 16
+    assert set(chat["card_ids"][:2]) == {"moon", "tides"}
+
+    # Out of time after the first batch: one batch only, the best two.
+    db.recursive_delete(db.collection(CARD_EMBEDDINGS))
+    clear_vector_cache()
+    monkeypatch.setattr(chats, "EMBED_BUDGET_S", 0.0)
+    chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
+    assert {d.id for d in db.collection(CARD_EMBEDDINGS).stream()} == {"moon", "tides"}
+    assert chat["cards_unranked"] == 18
+
+
+def test_parse_request_and_permission_errors():
+    with pytest.raises(InvalidArgument, match=r"^model:"):
+        parsing.create_chat({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
+    assert parsing.create_chat({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
+    with pytest.raises(PermissionDenied):
+        chats.check_may_use_ai({"may_use_ai": False})
+    with pytest.raises(PermissionDenied):
+        chats.check_may_use_ai(None)
+    chats.check_may_use_ai({"may_use_ai": True})
+
+
+def test_a_full_background_share_still_leaves_room_for_the_question_and_answer():
+    from cardchat.chat.turns import output_reserve
+    from cardchat.tokens import count_tokens
+
+    spec = llms.MODELS["offline-extractive"]
+    question = "why do tides happen? " * 200
+    budget = chats.background_budget(spec, 1.0, question)
+    room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0]
+    assert 0 < budget < room
+    assert chats.background_budget(spec, 0.5, "short") == int(0.5 * spec.context_window)

@@ -1,0 +1,84 @@
+"""A background never outlives access (chat/recheck.py), on the Firestore emulator:
+a branch and a follow-up answer both leave out every card the chat's owner
+may no longer read, whichever way access was lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardchat.background import parse_background
+from cardchat.chat import branch as branches
+from cardchat.chat.turns import post_message
+from cardchat.generation.engine import generate
+from cardchat.repo import messages as messages_repo
+from cardchat.repo.chats import read_background
+from cardchat.schema import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS
+from cardchat.tokens import count_tokens
+from chat_support import SPEC, make_chat, revoke
+from engine_support import quick
+
+pytestmark = pytest.mark.emulator
+__all__ = ["quick"]  # a fixture, used by name
+
+GATE = "4711"  # only in the card "shared", whose viewer u1 is removed by revoke()
+TURNS = [("user", "complete", "Why are there tides?"), ("assistant", "complete", "The moon [1].")]
+KEPT_IDS = ["own", "", "", "", "open-too"]
+
+
+def private(db, chat_id: str) -> dict:
+    return db.collection(CHAT_PRIVATE).document(chat_id).get().to_dict()
+
+
+def assert_withdrawn(db, chat_id: str) -> None:
+    text = read_background(db, chat_id)
+    assert [n for n, _, _ in parse_background(text)] == [1, 5]  # the kept cards keep their numbers
+    for gone in (GATE, "Spring tides come", "Neap tides fall"):
+        assert gone not in text
+    assert "The moon pulls the oceans." in text and "Tide tables list" in text
+    tokens = count_tokens([text], SPEC.tokenizer)[0]
+    assert private(db, chat_id)["card_ids"] == KEPT_IDS
+    assert private(db, chat_id)["background_tokens"] == tokens
+    assert db.collection(CHAT_BACKGROUNDS).document(chat_id).get().get("tokens") == tokens
+    assert db.collection(CHATS).document(chat_id).get().get("public_citations") == {"5": "open-too"}
+
+
+def test_a_branch_leaves_out_the_cards_its_owner_may_no_longer_read(db):
+    make_chat(db, TURNS + [("user", "complete", "What is the harbour gate code?")])
+    source_text = read_background(db, "src")
+    source_private = private(db, "src")
+    assert GATE in source_text
+    revoke(db)
+
+    branch = branches.branch_chat(db, "u1", "src", 2, "What opens the harbour gate?")
+
+    assert_withdrawn(db, branch)
+    assert private(db, branch)["background_tokens"] < source_private["background_tokens"]
+    # The source is left as it was until its own next answer re-checks it.
+    assert read_background(db, "src") == source_text and private(db, "src") == source_private
+
+
+def test_a_follow_up_is_answered_without_the_withdrawn_cards(db, quick):
+    make_chat(db, TURNS)
+    asked = post_message(db, "u1", "src", "What is the harbour gate code?")
+    assert generate(db, asked) == "complete"
+    answer = messages_repo.chat_messages(db, "src")[3][1]["content"]
+    assert GATE in answer  # while u1 may read the card, the answer quotes it
+    assert private(db, "src")["card_ids"] == ["own", "shared", "open", "mine-too", "open-too"]
+
+    revoke(db)
+    again = post_message(db, "u1", "src", "What is the harbour gate code, again?")
+    assert generate(db, again) == "complete"
+
+    answer = messages_repo.chat_messages(db, "src")[5][1]["content"]
+    assert GATE not in answer
+    assert_withdrawn(db, "src")
+
+
+def test_a_card_made_public_is_linked_for_visitors_from_the_next_answer(db, quick):
+    make_chat(db, TURNS)
+    before = read_background(db, "src")
+    db.collection(CARDS).document("own").update({"visibility": "public"})
+    assert generate(db, post_message(db, "u1", "src", "Why are there tides?")) == "complete"
+    chat = db.collection(CHATS).document("src").get().to_dict()
+    assert chat["public_citations"] == {"1": "own", "3": "open", "5": "open-too"}
+    assert read_background(db, "src") == before  # nothing withdrawn, nothing rewritten

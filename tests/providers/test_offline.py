@@ -1,0 +1,121 @@
+"""The offline extractive answerer, end to end on a real background and the
+real MiniLM embedder and tiktoken counts (no network, no key)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from cardchat import providers
+from cardchat.background import fit_background
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.providers.offline import HEADER, NO_CARDS, NOTHING_RELATED, split_sentences
+from cardchat.schema import Card, Usage
+from cardchat.tokens import count_tokens
+
+CARDS = [
+    ("sail", Card(title="Sailing", owner="u", body=(
+        "Check the tide tables before leaving the harbour. "
+        "A falling tide can strand a keel boat on the sandbar."))),
+    ("bake", Card(title="Baking", owner="u", body=(
+        "Sourdough needs a lively starter. Proof the dough overnight in the fridge for a better crumb.\n\n"
+        "- Bake at 250 degrees with steam for the first twenty minutes.\n\n```\noven.heat(250)\n```"))),
+    ("tide", Card(title="Tides", owner="u", body=(
+        "The moon's gravity pulls the oceans into two bulges. The earth rotates through both bulges every day, "
+        "so most coasts see two high tides daily. Spring tides happen when the sun and moon line up."))),
+]
+
+
+@pytest.fixture(autouse=True)
+def offline_env(monkeypatch):
+    monkeypatch.setenv("CARDCHAT_OFFLINE_PACE_MS", "0")
+    monkeypatch.setenv("CARDCHAT_EMBEDDINGS", "minilm")
+
+
+@pytest.fixture(scope="module")
+def background():
+    return fit_background(CARDS, 4000, "o200k_base")
+
+
+def ask(question: str, system: str) -> list:
+    return list(providers.stream(OFFLINE_MODEL_ID, [{"role": "user", "content": question}], system))
+
+
+def test_quotes_relevant_sentences_with_their_citation_numbers(background):
+    items = ask("Why are there two tides a day?", background.text)
+    words = items[:-1]
+    answer = "".join(words)
+    assert answer.startswith(HEADER)
+    assert len(words) > 30  # streamed word by word, not in one piece
+    n_of = {card_id: n for n, card_id in enumerate(background.card_ids, start=1)}
+    lines = answer.split("\n\n", 1)[1].splitlines()
+    quoted = [re.fullmatch(r"- (.+) \[(\d+)\]", line).groups() for line in lines]
+    sources = {n_of[cid]: split_sentences(card.body) for cid, card in CARDS}
+    for sentence, n in quoted:
+        assert sentence in sources[int(n)]  # verbatim, cited to the card it came from
+    cited = {int(n) for _, n in quoted}
+    assert n_of["tide"] in cited
+    assert n_of["bake"] not in cited  # unrelated cards are not padded in
+    assert "The earth rotates through both bulges every day, so most coasts see two high tides daily." in answer
+    # the tide card's sentences are in reading order, and at most 3 per card
+    tide = [s for s, n in quoted if int(n) == n_of["tide"]]
+    assert tide == [s for s in sources[n_of["tide"]] if s in tide] and len(tide) <= 3
+
+
+def test_usage_counts_prompt_and_answer_with_the_models_tokenizer(background):
+    question = "How hot should the oven be for bread?"
+    items = ask(question, background.text)
+    answer = "".join(items[:-1])
+    assert "Bake at 250 degrees with steam for the first twenty minutes. [" in answer
+    assert "oven.heat" not in answer  # code blocks are not prose
+    system_n, question_n, answer_n = count_tokens([background.text, question, answer], "o200k_base")
+    assert items[-1] == Usage(input_tokens=system_n + question_n, output_tokens=answer_n)
+
+
+def test_unrelated_question_says_so_honestly(background):
+    answer = "".join(x for x in ask("What is the capital of France?", background.text) if isinstance(x, str))
+    assert answer == f"{HEADER}\n\n{NOTHING_RELATED}"
+
+
+def test_empty_background_and_malformed_background():
+    answer = "".join(x for x in ask("anything at all here?", "") if isinstance(x, str))
+    assert answer == f"{HEADER}\n\n{NO_CARDS}"
+    with pytest.raises(providers.ProviderError) as err:
+        ask("anything?", "not a background")
+    assert err.value.kind == "bad_request"
+
+
+def test_max_tokens_caps_the_answer(background):
+    text, usage = providers.complete(OFFLINE_MODEL_ID, [{"role": "user", "content": "tides?"}], background.text, 12)
+    assert usage.output_tokens <= 12
+    assert HEADER.startswith(text)
+
+
+def test_pacing_spreads_the_words_out(background, monkeypatch):
+    monkeypatch.setenv("CARDCHAT_OFFLINE_PACE_MS", "4")
+    start = time.perf_counter()
+    items = ask("Why are there two tides a day?", background.text)
+    elapsed = time.perf_counter() - start
+    assert elapsed >= (len(items) - 2) * 0.004
+
+
+def test_offline_model_needs_no_key(monkeypatch):
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    assert MODELS[OFFLINE_MODEL_ID].key_env is None
+    assert providers.resolve(OFFLINE_MODEL_ID).provider == "offline"
+
+
+def test_split_sentences_handles_markdown():
+    body = (
+        "# A heading of five words\nFirst sentence is here. Second one follows [see](http://x.y)!\n\n"
+        "* **Bold** list item text\n| a | b |\nok"
+    )
+    assert split_sentences(body) == [
+        "A heading of five words",
+        "First sentence is here.",
+        "Second one follows see!",
+        "Bold list item text",
+    ]  # the table row and the one-word line after it are not sentences

@@ -1,0 +1,73 @@
+"""rank_cards: the three modes, cards without vectors, and the BM25 cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardchat.retrieval import bm25 as sparse
+from cardchat.retrieval.rank import RankingConfig, rank_cards
+
+
+def _unit(v):
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+IDS = ["onto", "para", "novec", "other"]
+TEXTS = [
+    "git rebase options\nuse --onto to choose the new base",
+    "Moving work\ntransplant a line of development to another starting point",
+    "Rebase notes\n--onto newbase, without an embedding yet",
+    "Unrelated\ncooking pasta with tomatoes",
+]
+VECS = np.stack([_unit([0.2, 1, 0]), _unit([1, 0.1, 0]), np.zeros(3, np.float32), _unit([0, 0, 1])])
+HAS = np.array([True, True, False, True])
+QVEC = _unit([1, 0, 0])  # closest to "para", then "onto"
+
+
+def test_dense_mode_orders_by_similarity_and_puts_unembedded_last():
+    order = rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, RankingConfig(mode="dense"))
+    assert order == [1, 0, 3, 2]
+
+
+def test_sparse_mode_orders_by_bm25_then_input_order():
+    order = rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, RankingConfig(mode="sparse"))
+    assert set(order[:2]) == {0, 2} and order[2:] == [1, 3]
+
+
+def test_hybrid_fuses_and_ranks_unembedded_cards_by_sparse():
+    order = rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, RankingConfig(mode="hybrid"))
+    assert order[0] == 0  # second in dense, first or second in sparse
+    assert 2 in order[:3]  # no vector, but found by its exact term
+    assert sorted(order) == [0, 1, 2, 3]
+
+
+def test_weights_and_k_change_the_fusion():
+    dense_heavy = RankingConfig(mode="hybrid", dense_weight=5.0, sparse_weight=1.0, rrf_k=1)
+    assert rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, dense_heavy)[0] == 1
+    sparse_heavy = RankingConfig(mode="hybrid", dense_weight=1.0, sparse_weight=5.0, rrf_k=1)
+    assert rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, sparse_heavy)[0] in (0, 2)
+
+
+def test_without_query_vector_falls_back_to_sparse():
+    order = rank_cards("pasta", None, IDS, TEXTS, None, None, RankingConfig(mode="hybrid"))
+    assert order[0] == 3 and sorted(order) == [0, 1, 2, 3]
+
+
+def test_default_mode_is_hybrid_and_bad_mode_rejected():
+    assert RankingConfig().mode == "hybrid"
+    with pytest.raises(ValueError):
+        RankingConfig(mode="magic")
+    with pytest.raises(ValueError):
+        rank_cards("q", None, IDS, TEXTS[:2], None, None)
+
+
+def test_text_hashes_key_the_cache():
+    bm = sparse.default_bm25()
+    rank_cards("pasta", None, IDS, TEXTS, None, None, text_hashes=["a", "b", "c", "d"])
+    assert (IDS[3], "d") in bm._docs
+    # A changed text under a new hash is re-tokenised, not served stale.
+    texts = TEXTS[:3] + ["Unrelated\nnow about risotto"]
+    order = rank_cards("risotto", None, IDS, texts, None, None, text_hashes=["a", "b", "c", "d2"])
+    assert order[0] == 3
