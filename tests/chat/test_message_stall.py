@@ -9,10 +9,10 @@ from typing import get_args
 
 import pytest
 
-from cardchat.conversation import is_stalled, may_retry
+from cardchat.chat.turns import is_stalled, may_retry
 from cardchat.schema import MESSAGE_STATUS, Status
 
-CASES = json.loads((Path(__file__).resolve().parents[1] / "common" / "message_stall_cases.json").read_text())["cases"]
+CASES = json.loads((Path(__file__).resolve().parents[2] / "common" / "message_stall_cases.json").read_text())["cases"]
 NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
 LEASES = {"none": None, "past": NOW - timedelta(milliseconds=1), "now": NOW, "future": NOW + timedelta(seconds=30)}
 
