@@ -16,12 +16,10 @@ PROBES = {
     "import main.py (every endpoint's cold start)": "import main",
     "+ first listModels answer": "import main; from cardchat import llms; llms.available_models()",
     "+ MiniLM loaded and one embedding (createChat, embedCard)": (
-        "import main; from cardchat.embeddings import get_embedder; "
-        "get_embedder().embed(['hello'])"
+        "import main; from cardchat.embeddings import get_embedder; get_embedder().embed(['hello'])"
     ),
     "+ tiktoken o200k loaded (token counting)": (
-        "import main; from cardchat.tokens import count_tokens; "
-        "count_tokens(['hello'], 'o200k_base')"
+        "import main; from cardchat.tokens import count_tokens; count_tokens(['hello'], 'o200k_base')"
     ),
     "+ anthropic SDK imported": "import main; import anthropic",
     "+ openai SDK imported": "import main; import openai",
@@ -36,8 +34,14 @@ def _measure(code: str) -> tuple[float, float]:
         f"{code}\n"
         "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/1024)"
     )
-    out = subprocess.run([sys.executable, "-c", wrapper], cwd=FUNCTIONS, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", wrapper],
+        cwd=FUNCTIONS,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        check=True,
+    )
     seconds, rss = out.stdout.split()[-2:]
     return float(seconds), float(rss)
 

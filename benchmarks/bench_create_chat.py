@@ -20,7 +20,48 @@ from cardchat.embeddings.text import text_hash
 from cardchat.ratelimit import Limits
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
-VOCAB = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog", "worktree", "submodule", "hook", "config", "diff", "patch", "bisect", "blame", "log", "pension", "insurance", "tax", "policy", "budget", "meeting", "design", "review", "release", "deploy", "cache", "query", "index", "schema", "migration"]
+VOCAB = [
+    "branch",
+    "commit",
+    "merge",
+    "rebase",
+    "stash",
+    "tag",
+    "remote",
+    "fetch",
+    "push",
+    "pull",
+    "index",
+    "tree",
+    "blob",
+    "object",
+    "ref",
+    "reflog",
+    "worktree",
+    "submodule",
+    "hook",
+    "config",
+    "diff",
+    "patch",
+    "bisect",
+    "blame",
+    "log",
+    "pension",
+    "insurance",
+    "tax",
+    "policy",
+    "budget",
+    "meeting",
+    "design",
+    "review",
+    "release",
+    "deploy",
+    "cache",
+    "query",
+    "index",
+    "schema",
+    "migration",
+]
 
 
 def _seed(db, n: int, prefix: str) -> list[str]:
@@ -29,14 +70,18 @@ def _seed(db, n: int, prefix: str) -> list[str]:
     model = get_embedder().model_id
     ids, batch, pending = [], db.batch(), 0
     for i in range(n):
-        body = "\n\n".join(" ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120))) for _ in range(rng.randint(1, 5)))
+        body = "\n\n".join(
+            " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120))) for _ in range(rng.randint(1, 5))
+        )
         card = Card(f"{prefix} card {i} {rng.choice(VOCAB)}", body, "bench-owner", visibility="private")
         vec = vec_rng.standard_normal(384).astype(np.float32)
         vec /= np.linalg.norm(vec)
         cid = f"{prefix}-{i:05d}"
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(db.collection(CARD_EMBEDDINGS).document(cid),
-                  CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body)).to_dict())
+        batch.set(
+            db.collection(CARD_EMBEDDINGS).document(cid),
+            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
+        )
         pending += 2
         ids.append(cid)
         if pending >= 400:
@@ -56,11 +101,19 @@ def run(db) -> list[str]:
     lines = []
     for n in (1_000, 10_000):
         ids = _seed(db, n, f"bench{n}")
-        req = parsing.create_chat({"card_ids": ids, "initial_message": "how do I rebase my branch onto main?",
-                                   "model": "claude-sonnet-4-6", "background_percentage": 0.5},
-                                  env={"ANTHROPIC_API_KEY": "bench-only"})  # a 100k-token budget
+        req = parsing.create_chat(
+            {
+                "card_ids": ids,
+                "initial_message": "how do I rebase my branch onto main?",
+                "model": "claude-sonnet-4-6",
+                "background_percentage": 0.5,
+            },
+            env={"ANTHROPIC_API_KEY": "bench-only"},
+        )  # a 100k-token budget
         start = time.perf_counter()
-        first = chats.create_chat(db, "bench-owner", req, limits=UNLIMITED)  # fills the caches, as a warm instance has them
+        first = chats.create_chat(
+            db, "bench-owner", req, limits=UNLIMITED
+        )  # fills the caches, as a warm instance has them
         first_ms = (time.perf_counter() - start) * 1000
         runs = []
         for _ in range(3):
@@ -71,14 +124,20 @@ def run(db) -> list[str]:
         phases = {k: statistics.median(r[1][k] for r in runs) for k in runs[0][1]}
         split = " · ".join(f"{k} {v:.0f}" for k, v in phases.items())
         lines.append(f"createChat {n:6d} cards, warm: {total:6.0f} ms  ({split} ms)")
-        lines.append(f"    rank + fit: {phases['rank'] + phases['fit']:.0f} ms (goal ≤ 150 ms); whole call goal ≤ 1500 ms")
+        lines.append(
+            f"    rank + fit: {phases['rank'] + phases['fit']:.0f} ms (goal ≤ 150 ms); whole call goal ≤ 1500 ms"
+        )
         split = " · ".join(f"{k} {v:.0f}" for k, v in first.timings_ms.items())
-        lines.append(f"    first call on this collection (text hashes, vectors, BM25 index not cached yet): "
-                     f"{first_ms:.0f} ms ({split} ms)")
+        lines.append(
+            f"    first call on this collection (text hashes, vectors, BM25 index not cached yet): "
+            f"{first_ms:.0f} ms ({split} ms)"
+        )
     # For createChat's memory setting (1 GiB). The process also seeded the
     # decks, and ran any benchmark before this one: run this one alone
     # (`scripts/bench create_chat`) for a figure about createChat.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    lines.append(f"peak RSS of the bench process so far: {peak:.0f} MiB (createChat is given 1 GiB; "
-                 "meaningful when this benchmark runs alone)")
+    lines.append(
+        f"peak RSS of the bench process so far: {peak:.0f} MiB (createChat is given 1 GiB; "
+        "meaningful when this benchmark runs alone)"
+    )
     return lines

@@ -32,13 +32,45 @@ N_CARDS = 10_000
 N_VECTOR_TYPE = 1_000  # the Vector-field comparison: the gap is plain at this size
 
 _TOPICS = {
-    "caching": ["cache", "eviction", "LRU", "TTL", "invalidation", "Firestore", "reads", "hot", "keys", "warm", "instance", "memory"],
+    "caching": [
+        "cache",
+        "eviction",
+        "LRU",
+        "TTL",
+        "invalidation",
+        "Firestore",
+        "reads",
+        "hot",
+        "keys",
+        "warm",
+        "instance",
+        "memory",
+    ],
     "cooking": ["sourdough", "starter", "hydration", "oven", "loaf", "crumb", "crust", "flour", "proof", "knead"],
     "finance": ["budget", "invoice", "quarterly", "revenue", "forecast", "expenses", "tax", "ledger", "margin"],
     "travel": ["itinerary", "flight", "train", "hotel", "Lisbon", "Kyoto", "visa", "luggage", "museum"],
     "ml": ["embedding", "vector", "cosine", "retrieval", "ranking", "transformer", "tokens", "context", "window"],
 }
-_GLUE = ["the", "a", "of", "to", "and", "in", "for", "with", "on", "is", "we", "it", "that", "this", "when", "after", "before", "because"]
+_GLUE = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "for",
+    "with",
+    "on",
+    "is",
+    "we",
+    "it",
+    "that",
+    "this",
+    "when",
+    "after",
+    "before",
+    "because",
+]
 
 
 def _sentence(rng: random.Random, topic: str) -> str:
@@ -51,7 +83,9 @@ def synthetic_cards(n: int, seed: int = 1) -> list[tuple[str, Card]]:
     cards = []
     for i in range(n):
         topic = rng.choice(list(_TOPICS))
-        paragraphs = [" ".join(_sentence(rng, topic) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 4))]
+        paragraphs = [
+            " ".join(_sentence(rng, topic) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 4))
+        ]
         if i % 7 == 0:
             paragraphs.append("```python\ndef load(key):\n    return cache.get(key) or fetch(key)\n```")
         title = f"{topic.title()} note {i}: {rng.choice(_TOPICS[topic])}"
@@ -127,7 +161,9 @@ def run(db: Any) -> list[str]:
     if not _written(db, ids):
         start = time.perf_counter()
         _write(db, ids, vectors)
-        lines.append(f"(setup: wrote {N_CARDS + N_VECTOR_TYPE:,} embedding docs in {time.perf_counter() - start:.1f} s)")
+        lines.append(
+            f"(setup: wrote {N_CARDS + N_VECTOR_TYPE:,} embedding docs in {time.perf_counter() - start:.1f} s)"
+        )
     for n in (1_000, 10_000):
         wanted = {card_id: f"h-{card_id}" for card_id in ids[:n]}
         assert len(repo.load_embeddings(db, wanted, MODEL)) == n
@@ -151,8 +187,7 @@ def run(db: Any) -> list[str]:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     chars = sum(len(c.body) for _, c in cards) // N_CARDS
     lines.append(
-        f"text_hash of 10,000 cards (cold, ~{chars} chars each): "
-        f"{wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
+        f"text_hash of 10,000 cards (cold, ~{chars} chars each): {wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
     )
     query = embedder.embed_query("how should we invalidate the cache after a write?")
     order_holder: dict[str, np.ndarray] = {}
@@ -162,7 +197,9 @@ def run(db: Any) -> list[str]:
         count_tokens(["warm"], tokenizer)
         for budget in (100_000, 16_000):
             result: dict[str, Any] = {}
-            t_fit = _median(lambda r=result, b=budget, t=tokenizer: r.__setitem__("bg", fit_background(ranked, b, t)), runs=5)
+            t_fit = _median(
+                lambda r=result, b=budget, t=tokenizer: r.__setitem__("bg", fit_background(ranked, b, t)), runs=5
+            )
             bg = result["bg"]
             lines.append(
                 f"rank_dense 10,000 x {DIM}: {t_rank * 1000:.1f} ms; fit_background {budget:,} {tokenizer}:"

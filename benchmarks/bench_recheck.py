@@ -15,7 +15,24 @@ from cardchat.schema import CARDS, Card
 
 N = 1_000
 OWNER = "bench-owner"
-WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog"]
+WORDS = [
+    "branch",
+    "commit",
+    "merge",
+    "rebase",
+    "stash",
+    "tag",
+    "remote",
+    "fetch",
+    "push",
+    "pull",
+    "index",
+    "tree",
+    "blob",
+    "object",
+    "ref",
+    "reflog",
+]
 
 
 def _seed(db) -> list[tuple[str, Card]]:
@@ -24,8 +41,11 @@ def _seed(db) -> list[tuple[str, Card]]:
     for i in range(N):
         body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 160))) + "."
         # every tenth card is someone else's, shared with the owner: the kind that can be withdrawn
-        card = (Card(f"Card {i}", body, "bench-friend", viewers=[OWNER]) if i % 10 == 0
-                else Card(f"Card {i}", body, OWNER, visibility="public" if i % 3 == 0 else "private"))
+        card = (
+            Card(f"Card {i}", body, "bench-friend", viewers=[OWNER])
+            if i % 10 == 0
+            else Card(f"Card {i}", body, OWNER, visibility="public" if i % 3 == 0 else "private")
+        )
         cid = f"recheck-{i:05d}"
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
         cards.append((cid, card))

@@ -21,8 +21,13 @@ import numpy as np
 N_CARDS = 10_000
 DIM = 384
 VOCAB = 30_000
-QUERIES = ["how do I rebase --onto another base", "ORIG_HEAD after a reset", "cache eviction policy for hot keys",
-           "pensioenregeling partner", "NullPointerException in loader.getValue"]
+QUERIES = [
+    "how do I rebase --onto another base",
+    "ORIG_HEAD after a reset",
+    "cache eviction policy for hot keys",
+    "pensioenregeling partner",
+    "NullPointerException in loader.getValue",
+]
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
@@ -44,7 +49,7 @@ def synthetic_texts(n: int = N_CARDS, seed: int = 7) -> tuple[list[str], list[st
         words = [vocab[min(p, len(vocab) - 1)] for p in picks]
         for _ in range(rng.randint(0, 6)):
             words.insert(rng.randrange(len(words)), rng.choice(code))
-        title = " ".join(words[:rng.randint(3, 8)]).capitalize()
+        title = " ".join(words[: rng.randint(3, 8)]).capitalize()
         ids.append(f"bench-{i:05d}")
         texts.append(title + "\n" + " ".join(words))
         hashes.append(f"h{i}")
@@ -83,8 +88,10 @@ def run(db: Any = None) -> list[str]:
     edited = [_ms(lambda q=q: rank(q, edited_hashes, edited_texts)) for q in QUERIES[:3]]
     edited_hashes[11] = "h11-edited"  # a different set again, so the postings are rebuilt
     reassembled = _ms(lambda: rank(QUERIES[1], edited_hashes, edited_texts))
-    dense_only = [_ms(lambda q=q: rank_cards(q, qvec, ids, texts, vectors, has, RankingConfig(mode="dense"), hashes))
-                  for q in QUERIES]
+    dense_only = [
+        _ms(lambda q=q: rank_cards(q, qvec, ids, texts, vectors, has, RankingConfig(mode="dense"), hashes))
+        for q in QUERIES
+    ]
     lines = [
         f"hybrid rank of {len(ids)} cards, cold (tokenise all): {cold:.0f} ms",
         f"hybrid rank, warm, same cards: median {statistics.median(warm):.1f} ms, max {max(warm):.1f} ms",

@@ -37,7 +37,37 @@ from cardchat.schema import (
     Usage,
 )
 
-WORDS = ["the", "tide", "rises", "twice", "a", "day", "because", "the", "moon", "pulls", "the", "oceans", "into", "two", "bulges", "while", "the", "earth", "turns", "beneath", "them", "and", "spring", "tides", "follow", "new", "and", "full", "moons"]
+WORDS = [
+    "the",
+    "tide",
+    "rises",
+    "twice",
+    "a",
+    "day",
+    "because",
+    "the",
+    "moon",
+    "pulls",
+    "the",
+    "oceans",
+    "into",
+    "two",
+    "bulges",
+    "while",
+    "the",
+    "earth",
+    "turns",
+    "beneath",
+    "them",
+    "and",
+    "spring",
+    "tides",
+    "follow",
+    "new",
+    "and",
+    "full",
+    "moons",
+]
 
 
 def _settings() -> tuple[int, float]:
@@ -114,8 +144,7 @@ class Listener:
         self.present = 0
         self._lock = threading.Lock()
         self._ready = threading.Event()
-        query = db.collection(CHAT_MESSAGES_STREAMING).where(
-            filter=firestore.FieldFilter("message", "==", message_id))
+        query = db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
         self._watch = query.on_snapshot(self._on)
         self._ready.wait(10)
 
@@ -158,14 +187,31 @@ class Listener:
 def _stub(db: Any, chat_id: str) -> str:
     stub = f"{chat_id}-a1"
     chat = Chat(owner="bench-user", title="bench", model=OFFLINE_MODEL_ID, message_count=2)
-    private = ChatPrivate(owner="bench-user", background_length=0, background_tokens=0, card_ids=[],
-                          card_count_requested=0)
-    write_new_chat(db, chat_id, chat, private,
-                   ChatBackground(chat=chat_id, owner="bench-user", model=OFFLINE_MODEL_ID, tokens=0, parts=0),
-                   "", [(f"{chat_id}-q0", ChatMessage(chat=chat_id, message_index=0, role="user",
-                                                     content="Why are there tides?", status="complete")),
-                        (stub, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="",
-                                           status="ready", model=OFFLINE_MODEL_ID))])
+    private = ChatPrivate(
+        owner="bench-user", background_length=0, background_tokens=0, card_ids=[], card_count_requested=0
+    )
+    write_new_chat(
+        db,
+        chat_id,
+        chat,
+        private,
+        ChatBackground(chat=chat_id, owner="bench-user", model=OFFLINE_MODEL_ID, tokens=0, parts=0),
+        "",
+        [
+            (
+                f"{chat_id}-q0",
+                ChatMessage(
+                    chat=chat_id, message_index=0, role="user", content="Why are there tides?", status="complete"
+                ),
+            ),
+            (
+                stub,
+                ChatMessage(
+                    chat=chat_id, message_index=1, role="assistant", content="", status="ready", model=OFFLINE_MODEL_ID
+                ),
+            ),
+        ],
+    )
     return stub
 
 
@@ -193,8 +239,11 @@ def _bench_engine(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:
     assert "".join(listener.first_seen[i][1] for i in sorted(listener.first_seen)) == msg["content"]
     generation = source.emitted[-1] - source.emitted[0]
     result = {
-        "writes": counter.by_collection, "total": counter.total, "elapsed": elapsed,
-        "chunks": msg["timings"]["chunks"], "generation": generation,
+        "writes": counter.by_collection,
+        "total": counter.total,
+        "elapsed": elapsed,
+        "chunks": msg["timings"]["chunks"],
+        "generation": generation,
         "latency": listener.token_latencies(tokens, source.emitted),
     }
     delete_chat(db, "bench-engine")
@@ -215,8 +264,9 @@ def _bench_naive(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:
             if delay > 0:
                 time.sleep(delay)
             emitted.append(time.monotonic())
-            chunks.document(f"{stub}_{i:06d}").set(StreamChunk(
-                chat="bench-naive", message=stub, message_index=1, index=i, content=token).to_dict())
+            chunks.document(f"{stub}_{i:06d}").set(
+                StreamChunk(chat="bench-naive", message=stub, message_index=1, index=i, content=token).to_dict()
+            )
         db.collection(CHAT_MESSAGES).document(stub).update({"status": "complete", "content": "".join(tokens)})
         for i0 in range(0, len(tokens), 450):
             batch = db.batch()
@@ -224,8 +274,11 @@ def _bench_naive(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:
                 batch.delete(chunks.document(f"{stub}_{i:06d}"))
             batch.commit()
     listener.settle()
-    result = {"writes": counter.by_collection, "total": counter.total,
-              "latency": listener.token_latencies(tokens, emitted)}
+    result = {
+        "writes": counter.by_collection,
+        "total": counter.total,
+        "latency": listener.token_latencies(tokens, emitted),
+    }
     delete_chat(db, "bench-naive")
     return result
 

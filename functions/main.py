@@ -99,7 +99,9 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
             return fn(req)
         except CardchatError as e:
             details = {"retry_after": round(e.retry_after, 1)} if hasattr(e, "retry_after") else None
-            raise https_fn.HttpsError(https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details) from e
+            raise https_fn.HttpsError(
+                https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details
+            ) from e
         except https_fn.HttpsError:
             raise
         except Exception:
@@ -181,8 +183,9 @@ def deleteChat(req: https_fn.CallableRequest) -> dict:
     return {}
 
 
-@firestore_fn.on_document_written(document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1,
-                                   secrets=_secrets("embedCard"))
+@firestore_fn.on_document_written(
+    document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1, secrets=_secrets("embedCard")
+)
 def embedCard(event: firestore_fn.Event) -> None:
     """Keeps card_embeddings in step with cards (recomputed only when the
     embeddable text changed)."""

@@ -21,8 +21,7 @@ CARDS_OF_CHAT = {
     "shared": Card("Harbour", "The harbour gate code is 4711 and opens at dawn.", "u2", viewers=["u1"]),
     "open": Card("Spring tides", "Spring tides come with the new and the full moon.", "u2", visibility="public"),
     "mine-too": Card("Neap tides", "Neap tides fall between the quarter moons.", "u1"),
-    "open-too": Card("Tide tables", "Tide tables list the high and low waters of each day.", "u2",
-                     visibility="public"),
+    "open-too": Card("Tide tables", "Tide tables list the high and low waters of each day.", "u2", visibility="public"),
 }
 
 
@@ -31,8 +30,9 @@ CARDS_OF_CHAT = {
 BIG_CARDS = {**CARDS_OF_CHAT, "own": Card("Tides", "The moon pulls the oceans.\n\n" + "filler line\n" * 30_000, "u1")}
 
 
-def make_chat(db, turns: list[tuple[str, str, str]], chat_id: str = "src",
-              cards: dict[str, Card] | None = None) -> list[str]:
+def make_chat(
+    db, turns: list[tuple[str, str, str]], chat_id: str = "src", cards: dict[str, Card] | None = None
+) -> list[str]:
     """A chat of (role, status, content) turns, owned by u1, on the offline
     model, over `cards` (stored too); returns its card ids in citation order."""
     cards = CARDS_OF_CHAT if cards is None else cards
@@ -41,17 +41,47 @@ def make_chat(db, turns: list[tuple[str, str, str]], chat_id: str = "src",
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
     batch.commit()
     bg = fit_background(list(cards.items()), 1_000_000, SPEC.tokenizer, "ocean notes")
-    chat = Chat(owner="u1", title="Tides and the moon", model=OFFLINE_MODEL_ID,
-                public_citations=public_citations(bg.card_ids, cards), published=True, message_count=len(turns))
-    private = ChatPrivate(owner="u1", background_length=1_000_000, background_tokens=bg.tokens,
-                          card_ids=bg.card_ids, card_count_requested=7,
-                          collection=Collection("ocean notes", {"tag": "ocean"}), cards_unranked=1)
-    messages = [(f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text, status=status,
-                                                 timestamp=T0 + timedelta(minutes=i), model=OFFLINE_MODEL_ID))
-                for i, (role, status, text) in enumerate(turns)]
-    write_new_chat(db, chat_id, chat, private,
-                   ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID, tokens=bg.tokens, parts=0),
-                   bg.text, messages)
+    chat = Chat(
+        owner="u1",
+        title="Tides and the moon",
+        model=OFFLINE_MODEL_ID,
+        public_citations=public_citations(bg.card_ids, cards),
+        published=True,
+        message_count=len(turns),
+    )
+    private = ChatPrivate(
+        owner="u1",
+        background_length=1_000_000,
+        background_tokens=bg.tokens,
+        card_ids=bg.card_ids,
+        card_count_requested=7,
+        collection=Collection("ocean notes", {"tag": "ocean"}),
+        cards_unranked=1,
+    )
+    messages = [
+        (
+            f"{chat_id}-m{i}",
+            ChatMessage(
+                chat=chat_id,
+                message_index=i,
+                role=role,
+                content=text,
+                status=status,
+                timestamp=T0 + timedelta(minutes=i),
+                model=OFFLINE_MODEL_ID,
+            ),
+        )
+        for i, (role, status, text) in enumerate(turns)
+    ]
+    write_new_chat(
+        db,
+        chat_id,
+        chat,
+        private,
+        ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID, tokens=bg.tokens, parts=0),
+        bg.text,
+        messages,
+    )
     return bg.card_ids
 
 
@@ -63,26 +93,69 @@ def revoke(db) -> None:
     db.collection(CARDS).document("mine-too").delete()
 
 
-def write_chat(db, chat_id: str, messages: list[tuple[str, ChatMessage]], owner: str = "u1",
-               model: str = OFFLINE_MODEL_ID, background_tokens: int = 0, background: str = "") -> None:
+def write_chat(
+    db,
+    chat_id: str,
+    messages: list[tuple[str, ChatMessage]],
+    owner: str = "u1",
+    model: str = OFFLINE_MODEL_ID,
+    background_tokens: int = 0,
+    background: str = "",
+) -> None:
     """A chat of the given messages with a background of `background_tokens`,
     its private data holding no cards: for tests of turns, quotas and refusals."""
     chat = Chat(owner=owner, title="t", model=model, message_count=len(messages))
-    private = ChatPrivate(owner=owner, background_length=background_tokens, background_tokens=background_tokens,
-                          card_ids=[], card_count_requested=0)
-    write_new_chat(db, chat_id, chat, private,
-                   ChatBackground(chat=chat_id, owner=owner, model=model, tokens=background_tokens, parts=0),
-                   background, messages)
+    private = ChatPrivate(
+        owner=owner,
+        background_length=background_tokens,
+        background_tokens=background_tokens,
+        card_ids=[],
+        card_count_requested=0,
+    )
+    write_new_chat(
+        db,
+        chat_id,
+        chat,
+        private,
+        ChatBackground(chat=chat_id, owner=owner, model=model, tokens=background_tokens, parts=0),
+        background,
+        messages,
+    )
 
 
-def answered_chat(db, chat_id: str, owner: str = "u1", status: str = "complete", model: str = OFFLINE_MODEL_ID,
-                  background_tokens: int = 0, ids: tuple[str, str] | None = None, **answer_fields) -> str:
+def answered_chat(
+    db,
+    chat_id: str,
+    owner: str = "u1",
+    status: str = "complete",
+    model: str = OFFLINE_MODEL_ID,
+    background_tokens: int = 0,
+    ids: tuple[str, str] | None = None,
+    **answer_fields,
+) -> str:
     """A chat with one question and its answer in `status` (never `ready`
     unless asked, so no generator runs); returns the chat id."""
     question_id, answer_id = ids or (f"{chat_id}-q0", f"{chat_id}-a1")
-    write_chat(db, chat_id, [
-        (question_id, ChatMessage(chat=chat_id, message_index=0, role="user", content="first?", status="complete")),
-        (answer_id, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="answer", status=status,
-                                model=model, **answer_fields)),
-    ], owner, model, background_tokens)
+    write_chat(
+        db,
+        chat_id,
+        [
+            (question_id, ChatMessage(chat=chat_id, message_index=0, role="user", content="first?", status="complete")),
+            (
+                answer_id,
+                ChatMessage(
+                    chat=chat_id,
+                    message_index=1,
+                    role="assistant",
+                    content="answer",
+                    status=status,
+                    model=model,
+                    **answer_fields,
+                ),
+            ),
+        ],
+        owner,
+        model,
+        background_tokens,
+    )
     return chat_id

@@ -82,7 +82,6 @@ def app_db(firestore_host, functions_base):
 # --- callables through the Functions + Auth emulators -----------------------
 
 
-
 class CallError(Exception):
     def __init__(self, status: str, message: str, details=None):
         super().__init__(f"{status}: {message}")
@@ -91,7 +90,9 @@ class CallError(Exception):
 
 def _post(url: str, body: dict, headers: dict | None = None, timeout: float = 120) -> dict:
     req = urllib.request.Request(
-        url, data=_json.dumps(body).encode(), method="POST",
+        url,
+        data=_json.dumps(body).encode(),
+        method="POST",
         headers={"content-type": "application/json", **(headers or {})},
     )
     try:

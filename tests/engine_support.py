@@ -46,13 +46,18 @@ def make_chat(
     returns the stub's id. `history` is (role, content) before the question."""
     turns = list(history or []) + [("user", "What do my cards say?")]
     messages = [
-        (f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text,
-                                        status="complete"))
+        (f"{chat_id}-m{i}", ChatMessage(chat=chat_id, message_index=i, role=role, content=text, status="complete"))
         for i, (role, text) in enumerate(turns)
     ]
     stub_id = f"{chat_id}-m{len(turns)}"
-    messages.append((stub_id, ChatMessage(chat=chat_id, message_index=len(turns), role="assistant",
-                                          content="", status="ready", model=model)))
+    messages.append(
+        (
+            stub_id,
+            ChatMessage(
+                chat=chat_id, message_index=len(turns), role="assistant", content="", status="ready", model=model
+            ),
+        )
+    )
     write_chat(db, chat_id, messages, owner, model, background_tokens, background)
     return stub_id
 
@@ -66,8 +71,7 @@ class ChunkWatcher:
         self.first_seen: dict[int, float] = {}
         self.present = 0
         self.lock = threading.Lock()
-        query = db.collection(CHAT_MESSAGES_STREAMING).where(
-            filter=firestore.FieldFilter("message", "==", message_id))
+        query = db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
         self.ready = threading.Event()
         self.watch = query.on_snapshot(self._on)
         assert self.ready.wait(10)

@@ -57,17 +57,40 @@ def sse(name: str) -> httpx2.Response:
 def anthropic_text(*deltas: str) -> httpx2.Response:
     """A complete Anthropic Messages stream (server-sent events) whose text
     arrives as `deltas`, built by hand for one case."""
-    events = [("message_start", {"type": "message_start", "message": {
-        "id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-6",
-        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 25, "output_tokens": 1}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}})]
-    events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": {"type": "text_delta", "text": d}}) for d in deltas]
-    events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
-               ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-                                  "usage": {"output_tokens": 9}}),
-               ("message_stop", {"type": "message_stop"})]
+    events = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_01",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "claude-sonnet-4-6",
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 25, "output_tokens": 1},
+                },
+            },
+        ),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+    ]
+    events += [
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": d}})
+        for d in deltas
+    ]
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 9}},
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
     wire = "".join(f"event: {name}\ndata: {json.dumps(data, ensure_ascii=True)}\n\n" for name, data in events)
     return event_stream(wire.encode())
 

@@ -8,7 +8,48 @@ from cardchat.schema import Card
 from cardchat.tokens import count_tokens
 
 TOKENIZERS = ["o200k_base", "cl100k_base", "estimate-claude", "estimate-gemini"]
-WORDS = ["the", "of", "and", "to", "in", "is", "for", "on", "with", "that", "by", "this", "as", "at", "from", "cache", "latency", "Firestore", "embeddings", "vector", "cosine", "markdown", "function", "python", "async", "await", "retrieval", "ranking", "budget", "token", "東京", "café", "naïve", "Zürich", "42", "3.14", "HTTP/2", "O(n", "log", "n)"]
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "in",
+    "is",
+    "for",
+    "on",
+    "with",
+    "that",
+    "by",
+    "this",
+    "as",
+    "at",
+    "from",
+    "cache",
+    "latency",
+    "Firestore",
+    "embeddings",
+    "vector",
+    "cosine",
+    "markdown",
+    "function",
+    "python",
+    "async",
+    "await",
+    "retrieval",
+    "ranking",
+    "budget",
+    "token",
+    "東京",
+    "café",
+    "naïve",
+    "Zürich",
+    "42",
+    "3.14",
+    "HTTP/2",
+    "O(n",
+    "log",
+    "n)",
+]
 
 
 def _card(rng: random.Random, i: int) -> tuple[str, Card]:
@@ -63,8 +104,7 @@ def test_fills_the_budget_without_exceeding_it(deck, tokenizer, budget):
 def test_a_card_is_truncated_to_fill_what_whole_cards_cannot(tokenizer):
     rng = random.Random(5)
     big = [
-        (f"big-{i}", Card(title=f"Big {i}", body=" ".join(rng.choices(WORDS, k=3000)), owner="u"))
-        for i in range(20)
+        (f"big-{i}", Card(title=f"Big {i}", body=" ".join(rng.choices(WORDS, k=3000)), owner="u")) for i in range(20)
     ]
     bg = fit_background(big, 5_000, tokenizer)
     _check(bg, big, 5_000, tokenizer)

@@ -32,8 +32,9 @@ def nested(levels: int) -> dict:
 def stored(db) -> dict:
     """What a refused call must leave as it was: every chat, message and
     rate-limit document."""
-    return {name: {d.id: d.to_dict() for d in db.collection(name).stream()}
-            for name in (CHATS, CHAT_MESSAGES, RATE_LIMITS)}
+    return {
+        name: {d.id: d.to_dict() for d in db.collection(name).stream()} for name in (CHATS, CHAT_MESSAGES, RATE_LIMITS)
+    }
 
 
 @pytest.fixture
@@ -43,7 +44,8 @@ def spent_once(app_db, ai_user):
     uid, _ = ai_user
     stamp = now()
     app_db.collection(RATE_LIMITS).document(uid).set(
-        {"recent": [stamp], "day": stamp.date().isoformat(), "day_tokens": 7, "reservations": []})
+        {"recent": [stamp], "day": stamp.date().isoformat(), "day_tokens": 7, "reservations": []}
+    )
     return app_db
 
 
@@ -71,8 +73,9 @@ BAD_CREATE = [
 
 
 @pytest.mark.parametrize("change, field", BAD_CREATE, ids=[f"{f}-{i}" for i, (_, f) in enumerate(BAD_CREATE)])
-def test_create_chat_refuses_bad_input_naming_the_field_and_spends_nothing(call, spent_once, ai_user, deck,
-                                                                             change, field):
+def test_create_chat_refuses_bad_input_naming_the_field_and_spends_nothing(
+    call, spent_once, ai_user, deck, change, field
+):
     before = stored(spent_once)
     with pytest.raises(CallError) as e:
         call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?", **change}, ai_user[1])
@@ -83,9 +86,15 @@ def test_create_chat_refuses_bad_input_naming_the_field_and_spends_nothing(call,
 
 def test_a_configuration_within_bounds_is_stored_as_sent(call, spent_once, ai_user, deck):
     configuration = {"tag": "moon", "text": "tides", "picked": [1, "two", None], **nested(MAX_CONFIGURATION_DEPTH - 1)}
-    chat_id = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?",
-                                  "collection": {"description": "d", "configuration": configuration}},
-                   ai_user[1])["chat_id"]
+    chat_id = call(
+        "createChat",
+        {
+            "card_ids": deck,
+            "initial_message": "Why are there tides?",
+            "collection": {"description": "d", "configuration": configuration},
+        },
+        ai_user[1],
+    )["chat_id"]
     private = spent_once.collection(CHAT_PRIVATE).document(chat_id).get()
     assert private.get("collection")["configuration"] == configuration
 
@@ -108,8 +117,7 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("retryMessage", {"message_id": f"{mine}-0001"}, "FAILED_PRECONDITION", ""),
         ("retryMessage", {"message_id": f"{live}-0001"}, "FAILED_PRECONDITION", ""),
         ("branchChat", {"chat_id": mine, "message_index": 0, "content": LONE}, "INVALID_ARGUMENT", "content"),
-        ("branchChat", {"chat_id": mine, "message_index": True, "content": "q"}, "INVALID_ARGUMENT",
-         "message_index"),
+        ("branchChat", {"chat_id": mine, "message_index": True, "content": "q"}, "INVALID_ARGUMENT", "message_index"),
         ("branchChat", {"chat_id": mine, "message_index": 1, "content": "q"}, "INVALID_ARGUMENT", "message_index"),
         ("branchChat", {"chat_id": theirs, "message_index": 0, "content": "q"}, "PERMISSION_DENIED", ""),
         ("deleteChat", {"chat_id": "__x__"}, "INVALID_ARGUMENT", "chat_id"),

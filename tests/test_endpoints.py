@@ -64,14 +64,28 @@ def deck(app_db, ai_user, sign_up):
     uid, _ = ai_user
     other, _ = sign_up()
     mine = {
-        "tides": Card("Why the sea has tides", "The moon's gravity pulls the oceans, raising two tidal bulges; "
-                      "the earth turns beneath them, so most coasts see two high tides a day.", uid),
-        "bread": Card("Sourdough starter care", "Feed the starter flour and water daily; keep it at room temperature "
-                      "and discard half before each feeding.", uid),
-        "git": Card("Undoing a git commit", "git reset --soft HEAD~1 moves the branch back one commit and keeps "
-                    "the changes staged.", uid),
-        "bikes": Card("Bicycle chain wear", "Measure chain stretch with a gauge; replace the chain at 0.5 % wear "
-                      "to spare the cassette.", uid, visibility="public"),
+        "tides": Card(
+            "Why the sea has tides",
+            "The moon's gravity pulls the oceans, raising two tidal bulges; "
+            "the earth turns beneath them, so most coasts see two high tides a day.",
+            uid,
+        ),
+        "bread": Card(
+            "Sourdough starter care",
+            "Feed the starter flour and water daily; keep it at room temperature and discard half before each feeding.",
+            uid,
+        ),
+        "git": Card(
+            "Undoing a git commit",
+            "git reset --soft HEAD~1 moves the branch back one commit and keeps the changes staged.",
+            uid,
+        ),
+        "bikes": Card(
+            "Bicycle chain wear",
+            "Measure chain stretch with a gauge; replace the chain at 0.5 % wear to spare the cassette.",
+            uid,
+            visibility="public",
+        ),
     }
     secret = {"vault": Card("Moon and tides secret", SECRET_SENTENCE + " The moon and the tides.", other)}
     add_cards(app_db, uid, mine)
@@ -138,7 +152,9 @@ def test_create_chat_rejects_a_model_without_a_key(call, ai_user, deck):
 def test_create_chat_is_rate_limited(call, app_db, ai_user, deck):
     uid, token = ai_user
     stamp = now()
-    app_db.collection(RATE_LIMITS).document(uid).set({"recent": [stamp] * 50, "day": stamp.strftime("%Y-%m-%d"), "day_tokens": 0})
+    app_db.collection(RATE_LIMITS).document(uid).set(
+        {"recent": [stamp] * 50, "day": stamp.strftime("%Y-%m-%d"), "day_tokens": 0}
+    )
     with pytest.raises(CallError) as e:
         call("createChat", {"card_ids": deck, "initial_message": "tides?"}, token)
     assert e.value.status == "RESOURCE_EXHAUSTED"
@@ -160,8 +176,11 @@ def _rest_get(path: str, token: str) -> int:
 
 def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_user, deck):
     uid, token = ai_user
-    out = call("createChat", {"card_ids": deck + ["no-such-card"],
-                              "initial_message": "Why does the sea have two tides a day?"}, token)
+    out = call(
+        "createChat",
+        {"card_ids": deck + ["no-such-card"], "initial_message": "Why does the sea have two tides a day?"},
+        token,
+    )
     assert set(out) == {"chat_id"}
     chat_id = out["chat_id"]
     assert app_db.collection(CHATS).document(chat_id).get().get("published") is False
@@ -185,8 +204,11 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
 
     # The answer streams through the trigger and ends complete, chunks gone.
     answer_ref = app_db.collection(CHAT_MESSAGES).document(f"{chat_id}-0001")
-    answer = wait_for(lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
-                      timeout=90, what="the first answer")
+    answer = wait_for(
+        lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
+        timeout=90,
+        what="the first answer",
+    )
     assert answer["status"] == "complete", answer.get("error")
     assert "[1]" in answer["content"]
     assert "two high tides" in answer["content"] or "tidal bulges" in answer["content"]
@@ -197,8 +219,11 @@ def test_a_chat_ranks_culls_streams_and_hides_its_background(call, app_db, ai_us
     # Follow-up through postMessage.
     reply = call("postMessage", {"chat_id": chat_id, "content": "And what pulls the oceans?"}, token)
     second = app_db.collection(CHAT_MESSAGES).document(reply["message_id"])
-    done = wait_for(lambda: (d := second.get().to_dict()) and d["status"] in ("complete", "failed") and d,
-                    timeout=90, what="the second answer")
+    done = wait_for(
+        lambda: (d := second.get().to_dict()) and d["status"] in ("complete", "failed") and d,
+        timeout=90,
+        what="the second answer",
+    )
     assert done["status"] == "complete" and done["message_index"] == 3
 
 
@@ -221,8 +246,10 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
     with pytest.raises(CallError) as e:
         call("deleteChat", {"chat_id": chat_id}, stranger)
     assert e.value.status == "PERMISSION_DENIED"
-    wait_for(lambda: app_db.collection(CHAT_MESSAGES).document(f"{chat_id}-0001").get().get("status") == "complete",
-             what="the answer")
+    wait_for(
+        lambda: app_db.collection(CHAT_MESSAGES).document(f"{chat_id}-0001").get().get("status") == "complete",
+        what="the answer",
+    )
     call("deleteChat", {"chat_id": chat_id}, token)
     assert not app_db.collection(CHATS).document(chat_id).get().exists
     assert not app_db.collection(CHAT_PRIVATE).document(chat_id).get().exists
@@ -234,8 +261,11 @@ def test_delete_chat_is_for_the_owner_and_removes_everything(call, app_db, ai_us
 def test_a_branch_re_asks_a_question_in_a_new_chat_and_is_answered(call, app_db, ai_user, sign_up, deck):
     _, token = ai_user
     source = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?"}, token)["chat_id"]
-    wait_for(lambda: app_db.collection(CHAT_MESSAGES).document(f"{source}-0001").get().get("status") == "complete",
-             timeout=90, what="the first answer")
+    wait_for(
+        lambda: app_db.collection(CHAT_MESSAGES).document(f"{source}-0001").get().get("status") == "complete",
+        timeout=90,
+        what="the first answer",
+    )
     _, stranger = sign_up()
     with pytest.raises(CallError) as e:
         call("branchChat", {"chat_id": source, "message_index": 0, "content": "mine?"}, stranger)
@@ -248,10 +278,16 @@ def test_a_branch_re_asks_a_question_in_a_new_chat_and_is_answered(call, app_db,
     assert set(out) == {"chat_id"} and out["chat_id"] != source
     branch = out["chat_id"]
     answer_ref = app_db.collection(CHAT_MESSAGES).document(f"{branch}-0001")
-    answer = wait_for(lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
-                      timeout=90, what="the branch's answer")
+    answer = wait_for(
+        lambda: (d := answer_ref.get().to_dict()) and d["status"] in ("complete", "failed") and d,
+        timeout=90,
+        what="the branch's answer",
+    )
     assert answer["status"] == "complete", answer.get("error")
-    assert app_db.collection(CHAT_PRIVATE).document(branch).get().get("branched_from") == {"chat": source, "message_index": 0}
+    assert app_db.collection(CHAT_PRIVATE).document(branch).get().get("branched_from") == {
+        "chat": source,
+        "message_index": 0,
+    }
     assert _rest_get(f"{CHAT_BACKGROUNDS}/{branch}", token) == 403  # the copy is as hidden as the original
     assert _rest_get(f"{CHATS}/{branch}", token) == 200
 
@@ -264,8 +300,10 @@ def test_embeddings_follow_cards_through_the_trigger(app_db, functions_base):
     assert first["dim"] == 384 and len(first["vector"]) == 384 * 4
 
     ref.update({"title": "Cherry-picking a commit"})
-    second = wait_for(lambda: (d := emb.get().to_dict()) and d["text_hash"] != first["text_hash"] and d,
-                      what="the recomputed embedding")
+    second = wait_for(
+        lambda: (d := emb.get().to_dict()) and d["text_hash"] != first["text_hash"] and d,
+        what="the recomputed embedding",
+    )
     assert second["vector"] != first["vector"]
 
     ref.update({"updated": now()})

@@ -22,8 +22,9 @@ print(json.dumps(sorted(sys.modules)))
 
 def test_importing_main_loads_no_heavy_module():
     env = {**os.environ, "FUNCTIONS_EMULATOR": "true", "GCLOUD_PROJECT": "demo-cardchat"}
-    run = subprocess.run([sys.executable, "-c", _PROBE], cwd=FUNCTIONS, env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE], cwd=FUNCTIONS, env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
     heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))

@@ -118,8 +118,7 @@ def test_a_title_call_counts_against_the_owner(db, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
     wire = Wire(sse("anthropic_title.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
-    question = ChatMessage(chat="T", message_index=0, role="user", content="Why two tides a day?",
-                           status="complete")
+    question = ChatMessage(chat="T", message_index=0, role="user", content="Why two tides a day?", status="complete")
     write_chat(db, "T", [(first_message_id("T", 0), question)], model="claude-haiku-4-5")
     titles.retitle(db, "T", "claude-haiku-4-5")
     assert db.collection(CHATS).document("T").get().get("title") == "Why Tides Come Twice a Day, Explained"

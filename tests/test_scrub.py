@@ -17,9 +17,8 @@ BACKGROUND = "\n\n".join(
 
 
 def test_error_echoing_background_and_key_keeps_neither():
-    text = (
-        f"Error 400: invalid request for key {KEY}. Request body was: "
-        + json.dumps({"system": BACKGROUND, "messages": [{"role": "user", "content": "hi"}]})
+    text = f"Error 400: invalid request for key {KEY}. Request body was: " + json.dumps(
+        {"system": BACKGROUND, "messages": [{"role": "user", "content": "hi"}]}
     )
     out = scrub_error(text, secrets=[KEY], background=BACKGROUND)
     assert KEY not in out and "TESTKEY" not in out
@@ -34,7 +33,7 @@ def test_plain_echo_without_json_is_removed_but_reason_kept():
     assert "prompt rejected by policy" in out
     assert "(code 7)" in out
     # no 40-character run of the background survives anywhere
-    assert all(out[i:i + 40] not in BACKGROUND for i in range(max(len(out) - 39, 0)))
+    assert all(out[i : i + 40] not in BACKGROUND for i in range(max(len(out) - 39, 0)))
 
 
 def test_json_escaped_echo_is_matched_after_unescaping():
@@ -44,15 +43,19 @@ def test_json_escaped_echo_is_matched_after_unescaping():
 
 
 def test_key_shapes_are_removed_without_being_told_the_key():
-    text = ("keys sk-proj-abcDEF1234567890xyz and AIzaSyA1b2C3d4E5f6G7h8I9j0KLMNOP "
-            "header Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload url https://x.test/v1?key=AIzaSecret123456")
+    text = (
+        "keys sk-proj-abcDEF1234567890xyz and AIzaSyA1b2C3d4E5f6G7h8I9j0KLMNOP "
+        "header Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload url https://x.test/v1?key=AIzaSecret123456"
+    )
     out = scrub_error(text)
     for piece in ("sk-proj", "abcDEF", "AIzaSy", "eyJhbGci", "AIzaSecret"):
         assert piece not in out
 
 
 def test_stack_trace_and_long_text_are_cut():
-    text = "Failed.\nTraceback (most recent call last):\n  File \"/srv/x.py\", line 3, in f\nValueError: boom " + "x" * 5000
+    text = (
+        'Failed.\nTraceback (most recent call last):\n  File "/srv/x.py", line 3, in f\nValueError: boom ' + "x" * 5000
+    )
     out = scrub_error(text)
     assert out == "Failed."
     long = scrub_error("word " * 400)
@@ -86,7 +89,7 @@ def test_an_echo_with_its_line_breaks_reflowed_is_still_removed():
         "- vault path: secret/payroll/prod\n"
         "- on-call: Jane Doe +49 151 000000\n"
     )
-    background = "<card n=\"1\">\nPayroll database\n" + card + "</card>\n"
+    background = '<card n="1">\nPayroll database\n' + card + "</card>\n"
     reflowed = " ".join(card.split())
     error = f'Invalid request near "{reflowed}": unexpected token'
     out = scrub_error(error, background=background)
@@ -97,13 +100,18 @@ def test_an_echo_with_its_line_breaks_reflowed_is_still_removed():
 
 def _no_run_of(out: str, source: str, n: int) -> bool:
     folded = " ".join(source.split()).lower()
-    return all(out.lower()[i:i + n] not in folded for i in range(max(len(out) - n + 1, 0)))
+    return all(out.lower()[i : i + n] not in folded for i in range(max(len(out) - n + 1, 0)))
 
 
 def test_upper_cased_url_encoded_and_json_escaped_echoes_are_removed():
     passage = BACKGROUND[500:900]
-    for echoed in (passage.upper(), quote(passage), quote_plus(passage.upper()), json.dumps(passage),
-                   quote(json.dumps(passage))):
+    for echoed in (
+        passage.upper(),
+        quote(passage),
+        quote_plus(passage.upper()),
+        json.dumps(passage),
+        quote(json.dumps(passage)),
+    ):
         out = scrub_error(f"prompt rejected: {echoed} (code 7)", background=BACKGROUND)
         assert "prompt rejected" in out and "(code 7)" in out, echoed[:40]
         assert _no_run_of(out, BACKGROUND, 20), out

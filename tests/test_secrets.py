@@ -42,7 +42,10 @@ CASES = [
     ({"CARDCHAT_SECRETS": "ANTHROPIC_API_KEY,NOT_A_MODEL_KEY"}, ["ANTHROPIC_API_KEY"]),
     # A remote embedder's key is bound even when not listed: without it no card embeds.
     ({"CARDCHAT_SECRETS": "", "CARDCHAT_EMBEDDINGS": "openai"}, ["OPENAI_API_KEY"]),
-    ({"CARDCHAT_SECRETS": "ANTHROPIC_API_KEY", "CARDCHAT_EMBEDDINGS": "Gemini"}, ["ANTHROPIC_API_KEY", "GEMINI_API_KEY"]),
+    (
+        {"CARDCHAT_SECRETS": "ANTHROPIC_API_KEY", "CARDCHAT_EMBEDDINGS": "Gemini"},
+        ["ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
+    ),
     ({}, []),
 ]
 
@@ -50,9 +53,15 @@ CASES = [
 @pytest.fixture(scope="module")
 def declared() -> list[dict]:
     """Per case of CASES: {"bound": {function: secrets it declares}, "uses_keys": main.USES_KEYS}."""
-    run = subprocess.run([sys.executable, "-c", _PROBE], cwd=FUNCTIONS, capture_output=True, text=True,
-                         input=json.dumps([env for env, _ in CASES]), timeout=300,
-                         env=os.environ | {"FUNCTIONS_EMULATOR": "true", "GCLOUD_PROJECT": "demo-cardchat"})
+    run = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        cwd=FUNCTIONS,
+        capture_output=True,
+        text=True,
+        input=json.dumps([env for env, _ in CASES]),
+        timeout=300,
+        env=os.environ | {"FUNCTIONS_EMULATOR": "true", "GCLOUD_PROJECT": "demo-cardchat"},
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout.strip().splitlines()[-1])
 

@@ -38,7 +38,7 @@ PREAMBLE = (
     "The cards below are the user's own notes, chosen from one of their collections as the "
     "most relevant to this conversation. Each card is a <card> element: n is its citation "
     "number, length the number of characters of its content (a '# ' title line, then the "
-    "body in Markdown); truncated=\"true\" marks a card cut short to fit. A <collection> "
+    'body in Markdown); truncated="true" marks a card cut short to fit. A <collection> '
     "element, if present, is the user's description of the collection.\n"
     "Ground your answers in these cards and cite each card you rely on by its number in "
     "square brackets, like [1] or [2][5]. If the cards do not answer the question, say so "
@@ -177,9 +177,7 @@ def fit_background(
     )
 
 
-def _truncated_pick(
-    cards: list[tuple[str, Card]], index: int, n: int, room: int, tokenizer: str
-) -> _Pick | None:
+def _truncated_pick(cards: list[tuple[str, Card]], index: int, n: int, room: int, tokenizer: str) -> _Pick | None:
     """The card at `index` cut at a token boundary to fit `room` tokens."""
     title, body = cards[index][1].title, cards[index][1].body
     overhead = count_tokens([_block(n, _content(title, "") + "\n", truncated=True)], tokenizer)[0]

@@ -47,22 +47,27 @@ MODELS: dict[str, ModelSpec] = {
             key_env=None,
             tokenizer="o200k_base",
         ),
-        ModelSpec("claude-sonnet-4-6", "anthropic", "Claude Sonnet 4.6", 200_000, 16_000,
-                  "ANTHROPIC_API_KEY", "estimate-claude"),
-        ModelSpec("claude-haiku-4-5", "anthropic", "Claude Haiku 4.5", 200_000, 8_192,
-                  "ANTHROPIC_API_KEY", "estimate-claude"),
-        ModelSpec("gpt-4.1", "openai", "GPT-4.1", 1_047_576, 32_768,
-                  "OPENAI_API_KEY", "o200k_base"),
-        ModelSpec("gpt-4o-mini", "openai", "GPT-4o mini", 128_000, 16_384,
-                  "OPENAI_API_KEY", "o200k_base"),
+        ModelSpec(
+            "claude-sonnet-4-6",
+            "anthropic",
+            "Claude Sonnet 4.6",
+            200_000,
+            16_000,
+            "ANTHROPIC_API_KEY",
+            "estimate-claude",
+        ),
+        ModelSpec(
+            "claude-haiku-4-5", "anthropic", "Claude Haiku 4.5", 200_000, 8_192, "ANTHROPIC_API_KEY", "estimate-claude"
+        ),
+        ModelSpec("gpt-4.1", "openai", "GPT-4.1", 1_047_576, 32_768, "OPENAI_API_KEY", "o200k_base"),
+        ModelSpec("gpt-4o-mini", "openai", "GPT-4o mini", 128_000, 16_384, "OPENAI_API_KEY", "o200k_base"),
         # A reasoning model: its hidden reasoning counts against max_completion_tokens,
         # and its first visible token can take a minute (the engine's deadline allows it).
-        ModelSpec("o3", "openai", "OpenAI o3 (reasoning)", 200_000, 100_000,
-                  "OPENAI_API_KEY", "o200k_base"),
-        ModelSpec("gemini-2.5-flash", "gemini", "Gemini 2.5 Flash", 1_048_576, 65_536,
-                  "GEMINI_API_KEY", "estimate-gemini"),
-        ModelSpec("gemini-2.5-pro", "gemini", "Gemini 2.5 Pro", 1_048_576, 65_536,
-                  "GEMINI_API_KEY", "estimate-gemini"),
+        ModelSpec("o3", "openai", "OpenAI o3 (reasoning)", 200_000, 100_000, "OPENAI_API_KEY", "o200k_base"),
+        ModelSpec(
+            "gemini-2.5-flash", "gemini", "Gemini 2.5 Flash", 1_048_576, 65_536, "GEMINI_API_KEY", "estimate-gemini"
+        ),
+        ModelSpec("gemini-2.5-pro", "gemini", "Gemini 2.5 Pro", 1_048_576, 65_536, "GEMINI_API_KEY", "estimate-gemini"),
     ]
 }
 

@@ -63,8 +63,13 @@ def _valid_id(value: Any) -> TypeGuard[str]:
     if not isinstance(value, str):
         return False
     size = _utf8_bytes(value)
-    return (size is not None and 0 < size <= MAX_ID_BYTES and "/" not in value
-            and value not in (".", "..") and not _RESERVED.match(value))
+    return (
+        size is not None
+        and 0 < size <= MAX_ID_BYTES
+        and "/" not in value
+        and value not in (".", "..")
+        and not _RESERVED.match(value)
+    )
 
 
 def doc_id(data: Any, name: str) -> str:
@@ -137,8 +142,9 @@ def _card_ids(ids: Any) -> list[str]:
     if len(ids) > MAX_CARD_IDS:
         raise InvalidArgument(f"card_ids: {len(ids)} ids is over the limit of {MAX_CARD_IDS}")
     if not all(_valid_id(c) for c in ids):
-        raise InvalidArgument("card_ids: every id must be a non-empty string without '/', of valid text, "
-                              "and not a reserved id (__name__)")
+        raise InvalidArgument(
+            "card_ids: every id must be a non-empty string without '/', of valid text, and not a reserved id (__name__)"
+        )
     card_ids = list(dict.fromkeys(ids))  # de-duplicated, order kept
     size = sum(len(c.encode("utf-8")) + 1 for c in card_ids)
     if size > MAX_CARD_ID_BYTES:
@@ -151,17 +157,18 @@ def _collection(coll: Any) -> Collection:
     if not isinstance(coll, dict):
         raise InvalidArgument("collection: must be an object")
     description = coll.get("description", "")
-    if (not isinstance(description, str) or len(description) > MAX_DESCRIPTION_CHARS
-            or _utf8_bytes(description) is None):
+    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION_CHARS or _utf8_bytes(description) is None:
         raise InvalidArgument(
-            f"collection.description: must be valid text of at most {MAX_DESCRIPTION_CHARS} characters")
+            f"collection.description: must be valid text of at most {MAX_DESCRIPTION_CHARS} characters"
+        )
     configuration = coll.get("configuration") or {}
     if not isinstance(configuration, dict):
         raise InvalidArgument("collection.configuration: must be an object")
     size = _stored_size(configuration, "collection.configuration", depth=0)
     if size > MAX_CONFIGURATION_BYTES:
-        raise InvalidArgument(f"collection.configuration: {size:,} bytes is over the limit of "
-                              f"{MAX_CONFIGURATION_BYTES:,}")
+        raise InvalidArgument(
+            f"collection.configuration: {size:,} bytes is over the limit of {MAX_CONFIGURATION_BYTES:,}"
+        )
     return Collection(description, configuration)
 
 

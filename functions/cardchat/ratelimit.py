@@ -114,8 +114,7 @@ def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservatio
     cap: such a chat can run alone on a fresh day, and is charged in full."""
     state = current(state, now)
     # a retry of an answer no run ever claimed replaces that answer's reservation
-    others = [r for r in state.reservations
-              if hold is None or (r.message, r.attempt) != (hold.message, hold.attempt)]
+    others = [r for r in state.reservations if hold is None or (r.message, r.attempt) != (hold.message, hold.attempt)]
     need = 0 if hold is None else min(max(0, hold.tokens), limits.daily_tokens)
     used, holding = state.day_tokens, sum(r.tokens for r in others)
     if used + need > limits.daily_tokens or (hold is None and used >= limits.daily_tokens):
@@ -138,8 +137,7 @@ def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservatio
         frees = recent[len(recent) - limits.per_minute] + WINDOW
         wait = max((frees - now).total_seconds(), 0.001)
         raise ResourceExhausted(
-            f"Too many messages: at most {limits.per_minute} per minute. "
-            f"Try again in {_wait_text(wait)}.",
+            f"Too many messages: at most {limits.per_minute} per minute. Try again in {_wait_text(wait)}.",
             retry_after=wait,
         )
     kept = others + ([replace(hold, tokens=need, created=now)] if hold is not None else [])
@@ -155,8 +153,11 @@ def settle(state: RateLimit, message: str, attempt: int, used: int, now: datetim
     key = (message, attempt)
     if not any((r.message, r.attempt) == key for r in state.reservations):
         return state
-    return replace(state, day_tokens=state.day_tokens + max(0, int(used)),
-                   reservations=[r for r in state.reservations if (r.message, r.attempt) != key])
+    return replace(
+        state,
+        day_tokens=state.day_tokens + max(0, int(used)),
+        reservations=[r for r in state.reservations if (r.message, r.attempt) != key],
+    )
 
 
 def charged(state: RateLimit, tokens: int, now: datetime) -> RateLimit:

@@ -176,8 +176,9 @@ class ChatPrivate:
 
 def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:
     """Chat.public_citations for `card_ids` (citation order) as `cards` stand now."""
-    return {str(n): cid for n, cid in enumerate(card_ids, start=1)
-            if cid in cards and cards[cid].visibility == "public"}
+    return {
+        str(n): cid for n, cid in enumerate(card_ids, start=1) if cid in cards and cards[cid].visibility == "public"
+    }
 
 
 @dataclass

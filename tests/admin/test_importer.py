@@ -25,9 +25,17 @@ def _export(tmp_path, cards, name="export.json"):
 
 
 def _card(cid, **kw):
-    card = {"id": cid, "title": f"Title {cid}", "body": f"Body of {cid}", "owner": "u1",
-            "visibility": "private", "viewers": [], "tags": ["t"],
-            "created": "2025-01-02T03:04:05Z", "updated": "2025-01-03T00:00:00+00:00"}
+    card = {
+        "id": cid,
+        "title": f"Title {cid}",
+        "body": f"Body of {cid}",
+        "owner": "u1",
+        "visibility": "private",
+        "viewers": [],
+        "tags": ["t"],
+        "created": "2025-01-02T03:04:05Z",
+        "updated": "2025-01-03T00:00:00+00:00",
+    }
     card.update(kw)
     return card
 
@@ -48,8 +56,7 @@ def test_json_import_writes_cards_with_dates(db, tmp_path, capsys):
 
 
 def test_invalid_card_writes_nothing_and_names_file_and_field(db, tmp_path, capsys):
-    path = _export(tmp_path, [_card("ok"), _card("bad", visibility="secret"), _card("c", title="")],
-                   name="mine.json")
+    path = _export(tmp_path, [_card("ok"), _card("bad", visibility="secret"), _card("c", title="")], name="mine.json")
     assert main(["import", path]) == 2
     err = capsys.readouterr().err
     assert "mine.json card #1 ('bad')" in err and "'visibility'" in err
@@ -158,7 +165,9 @@ def test_cli_owner_wins_over_the_file(db, tmp_path, capsys):
     assert main(["import", str(folder), "--owner", "bob"]) == 0
     docs = _docs(db)
     assert {cid: (d["owner"], d["viewers"]) for cid, d in docs.items()} == {
-        "mine": ("bob", ["carol"]), "plain": ("bob", [])}
+        "mine": ("bob", ["carol"]),
+        "plain": ("bob", []),
+    }
 
 
 def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
@@ -177,7 +186,9 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
 
     cards.document("new").set(Card("Theirs", "u1's text", "u1").to_dict())  # created meanwhile
     with pytest.raises(card_writes.CardsChanged) as refused:
-        card_writes.write_cards(db, [("kept", Card("Kept", "v2", "u2")), ("new", Card("New", "u2's text", "u2"))], read_times)
+        card_writes.write_cards(
+            db, [("kept", Card("Kept", "v2", "u2")), ("new", Card("New", "u2's text", "u2"))], read_times
+        )
     assert refused.value.ids == ["new"] and refused.value.written == 0
     assert _docs(db)["new"]["owner"] == "u1" and _docs(db)["kept"]["body"] == "old"  # the batch wrote nothing
 
@@ -188,11 +199,16 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
     assert _docs(db)["mine"]["owner"] == "u1"
 
     # Unchanged since the read: written, the stored card replaced whole.
-    card_writes.write_cards(db, [("kept", Card("Kept", "v2", "u2", tags=["t"])), ("later", Card("L", "b", "u2"))],
-                     read_times)
+    card_writes.write_cards(
+        db, [("kept", Card("Kept", "v2", "u2", tags=["t"])), ("later", Card("L", "b", "u2"))], read_times
+    )
     docs = _docs(db)
-    assert docs["kept"] == Card("Kept", "v2", "u2", tags=["t"], created=docs["kept"]["created"],
-                                updated=docs["kept"]["updated"]).to_dict()
+    assert (
+        docs["kept"]
+        == Card(
+            "Kept", "v2", "u2", tags=["t"], created=docs["kept"]["created"], updated=docs["kept"]["updated"]
+        ).to_dict()
+    )
     assert docs["later"]["owner"] == "u2"
 
 
@@ -222,9 +238,11 @@ def test_backfill_embeds_missing_and_stale_only(db, tmp_path, capsys):
     from cardchat.schema import CARD_EMBEDDINGS
 
     clear_cache()  # the process cache must not vouch for vectors of an emptied database
-    cards = [_card("a", body="Rebasing moves commits onto a new base."),
-             _card("b", body="The reflog records where HEAD has been."),
-             _card("c", body="Stash shelves work in progress.")]
+    cards = [
+        _card("a", body="Rebasing moves commits onto a new base."),
+        _card("b", body="The reflog records where HEAD has been."),
+        _card("c", body="Stash shelves work in progress."),
+    ]
     assert main(["import", _export(tmp_path, cards)]) == 0
     assert main(["backfill", "--model", "minilm"]) == 0
     assert "embedded 3 cards (0 already fresh)" in capsys.readouterr().out

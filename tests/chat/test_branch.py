@@ -28,8 +28,9 @@ CONVERSATION = [
 
 
 def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
-    return [(m["message_index"], m["role"], m["status"], m["content"])
-            for _, m in messages_repo.chat_messages(db, chat_id)]
+    return [
+        (m["message_index"], m["role"], m["status"], m["content"]) for _, m in messages_repo.chat_messages(db, chat_id)
+    ]
 
 
 def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_source_alone(db):
@@ -57,8 +58,14 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
     source = db.collection(CHAT_PRIVATE).document("src").get().to_dict()
     private = db.collection(CHAT_PRIVATE).document(new_id).get().to_dict()
     assert private["branched_from"] == {"chat": "src", "message_index": 2}
-    for same in ("card_ids", "background_tokens", "background_length", "card_count_requested", "cards_unranked",
-                 "collection"):
+    for same in (
+        "card_ids",
+        "background_tokens",
+        "background_length",
+        "card_count_requested",
+        "cards_unranked",
+        "collection",
+    ):
         assert private[same] == source[same], same
     assert private["collection"] == {"description": "ocean notes", "configuration": {"tag": "ocean"}}
     assert read_background(db, new_id) == read_background(db, "src")  # copied on the server, all parts
@@ -83,8 +90,11 @@ def test_an_unfinished_answer_is_not_copied(db):
     assert [t[3] for t in turns(db, new_id)] == ["Why are there tides?", "The moon [1].", "How often, exactly?", ""]
     make_chat(db, [("user", "complete", "q"), ("assistant", "streaming", "partial"), ("user", "complete", "q2")], "odd")
     other = branches.branch_chat(db, "u1", "odd", 2, "q2 again")
-    assert [t[1:] for t in turns(db, other)] == [("user", "complete", "q"), ("user", "complete", "q2 again"),
-                                                 ("assistant", "ready", "")]
+    assert [t[1:] for t in turns(db, other)] == [
+        ("user", "complete", "q"),
+        ("user", "complete", "q2 again"),
+        ("assistant", "ready", ""),
+    ]
 
 
 def test_only_the_owner_branches_and_only_at_a_question(db):

@@ -22,7 +22,33 @@ from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE,
 pytestmark = pytest.mark.emulator
 
 KEYS = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
-WORDS = ["branch", "commit", "merge", "rebase", "stash", "tag", "remote", "fetch", "push", "pull", "index", "tree", "blob", "object", "ref", "reflog", "worktree", "submodule", "hook", "config", "diff", "patch", "bisect", "blame", "log"]
+WORDS = [
+    "branch",
+    "commit",
+    "merge",
+    "rebase",
+    "stash",
+    "tag",
+    "remote",
+    "fetch",
+    "push",
+    "pull",
+    "index",
+    "tree",
+    "blob",
+    "object",
+    "ref",
+    "reflog",
+    "worktree",
+    "submodule",
+    "hook",
+    "config",
+    "diff",
+    "patch",
+    "bisect",
+    "blame",
+    "log",
+]
 
 
 def _body(rng: random.Random, n_words: int) -> str:
@@ -43,8 +69,10 @@ def seed_deck(db, owner: str, n: int, seed: int = 7) -> list[str]:
         vec = np_rng.standard_normal(384).astype(np.float32)
         vec /= np.linalg.norm(vec)
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(db.collection(CARD_EMBEDDINGS).document(cid),
-                  CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict())
+        batch.set(
+            db.collection(CARD_EMBEDDINGS).document(cid),
+            CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
+        )
         ids.append(cid)
         if i % 200 == 199:
             batch.commit()
@@ -71,8 +99,15 @@ def big_deck_db(firestore_host):
 )
 def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_id, pct):
     db, ids = big_deck_db
-    req = parsing.create_chat({"card_ids": ids, "initial_message": "how do I rebase a branch?",
-                               "model": model_id, "background_percentage": pct}, env=KEYS)
+    req = parsing.create_chat(
+        {
+            "card_ids": ids,
+            "initial_message": "how do I rebase a branch?",
+            "model": model_id,
+            "background_percentage": pct,
+        },
+        env=KEYS,
+    )
     result = chats.create_chat(db, "owner", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     spec = llms.MODELS[model_id]
@@ -91,8 +126,9 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     db.collection(CARDS).document("theirs").set(Card("Secret", "Mallory's vault code.", "them").to_dict())
     db.collection(CARDS).document("shared").set(Card("Shared", "Shared with me.", "them", viewers=["me"]).to_dict())
     db.collection(CARDS).document("open").set(Card("Open", "Public card.", "them", visibility="public").to_dict())
-    req = parsing.create_chat({"card_ids": ["mine", "theirs", "ghost", "shared", "open"],
-                               "initial_message": "what pulls the sea?"}, env={})
+    req = parsing.create_chat(
+        {"card_ids": ["mine", "theirs", "ghost", "shared", "open"], "initial_message": "what pulls the sea?"}, env={}
+    )
     result = chats.create_chat(db, "me", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     assert sorted(chat["card_ids"]) == ["mine", "open", "shared"]
@@ -101,10 +137,21 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     public = db.collection(CHATS).document(result.chat_id).get().to_dict()
     n_open = chat["card_ids"].index("open") + 1
     assert public["public_citations"] == {str(n_open): "open"}
-    assert set(public) == {"owner", "title", "model", "public_citations", "published", "created", "last_updated",
-                           "message_count"}
+    assert set(public) == {
+        "owner",
+        "title",
+        "model",
+        "public_citations",
+        "published",
+        "created",
+        "last_updated",
+        "message_count",
+    }
     assert "Mallory" not in read_background(db, result.chat_id)
-    msgs = {d.id: d.to_dict() for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", result.chat_id)).stream()}
+    msgs = {
+        d.id: d.to_dict()
+        for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", result.chat_id)).stream()
+    }
     assert [m["role"] for m in sorted(msgs.values(), key=lambda m: m["message_index"])] == ["user", "assistant"]
     stub = msgs[f"{result.chat_id}-0001"]
     assert stub["status"] == "ready" and stub["content"] == ""
@@ -129,8 +176,9 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
         db.collection(CARDS).document(i).set(Card(f"Recipe {i}", "Knead the dough and let it rest.", "me").to_dict())
     db.collection(CARDS).document("moon").set(Card("Moon", "The moon's gravity pulls the oceans.", "me").to_dict())
     db.collection(CARDS).document("tides").set(Card("Tides", "Why tides rise twice a day.", "me").to_dict())
-    req = parsing.create_chat({"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"},
-                              env={})
+    req = parsing.create_chat(
+        {"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"}, env={}
+    )
 
     chat = db.collection(CHAT_PRIVATE).document(chats.create_chat(db, "me", req).chat_id).get().to_dict()
     embedded = {d.id for d in db.collection(CARD_EMBEDDINGS).stream()}

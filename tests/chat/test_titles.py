@@ -29,7 +29,9 @@ def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
 
 
 def test_provider_failure_falls_back_to_the_question(monkeypatch):
-    wire = Wire(httpx2.Response(529, json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+    wire = Wire(
+        httpx2.Response(529, json={"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    )
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     assert make_title("claude-sonnet-4-6", QUESTION) == ("Why do most coasts get two high", 0)
     assert len(wire.requests) == 1

@@ -51,8 +51,10 @@ def test_post_appends_the_question_and_a_ready_stub(db):
     stub_id = post_message(db, "u1", "chat1", "second question?")
     msgs = chat_messages(db)
     assert [(m["message_index"], m["role"], m["status"]) for m in msgs] == [
-        (0, "user", "complete"), (1, "assistant", "complete"),
-        (2, "user", "complete"), (3, "assistant", "ready"),
+        (0, "user", "complete"),
+        (1, "assistant", "complete"),
+        (2, "user", "complete"),
+        (3, "assistant", "ready"),
     ]
     assert msgs[2]["content"] == "second question?"
     stub = db.collection(CHAT_MESSAGES).document(stub_id).get().to_dict()
@@ -132,7 +134,8 @@ def test_retry_puts_a_failed_answer_back_to_ready_and_drops_its_chunks(db):
     make_chat(db, "failed", error="Anthropic: the service is overloaded", attempts=1)
     for i in range(3):
         db.collection("chat_messages_streaming").document(repo.chunk_id("a1", i)).set(
-            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict())
+            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict()
+        )
     with pytest.raises(PermissionDenied):
         retry_message(db, "intruder", "a1")
     with pytest.raises(FailedPrecondition):
@@ -198,7 +201,8 @@ def test_history_keeps_questions_and_complete_answers_before_the_answer():
         {"message_index": 4, "role": "assistant", "content": "", "status": "streaming"},
     ]
     assert history_before(msgs, 4) == [
-        {"role": "user", "content": "q0"}, {"role": "assistant", "content": "a1"},
+        {"role": "user", "content": "q0"},
+        {"role": "assistant", "content": "a1"},
         {"role": "user", "content": "q3"},
     ]
 
@@ -250,8 +254,15 @@ def test_window_counts_tokens_only_when_the_byte_bound_does_not_fit():
         calls.append(len(texts))
         return count_tokens(texts, tokenizer)
 
-    msgs = [{"message_index": i, "role": "user" if i % 2 == 0 else "assistant", "status": "complete",
-             "content": f"message {i} " + "tide " * 3000} for i in range(9)]
+    msgs = [
+        {
+            "message_index": i,
+            "role": "user" if i % 2 == 0 else "assistant",
+            "status": "complete",
+            "content": f"message {i} " + "tide " * 3000,
+        }
+        for i in range(9)
+    ]
     short = window_for(msgs[-1:], 9, 0, SPEC, count)
     assert (short.dropped, calls) == (0, [])  # fits by the bound: no tokenizer
     long = window_for(msgs, 9, 0, SPEC, count)

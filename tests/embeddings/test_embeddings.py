@@ -137,8 +137,14 @@ def test_openai_errors_do_not_echo_the_texts():
     respx.post(OPENAI_URL).mock(
         return_value=httpx.Response(
             400,
-            json={"error": {"message": f"Invalid input: {secret}", "type": "invalid_request_error",
-                            "param": "input", "code": "invalid_input"}},
+            json={
+                "error": {
+                    "message": f"Invalid input: {secret}",
+                    "type": "invalid_request_error",
+                    "param": "input",
+                    "code": "invalid_input",
+                }
+            },
         )
     )
     with pytest.raises(EmbeddingError) as info:

@@ -10,7 +10,7 @@ def test_links_keep_their_text_and_lose_their_targets():
 def test_images_html_urls_and_emphasis_are_dropped():
     out = embeddable_text(
         "*Bold* _title_",
-        'An ![diagram](img/a.png) <b>strong</b> <!-- note --> **very** ~~old~~ link https://a.b/c?d=1 end',
+        "An ![diagram](img/a.png) <b>strong</b> <!-- note --> **very** ~~old~~ link https://a.b/c?d=1 end",
     )
     assert out.splitlines()[0] == "Bold title"
     body = out.splitlines()[1]

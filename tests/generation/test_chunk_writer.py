@@ -108,7 +108,9 @@ def test_plan_carries_renewals_on_chunks_while_text_flows():
     assert not any(isinstance(a, Renewal) for a in actions)
     # due at 0.4 s, then 0.4 s after the chunk that carried it: each rode on a chunk
     assert sum(c.renew for c in chunks) == 2
-    assert "".join(c.text for c in chunks) + (p.drain() or Chunk("", False)).text == "".join(f"t{i} " for i in range(60))
+    assert "".join(c.text for c in chunks) + (p.drain() or Chunk("", False)).text == "".join(
+        f"t{i} " for i in range(60)
+    )
 
 
 def test_plan_renews_on_its_own_only_after_a_flush_interval_of_silence():

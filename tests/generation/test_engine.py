@@ -49,8 +49,9 @@ def test_should_generate_only_ready_answers():
 def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, paced):
     stub = make_chat(db)
     # what admission (postMessage) reserves; the run settles it with its usage
-    ratelimit_repo.update(db, "u1", lambda q: admit(q, utc_now(), Limits(),
-                                                    TokenReservation(stub, 1, 50_000, utc_now())))
+    ratelimit_repo.update(
+        db, "u1", lambda q: admit(q, utc_now(), Limits(), TokenReservation(stub, 1, 50_000, utc_now()))
+    )
     before = db.collection(CHATS).document("chat1").get().get("last_updated")
     watcher = ChunkWatcher(db, stub)
     started = time.monotonic()
@@ -159,14 +160,25 @@ def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
 
 def test_a_generator_killed_mid_answer_stalls_and_a_retry_completes_it(db, firestore_host):
     stub = make_chat(db)
-    env = {**os.environ, "FIRESTORE_EMULATOR_HOST": firestore_host,
-           "PYTHONPATH": str(ROOT / "functions"), "CARDCHAT_LEASE_SECONDS": "1.5",
-           "CARDCHAT_OFFLINE_PACE_MS": "150"}
-    code = ("import sys; from google.cloud import firestore; from cardchat.generation.engine import generate; "
-            "print(generate(firestore.Client(project=sys.argv[1]), sys.argv[2]))")
+    env = {
+        **os.environ,
+        "FIRESTORE_EMULATOR_HOST": firestore_host,
+        "PYTHONPATH": str(ROOT / "functions"),
+        "CARDCHAT_LEASE_SECONDS": "1.5",
+        "CARDCHAT_OFFLINE_PACE_MS": "150",
+    }
+    code = (
+        "import sys; from google.cloud import firestore; from cardchat.generation.engine import generate; "
+        "print(generate(firestore.Client(project=sys.argv[1]), sys.argv[2]))"
+    )
     watcher = ChunkWatcher(db, stub)
-    child = subprocess.Popen([sys.executable, "-c", code, db.project, stub], env=env, cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, db.project, stub],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         watcher.wait_until(lambda w: len(w.seen) >= 2, timeout=20)
     except AssertionError:

@@ -35,8 +35,9 @@ SECRETS = ("whiteboard", "room 4", "9921", "reef gate", "lukas", "4711", "🔑",
 def anthropic_error(status: int, error_type: str, said: str) -> httpx2.Response:
     """An Anthropic error body as the API sends it (ASCII JSON)."""
     body = {"type": "error", "error": {"type": error_type, "message": said}, "request_id": "req_011CSHoEeqs5C35K"}
-    return httpx2.Response(status, headers={"content-type": "application/json"},
-                           content=json.dumps(body, ensure_ascii=True).encode())
+    return httpx2.Response(
+        status, headers={"content-type": "application/json"}, content=json.dumps(body, ensure_ascii=True).encode()
+    )
 
 
 ECHOES = {

@@ -107,7 +107,11 @@ def test_a_provider_that_stays_overloaded_fails_after_four_calls(db, anthropic_w
     sleep = Renewals(db, stub)
     assert generate(db, stub, sleep=sleep) == "failed"
     failed = message(db, stub)
-    assert failed["error"] == "Anthropic is overloaded (HTTP 529)" and failed["content"] == "" and failed["provider_wait"] is None
+    assert (
+        failed["error"] == "Anthropic is overloaded (HTTP 529)"
+        and failed["content"] == ""
+        and failed["provider_wait"] is None
+    )
     assert len(anthropic_wire.requests) == 4
     assert sum(sleep.pauses) == pytest.approx(sum(PROVIDER_BACKOFF_S))
 

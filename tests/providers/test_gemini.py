@@ -95,8 +95,13 @@ def test_input_too_long_is_context_too_long():
 
 
 def test_error_that_echoes_background_and_key_is_scrubbed():
-    echo = {"error": {"code": 400, "status": "INVALID_ARGUMENT",
-                      "message": f"Invalid request (key={KEY}): system_instruction {BACKGROUND}"}}
+    echo = {
+        "error": {
+            "code": 400,
+            "status": "INVALID_ARGUMENT",
+            "message": f"Invalid request (key={KEY}): system_instruction {BACKGROUND}",
+        }
+    }
     wire = Wire(httpx2.Response(400, json=echo))
     with pytest.raises(ProviderError) as err:
         list(GeminiProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 2048))
@@ -115,4 +120,7 @@ def test_connection_failure_is_network():
 def test_registry_complete(monkeypatch):
     wire = Wire(sse("gemini_stream.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "gemini", lambda: GeminiProvider(wire.client()))
-    assert providers.complete("gemini-2.5-flash", MESSAGES, BACKGROUND) == ("Tides follow the moon [1].", Usage(1190, 53))
+    assert providers.complete("gemini-2.5-flash", MESSAGES, BACKGROUND) == (
+        "Tides follow the moon [1].",
+        Usage(1190, 53),
+    )

@@ -16,15 +16,39 @@ from cardchat.schema import Card, Usage
 from cardchat.tokens import count_tokens
 
 CARDS = [
-    ("sail", Card(title="Sailing", owner="u", body=(
-        "Check the tide tables before leaving the harbour. "
-        "A falling tide can strand a keel boat on the sandbar."))),
-    ("bake", Card(title="Baking", owner="u", body=(
-        "Sourdough needs a lively starter. Proof the dough overnight in the fridge for a better crumb.\n\n"
-        "- Bake at 250 degrees with steam for the first twenty minutes.\n\n```\noven.heat(250)\n```"))),
-    ("tide", Card(title="Tides", owner="u", body=(
-        "The moon's gravity pulls the oceans into two bulges. The earth rotates through both bulges every day, "
-        "so most coasts see two high tides daily. Spring tides happen when the sun and moon line up."))),
+    (
+        "sail",
+        Card(
+            title="Sailing",
+            owner="u",
+            body=(
+                "Check the tide tables before leaving the harbour. "
+                "A falling tide can strand a keel boat on the sandbar."
+            ),
+        ),
+    ),
+    (
+        "bake",
+        Card(
+            title="Baking",
+            owner="u",
+            body=(
+                "Sourdough needs a lively starter. Proof the dough overnight in the fridge for a better crumb.\n\n"
+                "- Bake at 250 degrees with steam for the first twenty minutes.\n\n```\noven.heat(250)\n```"
+            ),
+        ),
+    ),
+    (
+        "tide",
+        Card(
+            title="Tides",
+            owner="u",
+            body=(
+                "The moon's gravity pulls the oceans into two bulges. The earth rotates through both bulges every day, "
+                "so most coasts see two high tides daily. Spring tides happen when the sun and moon line up."
+            ),
+        ),
+    ),
 ]
 
 

@@ -81,8 +81,13 @@ def test_invalid_key_is_auth_and_masked_key_shape_is_removed():
 
 def test_500_echoing_the_prompt_is_scrubbed():
     # a provider once echoed the whole request in its error text
-    body = {"error": {"message": f"Bad request body: {json.dumps({'messages': [{'role': 'system', 'content': BACKGROUND}]})}",
-                      "type": "server_error", "code": None}}
+    body = {
+        "error": {
+            "message": f"Bad request body: {json.dumps({'messages': [{'role': 'system', 'content': BACKGROUND}]})}",
+            "type": "server_error",
+            "code": None,
+        }
+    }
     wire = Wire(httpx2.Response(500, json=body))
     with pytest.raises(ProviderError) as err:
         list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
@@ -94,9 +99,7 @@ def test_500_echoing_the_prompt_is_scrubbed():
 def test_registry_complete(monkeypatch):
     wire = Wire(sse("openai_stream.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "openai", lambda: OpenAIProvider(wire.client()))
-    assert providers.complete("gpt-4o-mini", MESSAGES, BACKGROUND, 50) == (
-        "Tides follow the moon [1].", Usage(1187, 8)
-    )
+    assert providers.complete("gpt-4o-mini", MESSAGES, BACKGROUND, 50) == ("Tides follow the moon [1].", Usage(1187, 8))
     assert wire.body()["model"] == "gpt-4o-mini"
 
 

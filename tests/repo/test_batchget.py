@@ -101,8 +101,9 @@ class CuttingProxy:
             self.connections += 1
             server = socket.create_connection(self.upstream)
             threading.Thread(target=self._pump, args=(client, server, None), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, self.cut_after if first else None),
-                             daemon=True).start()
+            threading.Thread(
+                target=self._pump, args=(server, client, self.cut_after if first else None), daemon=True
+            ).start()
 
     def _pump(self, src: socket.socket, dst: socket.socket, cut_after: int | None) -> None:
         sent = 0

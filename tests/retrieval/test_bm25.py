@@ -14,8 +14,23 @@ from cardchat.retrieval.bm25 import Bm25, tokenize
 
 def test_code_tokens_kept_whole_and_split():
     toks = tokenize("Run git rebase --onto main HEAD~3; see NullPointerException in core.autocrlf")
-    for t in ["--onto", "onto", "head~3", "head", "3", "nullpointerexception", "null", "pointer",
-              "exception", "core.autocrlf", "core", "autocrlf", "git", "rebase", "main"]:
+    for t in [
+        "--onto",
+        "onto",
+        "head~3",
+        "head",
+        "3",
+        "nullpointerexception",
+        "null",
+        "pointer",
+        "exception",
+        "core.autocrlf",
+        "core",
+        "autocrlf",
+        "git",
+        "rebase",
+        "main",
+    ]:
         assert t in toks
     assert "in" not in toks and "see" in toks  # light stopwording only
     assert tokenize("git-rebase ORIG_HEAD") == ["git-rebase", "git", "rebase", "orig_head", "orig", "head"]

@@ -15,8 +15,17 @@ _INCLUDE = re.compile(r"^include::([^\[]+)\[\]\s*$")
 _COND = re.compile(r"^(ifdef|ifndef|endif)::([^\[]*)\[\]\s*$")
 _ATTR = re.compile(r"^:([\w-]+):\s*(.*)$")
 _ATTR_REFS = {
-    "litdd": "--", "caret": "^", "tilde": "~", "asterisk": "*", "startsb": "[",
-    "endsb": "]", "plus": "+", "apostrophe": "'", "empty": "", "nbsp": " ", "sp": " ",
+    "litdd": "--",
+    "caret": "^",
+    "tilde": "~",
+    "asterisk": "*",
+    "startsb": "[",
+    "endsb": "]",
+    "plus": "+",
+    "apostrophe": "'",
+    "empty": "",
+    "nbsp": " ",
+    "sp": " ",
 }
 
 
@@ -217,7 +226,12 @@ def to_markdown(lines: list[str]) -> str:
                 out.append(inline(stripped))
                 prev_blank = False
                 continue
-        if line[:1] in (" ", "\t") and stripped and (prev_blank or in_indented) and not re.match(r"^[*-.]\s|^\d+\.", stripped):
+        if (
+            line[:1] in (" ", "\t")
+            and stripped
+            and (prev_blank or in_indented)
+            and not re.match(r"^[*-.]\s|^\d+\.", stripped)
+        ):
             if not in_indented:
                 out.append("```")
                 in_indented = True

@@ -32,7 +32,7 @@ def backfill(db: Any, model: str | None = None, limit: int | None = None) -> tup
         todo = todo[:limit]
     with tqdm(total=len(todo), desc=f"embed ({embedder.model_id})", unit="card") as bar:
         for i in range(0, len(todo), BATCH):
-            chunk = todo[i:i + BATCH]
+            chunk = todo[i : i + BATCH]
             embed_and_store(db, {cid: cards[cid] for cid in chunk}, embedder)
             bar.update(len(chunk))
     return len(todo), len(fresh)

@@ -36,8 +36,21 @@ FAMILIES = {
     "cmds-guide.txt": "guide",
     "cmds-userinterfaces.txt": "guide",
 }
-_SKIP_SECTIONS = {"NAME", "SYNOPSIS", "SEE ALSO", "GIT", "AUTHOR", "AUTHORS", "DOCUMENTATION",
-                  "REPORTING BUGS", "BUGS", "FILES", "SECURITY", "DESCRIPTION", "OPTIONS"}
+_SKIP_SECTIONS = {
+    "NAME",
+    "SYNOPSIS",
+    "SEE ALSO",
+    "GIT",
+    "AUTHOR",
+    "AUTHORS",
+    "DOCUMENTATION",
+    "REPORTING BUGS",
+    "BUGS",
+    "FILES",
+    "SECURITY",
+    "DESCRIPTION",
+    "OPTIONS",
+}
 
 
 class MissingGitDoc(RuntimeError):
@@ -79,7 +92,7 @@ def _split(body: str, limit: int = MAX_BODY) -> list[str]:
     # A piece bigger than the hard limit (one huge paragraph) is cut hard.
     out: list[str] = []
     for p in parts:
-        out.extend(p[i:i + limit] for i in range(0, len(p), limit))
+        out.extend(p[i : i + limit] for i in range(0, len(p), limit))
     if len(out) > 1 and len(out[-1]) < MIN_BODY:
         out[-2] = out[-2] + "\n\n" + out.pop()
     return out
@@ -202,8 +215,12 @@ def _manual(deck: _Deck, path: Path) -> None:
         if sec.level < 1 or not sec.title:
             continue
         title = asciidoc.inline(sec.title).replace("`", "")
-        deck.add(f"user-manual-{sec.anchor or title}", f"Git user manual: {title}",
-                 asciidoc.to_markdown(sec.lines), ["user-manual"])
+        deck.add(
+            f"user-manual-{sec.anchor or title}",
+            f"Git user manual: {title}",
+            asciidoc.to_markdown(sec.lines),
+            ["user-manual"],
+        )
 
 
 def _howto(deck: _Deck, path: Path) -> None:
@@ -220,8 +237,7 @@ def _howto(deck: _Deck, path: Path) -> None:
     secs = asciidoc.sections(lines)
     title = next((s.title for s in secs if s.title), path.stem.replace("-", " "))
     body = "\n\n".join(
-        (f"## {s.title}\n\n" if s.title and s.title != title else "") + asciidoc.to_markdown(s.lines)
-        for s in secs
+        (f"## {s.title}\n\n" if s.title and s.title != title else "") + asciidoc.to_markdown(s.lines) for s in secs
     )
     if meta.get("Abstract"):
         body = f"_{meta['Abstract']}_\n\n{body}"

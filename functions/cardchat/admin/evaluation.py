@@ -83,7 +83,7 @@ class VectorCache:
         embed = (lambda ts: [embedder.embed_query(t) for t in ts]) if queries else embedder.embed
         for i in range(0, len(todo), 256):
             # Saved batch by batch: a first run over the deck takes minutes.
-            batch = todo[i:i + 256]
+            batch = todo[i : i + 256]
             self.vectors.update(zip((k for k, _ in batch), embed([t for _, t in batch])))
             self.dirty = True
             self.save()
@@ -135,7 +135,9 @@ def _rankings(evs: EvalSet, vectors: np.ndarray, query_vecs: np.ndarray, config:
 def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig) -> dict[str, dict[str, Metrics]]:
     """Metrics per query kind (when the set labels kinds), per mode."""
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
+    query_vecs = cache.embed(
+        embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True
+    )
     out: dict[str, dict[str, Metrics]] = {}
     for kind in sorted({k for k in evs.kinds if k}):
         keep = [i for i, k in enumerate(evs.kinds) if k == kind]
@@ -147,7 +149,9 @@ def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig
 def evaluate(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig | None = None) -> dict[str, Metrics]:
     base = base or RankingConfig()
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True)
+    query_vecs = cache.embed(
+        embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True
+    )
     return {mode: run_set(evs, vectors, query_vecs, replace(base, mode=mode)) for mode in MODES}
 
 
@@ -168,8 +172,10 @@ def main(paths: Sequence[str], model: str | None = "minilm") -> int:
     embedder = get_embedder(model)
     cache = VectorCache(embedder.model_id)
     base = RankingConfig()
-    print(f"embeddings: {embedder.model_id}; RRF k={base.rrf_k}, weights dense {base.dense_weight} / "
-          f"sparse {base.sparse_weight}; compound weight {base.compound_weight}\n")
+    print(
+        f"embeddings: {embedder.model_id}; RRF k={base.rrf_k}, weights dense {base.dense_weight} / "
+        f"sparse {base.sparse_weight}; compound weight {base.compound_weight}\n"
+    )
     for path in files:
         evs = load_set(path)
         results = evaluate(evs, embedder, cache, base)
@@ -177,14 +183,19 @@ def main(paths: Sequence[str], model: str | None = "minilm") -> int:
         print(table(evs, results))
         for kind, per_mode in by_kind(evs, embedder, cache, base).items():
             n = evs.kinds.count(kind)
-            print(f"  {kind + f' ({n})':<18} recall@10 " + "  ".join(
-                f"{m} {r.recall10:.3f}" for m, r in per_mode.items()) + "  MRR " + "  ".join(
-                f"{m} {r.mrr:.3f}" for m, r in per_mode.items()))
+            print(
+                f"  {kind + f' ({n})':<18} recall@10 "
+                + "  ".join(f"{m} {r.recall10:.3f}" for m, r in per_mode.items())
+                + "  MRR "
+                + "  ".join(f"{m} {r.mrr:.3f}" for m, r in per_mode.items())
+            )
         if evs.language != "en":
             off = evaluate(evs, embedder, cache, replace(base, compound_weight=0.0))
             for mode in ("sparse", "hybrid"):
                 a, b = off[mode], results[mode]
-                print(f"  compound fallback off → on, {mode}: recall@5 {a.recall5:.3f} → {b.recall5:.3f}, "
-                      f"recall@10 {a.recall10:.3f} → {b.recall10:.3f}, MRR {a.mrr:.3f} → {b.mrr:.3f}")
+                print(
+                    f"  compound fallback off → on, {mode}: recall@5 {a.recall5:.3f} → {b.recall5:.3f}, "
+                    f"recall@10 {a.recall10:.3f} → {b.recall10:.3f}, MRR {a.mrr:.3f} → {b.mrr:.3f}"
+                )
         print()
     return 0

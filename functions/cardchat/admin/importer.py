@@ -95,7 +95,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
                 meta[key] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
             else:
                 meta[key] = _scalar(value) if value else []
-    return meta, text[m.end():]
+    return meta, text[m.end() :]
 
 
 def _scalar(value: str) -> str:
@@ -114,7 +114,7 @@ def read_markdown_folder(folder: Path) -> list[SourceCard]:
             heading = re.match(r"\A\s*# +(.+?)\s*#*\s*(?:\n|\Z)", body)
             if heading:
                 meta["title"] = heading.group(1)
-                body = body[heading.end():]
+                body = body[heading.end() :]
         meta.setdefault("id", slug_id(str(rel.with_suffix(""))))
         meta["body"] = body.strip()
         out.append(SourceCard(str(rel), meta))
@@ -209,9 +209,14 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
             continue
         stamp = now()
         card = Card(
-            title=title.strip(), body=body, owner=card_owner, visibility=vis,
-            viewers=lists["viewers"], tags=lists["tags"],
-            created=dates.get("created", stamp), updated=dates.get("updated", dates.get("created", stamp)),
+            title=title.strip(),
+            body=body,
+            owner=card_owner,
+            visibility=vis,
+            viewers=lists["viewers"],
+            tags=lists["tags"],
+            created=dates.get("created", stamp),
+            updated=dates.get("updated", dates.get("created", stamp)),
         )
         parsed.append(ParsedCard(cid, card, "created" in dates, "updated" in dates, src.where))
     if problems:
@@ -234,8 +239,11 @@ def _owner(named: Any, cli_owner: str | None, bad: Any) -> str | None:
     """`--owner` owns every card; a card naming someone else is an error."""
     if cli_owner:
         if named and named != cli_owner:
-            bad("owner", f"says {named!r} but --owner is {cli_owner!r}: remove the line, or import it "
-                         f"with --owner {named!r} (an import does not move a card to another owner)")
+            bad(
+                "owner",
+                f"says {named!r} but --owner is {cli_owner!r}: remove the line, or import it "
+                f"with --owner {named!r} (an import does not move a card to another owner)",
+            )
         return cli_owner
     if not isinstance(named, str) or not named:
         bad("owner", "is missing (give it in the card or with --owner)")
@@ -297,9 +305,11 @@ def import_cards(
                 card_writes.write_cards(db, plan.writes, {cid: s.update_time for cid, s in stored.items()}, bar)
             except card_writes.CardsChanged as e:
                 raise CardImportError(
-                    [f"card {cid!r} was created or changed by someone else during the import; "
-                     "run it again (what is already written is skipped as unchanged)" for cid in e.ids],
+                    [
+                        f"card {cid!r} was created or changed by someone else during the import; "
+                        "run it again (what is already written is skipped as unchanged)"
+                        for cid in e.ids
+                    ],
                     e.written,
                 ) from e
     return plan
-

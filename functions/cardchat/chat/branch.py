@@ -36,8 +36,15 @@ def _base_title(source: dict[str, Any]) -> str:
     return str(source.get("title") or "").removesuffix(TITLE_SUFFIX)
 
 
-def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
-                now: datetime | None = None, limits: ratelimit.Limits | None = None) -> str:
+def branch_chat(
+    db: Any,
+    uid: str,
+    chat_id: str,
+    message_index: int,
+    text: str,
+    now: datetime | None = None,
+    limits: ratelimit.Limits | None = None,
+) -> str:
     """A new chat that re-asks question `message_index` of `chat_id` as
     `text` (parsed: parsing.branch_chat); returns its id. Only the owner may
     branch their chat. Admission (slot and token reservation) is checked
@@ -53,27 +60,46 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
     if asked is None or asked.get("role") != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
 
-    bound = token_bound(spec, chats_repo.background_tokens(db, chat_id) or 0,
-                        [m.get("content") or "" for m in said_before(messages, message_index)] + [text])
+    bound = token_bound(
+        spec,
+        chats_repo.background_tokens(db, chat_id) or 0,
+        [m.get("content") or "" for m in said_before(messages, message_index)] + [text],
+    )
     ratelimit.check(db, uid, bound, when, rules)
 
     new_id = uuid.uuid4().hex[:20]
     history = [
-        (new_message_id(), ChatMessage(chat=new_id, message_index=i, role=m["role"], content=m.get("content") or "",
-                                       status="complete", timestamp=m.get("timestamp") or when,
-                                       model=m.get("model")))
+        (
+            new_message_id(),
+            ChatMessage(
+                chat=new_id,
+                message_index=i,
+                role=m["role"],
+                content=m.get("content") or "",
+                status="complete",
+                timestamp=m.get("timestamp") or when,
+                model=m.get("model"),
+            ),
+        )
         for i, m in enumerate(said_before(messages, message_index))
     ]
     n = len(history)
     # At the start, the ids createChat gives: the first answer then retitles the branch.
-    question_id, stub_id = ((first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0
-                            else (new_message_id(), new_message_id()))
+    question_id, stub_id = (
+        (first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0 else (new_message_id(), new_message_id())
+    )
     question, stub = question_and_stub(new_id, n, text, spec.id, when)
     private = chats_repo.get_private(db, chat_id)
     if private is None:
         raise NotFound("chat not found")
-    checked = check(db, uid, list(private.get("card_ids") or []), chats_repo.read_background(db, chat_id),
-                    int(private.get("background_tokens") or 0), spec.tokenizer)
+    checked = check(
+        db,
+        uid,
+        list(private.get("card_ids") or []),
+        chats_repo.read_background(db, chat_id),
+        int(private.get("background_tokens") or 0),
+        spec.tokenizer,
+    )
     chat = Chat(
         owner=uid,
         title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
@@ -83,12 +109,19 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
         last_updated=when,
         message_count=n + 2,
     )
-    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens,
-                                parts=0, created=when)
+    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens, parts=0, created=when)
     hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
-    chats_repo.write_branch(db, new_id, chat, _private_copy(private, uid, checked, chat_id, message_index),
-                            background, checked.text, history, [(question_id, question), (stub_id, stub)],
-                            (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)))
+    chats_repo.write_branch(
+        db,
+        new_id,
+        chat,
+        _private_copy(private, uid, checked, chat_id, message_index),
+        background,
+        checked.text,
+        history,
+        [(question_id, question), (stub_id, stub)],
+        (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
+    )
     return new_id
 
 
@@ -100,8 +133,9 @@ def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: s
         background_tokens=checked.tokens,
         card_ids=checked.card_ids,
         card_count_requested=int(source.get("card_count_requested") or 0),
-        collection=Collection(description=collection.get("description", ""),
-                              configuration=dict(collection.get("configuration") or {})),
+        collection=Collection(
+            description=collection.get("description", ""), configuration=dict(collection.get("configuration") or {})
+        ),
         cards_unranked=int(source.get("cards_unranked") or 0),
         branched_from={"chat": chat_id, "message_index": message_index},
     )

@@ -68,8 +68,9 @@ def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
         raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
 
 
-def create_chat(db: Any, uid: str, req: CreateChatRequest, when: datetime | None = None,
-                limits: ratelimit.Limits | None = None) -> CreateChatResult:
+def create_chat(
+    db: Any, uid: str, req: CreateChatRequest, when: datetime | None = None, limits: ratelimit.Limits | None = None
+) -> CreateChatResult:
     """Everything after parsing and authorisation (see main.createChat). The
     rate-limit slot and token reservation are taken in the transaction that
     writes the chat; a caller who could not be admitted even for the question
@@ -127,9 +128,7 @@ def create_chat(db: Any, uid: str, req: CreateChatRequest, when: datetime | None
     for i, cid in enumerate(ids):
         if has_vector[i]:
             matrix[i] = vectors[cid]
-    order = retrieval.rank_cards(
-        req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes
-    )
+    order = retrieval.rank_cards(req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes)
     lap("rank")
 
     budget = background_budget(spec, req.background_percentage, req.initial_message)
@@ -144,10 +143,17 @@ def create_chat(db: Any, uid: str, req: CreateChatRequest, when: datetime | None
     chat_id = uuid.uuid4().hex[:20]
     chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
     user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
-    hold = TokenReservation(message=first_message_id(chat_id, 1), attempt=1,
-                            tokens=token_bound(spec, bg.tokens, [req.initial_message]), created=stamp)
+    hold = TokenReservation(
+        message=first_message_id(chat_id, 1),
+        attempt=1,
+        tokens=token_bound(spec, bg.tokens, [req.initial_message]),
+        created=stamp,
+    )
     chat_repo.write_new_chat(
-        db, chat_id, chat, private,
+        db,
+        chat_id,
+        chat,
+        private,
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
@@ -157,16 +163,36 @@ def create_chat(db: Any, uid: str, req: CreateChatRequest, when: datetime | None
     return CreateChatResult(chat_id, t)
 
 
-def _chat_documents(uid: str, req: CreateChatRequest, bg: Background, budget: int, unranked: int,
-                    cards: dict[str, Card], stamp: datetime) -> tuple[Chat, ChatPrivate]:
+def _chat_documents(
+    uid: str,
+    req: CreateChatRequest,
+    bg: Background,
+    budget: int,
+    unranked: int,
+    cards: dict[str, Card],
+    stamp: datetime,
+) -> tuple[Chat, ChatPrivate]:
     """What any reader of the chat sees, and what only its owner does."""
     from cardchat.chat import titles
 
-    chat = Chat(owner=uid, title=titles.fallback_title(req.initial_message), model=req.model,
-                public_citations=public_citations(bg.card_ids, cards), created=stamp, last_updated=stamp,
-                message_count=2)
-    private = ChatPrivate(owner=uid, background_length=budget, background_tokens=bg.tokens, card_ids=bg.card_ids,
-                          card_count_requested=len(req.card_ids), collection=req.collection, cards_unranked=unranked)
+    chat = Chat(
+        owner=uid,
+        title=titles.fallback_title(req.initial_message),
+        model=req.model,
+        public_citations=public_citations(bg.card_ids, cards),
+        created=stamp,
+        last_updated=stamp,
+        message_count=2,
+    )
+    private = ChatPrivate(
+        owner=uid,
+        background_length=budget,
+        background_tokens=bg.tokens,
+        card_ids=bg.card_ids,
+        card_count_requested=len(req.card_ids),
+        collection=req.collection,
+        cards_unranked=unranked,
+    )
     return chat, private
 
 

@@ -58,11 +58,13 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
     private = chats_repo.get_private(db, chat_id) or {}
     text = chats_repo.read_background(db, chat_id)
     card_ids = list(private.get("card_ids") or [])
-    checked = check(db, str(private.get("owner") or ""), card_ids, text,
-                    int(private.get("background_tokens") or 0), tokenizer)
+    checked = check(
+        db, str(private.get("owner") or ""), card_ids, text, int(private.get("background_tokens") or 0), tokenizer
+    )
     if checked.withdrawn:
-        chats_repo.replace_background(db, chat_id, checked.text, checked.tokens, checked.card_ids,
-                                      checked.public_citations)
+        chats_repo.replace_background(
+            db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations
+        )
     elif checked.public_citations != (chat.get("public_citations") or {}):
         chats_repo.set_public_citations(db, chat_id, checked.public_citations)
     return checked.text, checked.tokens

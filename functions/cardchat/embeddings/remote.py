@@ -83,8 +83,10 @@ class RemoteEmbedder(ABC):
         start = 0
         while start < len(texts):
             end, total = start, 0
-            while end < len(texts) and end - start < max_batch_inputs and (
-                max_batch_tokens is None or total + counts[end] <= max_batch_tokens
+            while (
+                end < len(texts)
+                and end - start < max_batch_inputs
+                and (max_batch_tokens is None or total + counts[end] <= max_batch_tokens)
             ):
                 total += counts[end]
                 end += 1

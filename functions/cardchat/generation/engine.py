@@ -89,8 +89,16 @@ def should_generate(after: dict[str, Any] | None) -> bool:
 class _Run:
     """One generation attempt of one message, owning it through `run_id`."""
 
-    def __init__(self, db: Any, message_id: str, msg: dict[str, Any], run_id: str, lease: float,
-                 now: Callable[[], datetime], sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        db: Any,
+        message_id: str,
+        msg: dict[str, Any],
+        run_id: str,
+        lease: float,
+        now: Callable[[], datetime],
+        sleep: Callable[[float], None],
+    ) -> None:
         self.db = db
         self.message_id = message_id
         self.msg = msg
@@ -105,11 +113,17 @@ class _Run:
         return self.now() + timedelta(seconds=self.lease)
 
     def write_chunk(self, index: int, text: str, renew: bool) -> None:
-        chunk = StreamChunk(chat=self.msg["chat"], message=self.message_id,
-                            message_index=self.msg["message_index"], index=index,
-                            content=text, timestamp=self.now())
-        self._retrying(lambda: repo.write_chunk(
-            self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None))
+        chunk = StreamChunk(
+            chat=self.msg["chat"],
+            message=self.message_id,
+            message_index=self.msg["message_index"],
+            index=index,
+            content=text,
+            timestamp=self.now(),
+        )
+        self._retrying(
+            lambda: repo.write_chunk(self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None)
+        )
 
     def renew(self, fields: dict[str, Any] | None = None) -> None:
         self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields))
@@ -171,8 +185,7 @@ def generate(
         background, background_tokens = current_background(db, msg["chat"], chat, spec.tokenizer)
         try:
             history = [m for _, m in repo.chat_messages(db, msg["chat"])]
-            window = window_for(history, msg["message_index"],
-                                background_tokens, spec)
+            window = window_for(history, msg["message_index"], background_tokens, spec)
         except ContextTooSmall as e:
             log.info("generate %s: %s", message_id, e)
             return _fail(run, headline(spec.provider, "context_too_long"), "")
@@ -202,8 +215,15 @@ def generate(
                 if wait is None or clock() - started + wait > deadline:
                     raise
                 _log_provider(message_id, e, f"calling again in {wait:.1f} s")
-                run.renew({"provider_wait": {"reason": e.message, "call": retries + 2,
-                                             "until": now() + timedelta(seconds=wait)}})
+                run.renew(
+                    {
+                        "provider_wait": {
+                            "reason": e.message,
+                            "call": retries + 2,
+                            "until": now() + timedelta(seconds=wait),
+                        }
+                    }
+                )
                 _wait_renewing(run, wait)
                 retries += 1
             finally:
@@ -220,8 +240,12 @@ def generate(
                 "content": content,
                 "model": spec.id,
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
-                "timings": {"ttft": round(ttft if ttft is not None else total, 3),
-                            "total": round(total, 3), "chunks": chunks, "provider_retries": retries},
+                "timings": {
+                    "ttft": round(ttft if ttft is not None else total, 3),
+                    "total": round(total, 3),
+                    "chunks": chunks,
+                    "provider_retries": retries,
+                },
                 "dropped_turns": window.dropped,
                 "cut_off": cut_off,
                 "error": None,
@@ -342,5 +366,4 @@ def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | Non
         code = tb.tb_frame.f_code
         frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
         tb = tb.tb_next
-    log.error("generate %s failed: %s: %s at %s",
-              message_id, type(exc).__name__, said, " < ".join(reversed(frames)))
+    log.error("generate %s failed: %s: %s at %s", message_id, type(exc).__name__, said, " < ".join(reversed(frames)))

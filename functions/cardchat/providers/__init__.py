@@ -50,8 +50,9 @@ def stream(
     """Text deltas, then exactly one Usage. Raises ProviderError only."""
     spec = resolve(model_id)
     if not messages or messages[-1]["role"] != "user":
-        raise ProviderError("bad_request", provider=spec.provider,
-                            detail="the conversation must end with a user message")
+        raise ProviderError(
+            "bad_request", provider=spec.provider, detail="the conversation must end with a user message"
+        )
     budget = spec.max_output_tokens if max_tokens is None else max(1, min(max_tokens, spec.max_output_tokens))
     usage_seen = False
     try:
@@ -63,17 +64,17 @@ def stream(
         raise
     except Exception as e:  # an SDK surprise must not leak its text unscrubbed
         secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
-        said = scrub_error(str(e), secrets=secrets, background=system,
-                           prompt=[m["content"] for m in messages], limit=160)
-        raise ProviderError("provider", provider=spec.provider,
-                            detail=f"unexpected {type(e).__name__}: {said}") from None
+        said = scrub_error(
+            str(e), secrets=secrets, background=system, prompt=[m["content"] for m in messages], limit=160
+        )
+        raise ProviderError(
+            "provider", provider=spec.provider, detail=f"unexpected {type(e).__name__}: {said}"
+        ) from None
     if not usage_seen:
         yield Usage()
 
 
-def complete(
-    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
-) -> tuple[str, Usage]:
+def complete(model_id: str, messages: list[Message], system: str, max_tokens: int | None = None) -> tuple[str, Usage]:
     parts: list[str] = []
     usage = Usage()
     for item in stream(model_id, messages, system, max_tokens):

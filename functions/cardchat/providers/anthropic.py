@@ -25,8 +25,13 @@ class AnthropicProvider(SDKProvider):
         return anthropic.Anthropic(**client_options(api_key, http_client))
 
     def exchange(
-        self, client: anthropic.Anthropic, spec: ModelSpec, messages: list[Message], system: str,
-        max_tokens: int, fail: Failures,
+        self,
+        client: anthropic.Anthropic,
+        spec: ModelSpec,
+        messages: list[Message],
+        system: str,
+        max_tokens: int,
+        fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import anthropic
 

@@ -25,17 +25,30 @@ if TYPE_CHECKING:
 
     from cardchat.llms import ModelSpec
 
+
 class Message(TypedDict):
     role: Literal["user", "assistant"]
     content: str
 
+
 ErrorKind = Literal[
-    "rate_limited", "overloaded", "auth", "bad_request", "blocked", "context_too_long", "timeout", "network",
-    "incomplete", "provider", "not_configured", "unknown_model",
+    "rate_limited",
+    "overloaded",
+    "auth",
+    "bad_request",
+    "blocked",
+    "context_too_long",
+    "timeout",
+    "network",
+    "incomplete",
+    "provider",
+    "not_configured",
+    "unknown_model",
 ]
 #: Kinds worth another attempt later (the engine's policy decides how often).
 RETRYABLE_KINDS: frozenset[str] = frozenset(
-    {"rate_limited", "overloaded", "timeout", "network", "incomplete", "provider"})
+    {"rate_limited", "overloaded", "timeout", "network", "incomplete", "provider"}
+)
 #: One call's time limits: a long answer streams for minutes, a dead host
 #: should fail fast.
 READ_TIMEOUT_S = 180.0
@@ -60,8 +73,15 @@ class ProviderError(Exception):
     (provider, kind, HTTP status) only: it may be stored and shown. `detail`
     is the provider's own words, already scrubbed, for the server log only."""
 
-    def __init__(self, kind: ErrorKind | str, *, provider: str | None = None, status: int | None = None,
-                 detail: str = "", retry_after: float | None = None):
+    def __init__(
+        self,
+        kind: ErrorKind | str,
+        *,
+        provider: str | None = None,
+        status: int | None = None,
+        detail: str = "",
+        retry_after: float | None = None,
+    ):
         self.kind = kind
         self.provider = provider
         self.status = status
@@ -79,9 +99,7 @@ class ProviderError(Exception):
 
 
 class Provider(Protocol):
-    def stream(
-        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
         """Text deltas as they arrive, then exactly one Usage."""
         ...
 
@@ -119,8 +137,11 @@ def classify(status: int | None, error_type: str | None, text: str) -> ErrorKind
         return "auth"
     if t in ("rate_limit_error", "rate_limit_exceeded", "resource_exhausted") or status == 429:
         return "rate_limited"
-    if t in ("authentication_error", "permission_error", "unauthenticated", "permission_denied",
-             "invalid_api_key") or status in (401, 403) or "api key not valid" in lowered:
+    if (
+        t in ("authentication_error", "permission_error", "unauthenticated", "permission_denied", "invalid_api_key")
+        or status in (401, 403)
+        or "api key not valid" in lowered
+    ):
         return "auth"
     if status == 413 or any(sign in lowered or sign in t for sign in _CONTEXT_SIGNS):
         return "context_too_long"
@@ -157,8 +178,7 @@ class Failures:
     def of(
         self, kind: ErrorKind, detail: str, *, status: int | None = None, retry_after: float | None = None
     ) -> ProviderError:
-        said = scrub_error(detail or "", secrets=self._secrets, background=self._system, prompt=self._prompt,
-                           limit=200)
+        said = scrub_error(detail or "", secrets=self._secrets, background=self._system, prompt=self._prompt, limit=200)
         return ProviderError(kind, provider=self.provider, status=status, detail=said, retry_after=retry_after)
 
 
@@ -203,16 +223,19 @@ class SDKProvider(ABC):
 
     @abstractmethod
     def exchange(
-        self, client: Any, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
+        self,
+        client: Any,
+        spec: ModelSpec,
+        messages: list[Message],
+        system: str,
+        max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         """Yields text deltas; returns the Usage once the provider marked the
         answer complete, None if the stream ended before that. Turns the
         SDK's failures into `fail`'s ProviderErrors."""
 
-    def stream(
-        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
         api_key = os.environ.get(spec.key_env or self.key_env, "").strip()
         client = self.make_client(api_key, self._http_client)
         fail = Failures(self.provider, api_key, system, messages)

@@ -43,7 +43,12 @@ class GeminiProvider(SDKProvider):
         )
 
     def exchange(
-        self, client: genai.Client, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
+        self,
+        client: genai.Client,
+        spec: ModelSpec,
+        messages: list[Message],
+        system: str,
+        max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         from google.genai import errors, types
@@ -78,8 +83,9 @@ class GeminiProvider(SDKProvider):
                         (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
                     )
         except errors.APIError as e:
-            raise fail.http(_int(e.code), e.status, _detail(e), getattr(e.response, "headers", None),
-                            _retry_delay(e.details)) from None
+            raise fail.http(
+                _int(e.code), e.status, _detail(e), getattr(e.response, "headers", None), _retry_delay(e.details)
+            ) from None
         except Exception as e:
             transport = _transport_error(e)
             if transport:
@@ -112,7 +118,7 @@ def _retry_delay(details: Any) -> float | None:
 
 
 def _transport_error(e: Exception) -> Literal["timeout", "network"] | None:
-    """"timeout" or "network" for the HTTP library's transport failures, else None."""
+    """ "timeout" or "network" for the HTTP library's transport failures, else None."""
     for module in ("httpx2", "httpx"):
         lib = sys.modules.get(module)
         if lib is not None and isinstance(e, lib.TransportError):

@@ -60,9 +60,7 @@ class Sentence:
 
 
 class OfflineProvider:
-    def stream(
-        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int
-    ) -> Iterator[str | Usage]:
+    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
         from cardchat.tokens import count_tokens, truncate_tokens
 
         question = messages[-1]["content"]
@@ -86,8 +84,9 @@ def sentences_of(background: str) -> list[Sentence]:
     try:
         cards = parse_background(background)
     except ValueError:
-        raise ProviderError("bad_request", provider="offline",
-                            detail="the chat's background is not in the expected format") from None
+        raise ProviderError(
+            "bad_request", provider="offline", detail="the chat's background is not in the expected format"
+        ) from None
     out: list[Sentence] = []
     for n, _title, body in cards:
         for position, text in enumerate(split_sentences(body)):
@@ -145,8 +144,9 @@ def select(question: str, sentences: list[Sentence]) -> list[Sentence]:
     try:
         vectors = get_embedder().embed([question] + [s.text for s in sentences])
     except Exception as e:  # a missing model asset or an embedding API failure
-        raise ProviderError("provider", provider="offline",
-                            detail=f"embeddings are unavailable ({type(e).__name__})") from None
+        raise ProviderError(
+            "provider", provider="offline", detail=f"embeddings are unavailable ({type(e).__name__})"
+        ) from None
     scores = vectors[1:] @ vectors[0]
     floor = max(MIN_SCORE, MIN_SHARE * float(scores.max()))
     chosen: list[int] = []

@@ -30,7 +30,12 @@ class OpenAIProvider(SDKProvider):
         return openai.OpenAI(**client_options(api_key, http_client))
 
     def exchange(
-        self, client: openai.OpenAI, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int,
+        self,
+        client: openai.OpenAI,
+        spec: ModelSpec,
+        messages: list[Message],
+        system: str,
+        max_tokens: int,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import openai

@@ -54,8 +54,14 @@ _CHANNEL_OPTIONS = [
 #: The google-cloud-firestore release this module was verified on.
 VERIFIED_SDK = "2.34.1"
 #: What the fast path reads from `firestore.Client`: none of it is public API.
-PRIVATE_ATTRIBUTES = ("_emulator_host", "_target", "_credentials", "_client_options", "_rpc_metadata",
-                      "_database_string")
+PRIVATE_ATTRIBUTES = (
+    "_emulator_host",
+    "_target",
+    "_credentials",
+    "_client_options",
+    "_rpc_metadata",
+    "_database_string",
+)
 
 log = logging.getLogger("cardchat")
 _apis: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -80,9 +86,13 @@ def _missing_attributes(db: firestore.Client) -> tuple[str, ...]:
         if first:
             from importlib.metadata import version
 
-            log.warning("batchget: google-cloud-firestore %s (verified on %s) has no Client.%s; "
-                        "reading through Client.get_all instead", version("google-cloud-firestore"),
-                        VERIFIED_SDK, ", Client.".join(missing))
+            log.warning(
+                "batchget: google-cloud-firestore %s (verified on %s) has no Client.%s; "
+                "reading through Client.get_all instead",
+                version("google-cloud-firestore"),
+                VERIFIED_SDK,
+                ", Client.".join(missing),
+            )
     return missing
 
 
@@ -190,4 +200,3 @@ def batch_get(
             yield doc.name[cut:], decode_fields(doc.fields, db)
         elif result == "missing":
             yield pb.missing[cut:], None
-

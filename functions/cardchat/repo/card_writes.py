@@ -43,7 +43,7 @@ def read_cards(db: firestore.Client, ids: Sequence[str]) -> dict[str, StoredCard
     out: dict[str, StoredCard] = {}
     unique = list(dict.fromkeys(ids))
     for i in range(0, len(unique), BATCH):
-        for snap in db.get_all([col.document(cid) for cid in unique[i:i + BATCH]]):
+        for snap in db.get_all([col.document(cid) for cid in unique[i : i + BATCH]]):
             if snap.exists:
                 out[snap.id] = StoredCard(Card.from_dict(snap.to_dict() or {}), snap.update_time)
     return out

@@ -42,9 +42,7 @@ def _message_ref(db: firestore.Client, message_id: str) -> firestore.DocumentRef
 
 
 def _chunks_query(db: firestore.Client, message_id: str) -> firestore.Query:
-    return db.collection(CHAT_MESSAGES_STREAMING).where(
-        filter=firestore.FieldFilter("message", "==", message_id)
-    )
+    return db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
 
 
 def get_message(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
@@ -73,7 +71,9 @@ _CLAIM_MAX_PAUSE_S = 2.0
 
 
 def claim(
-    db: firestore.Client, message_id: str, run_id: str,
+    db: firestore.Client,
+    message_id: str,
+    run_id: str,
     lease_expires: datetime | Callable[[], datetime],
 ) -> dict[str, Any] | None:
     """Take a `ready` message for this run; None if it is not `ready` (a
@@ -150,7 +150,10 @@ def write_chunk(
 
 
 def renew_lease(
-    db: firestore.Client, message_id: str, run_id: str, lease_expires: datetime,
+    db: firestore.Client,
+    message_id: str,
+    run_id: str,
+    lease_expires: datetime,
     fields: dict[str, Any] | None = None,
 ) -> None:
     """Extends the run's lease (with other `fields` in the same write)."""
@@ -249,8 +252,10 @@ def append_turn(
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
-                     tuple[dict[str, Any], ratelimit_repo.Ledger | None]],
+    decide: Callable[
+        [dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
+        tuple[dict[str, Any], ratelimit_repo.Ledger | None],
+    ],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply

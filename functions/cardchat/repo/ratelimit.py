@@ -21,8 +21,12 @@ def _from_dict(d: dict[str, Any] | None) -> RateLimit:
         recent=list(d.get("recent") or []),
         day=d.get("day") or "",
         day_tokens=int(d.get("day_tokens") or 0),
-        reservations=[TokenReservation(message=r["message"], attempt=int(r["attempt"]), tokens=int(r["tokens"]),
-                                       created=r["created"]) for r in d.get("reservations") or []],
+        reservations=[
+            TokenReservation(
+                message=r["message"], attempt=int(r["attempt"]), tokens=int(r["tokens"]), created=r["created"]
+            )
+            for r in d.get("reservations") or []
+        ],
     )
 
 

@@ -20,7 +20,73 @@ import numpy as np
 # Light: only words that carry no topic in a question. Dutch/German articles
 # too, because the compound set is Dutch/German.
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "so", "that", "the", "their", "then", "there", "these", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "de", "het", "een", "en", "van", "ik", "hoe", "wat", "der", "die", "das", "und", "ist", "ich", "wie", "ein", "eine", "mit", "zu"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "de",
+        "het",
+        "een",
+        "en",
+        "van",
+        "ik",
+        "hoe",
+        "wat",
+        "der",
+        "die",
+        "das",
+        "und",
+        "ist",
+        "ich",
+        "wie",
+        "ein",
+        "eine",
+        "mit",
+        "zu",
+    ]
 )
 # Spans are the runs between whitespace and these: str.translate + split
 # find them at twice the speed of a regex (tokenising is the cold path).
@@ -123,10 +189,14 @@ class Vocabulary:
         blob, starts = self._all_terms()
         positions = [m.start() for m in re.finditer(re.escape(term), blob)]
         positions += [m.start() + 1 for m in re.finditer(re.escape("\n" + term[:MIN_COMPOUND]), blob)]
-        found = set(np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1) if positions else set()
+        found = (
+            set(np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1)
+            if positions
+            else set()
+        )
         for size in range(MIN_COMPOUND, len(term)):
             for i in range(len(term) - size + 1):
-                tid = self.ids.get(term[i:i + size])
+                tid = self.ids.get(term[i : i + size])
                 if tid is not None:
                     found.add(tid)
         found.discard(self.ids.get(term, -1))

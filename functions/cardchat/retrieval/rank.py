@@ -101,7 +101,5 @@ def rank_cards(
     scores = sparse_scores(query, card_ids, texts, text_hashes, config.compound_weight)
     sparse_order = _sparse_order(scores)
     if config.mode == "hybrid" and dense is not None:
-        return fusion.rrf(
-            [dense, sparse_order], [config.dense_weight, config.sparse_weight], n, config.rrf_k
-        )
+        return fusion.rrf([dense, sparse_order], [config.dense_weight, config.sparse_weight], n, config.rrf_k)
     return fusion.rrf([sparse_order], [1.0], n)
