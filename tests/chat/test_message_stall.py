@@ -3,7 +3,7 @@ web/src/messagestate.test.ts checks the SPA against the same table, so the
 Retry the SPA offers is the retry the server accepts."""
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import get_args
 
@@ -13,7 +13,7 @@ from cardchat.chat.turns import is_stalled, may_retry
 from cardchat.schema import MESSAGE_STATUS, Status
 
 CASES = json.loads((Path(__file__).resolve().parents[2] / "common" / "message_stall_cases.json").read_text())["cases"]
-NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
 LEASES = {"none": None, "past": NOW - timedelta(milliseconds=1), "now": NOW, "future": NOW + timedelta(seconds=30)}
 
 
