@@ -9,7 +9,7 @@ import time
 
 from google.cloud import firestore
 
-ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "offline"]
+ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "offline", "pipeline"]
 
 
 def main(argv: list[str]) -> int:
