@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -161,9 +163,53 @@ def _send(db: Any, fn: str, token: str, model: str, chat_id: str | None, card_id
     return chat_id, {k: v * 1000 for k, v in ms.items()}
 
 
-def _series(db: Any, token: str, model: str, cards: list[str], fake: FakeAnthropic, n: int) -> dict[str, list]:
+def _deck_unembedded(db: Any, uid: str) -> list[str]:
+    """The whole demo deck as the user's cards, none embedded yet (as right
+    after scripts/dev's import), written with background triggers paused
+    as scripts/seed does."""
+    hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
+    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=10)
+    try:
+        ids = []
+        for start in range(0, len(deck := build_deck()), 400):
+            batch = db.batch()
+            for c in deck[start:start + 400]:
+                cid = f"{uid}-deck-{c['id']}"
+                batch.set(db.collection(CARDS).document(cid), Card(title=c["title"], body=c["body"], owner=uid).to_dict())
+                ids.append(cid)
+            batch.commit()
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=10)
+    return ids
+
+
+def _backfill_case(db: Any, token: str, uid: str, fake: FakeAnthropic, n: int) -> list[str]:
+    """createChat over the whole unembedded deck and Send → first text while
+    `cardchat backfill --gentle` runs (scripts/dev's first minutes)."""
+    ids = _deck_unembedded(db, uid)
+    backfill = subprocess.Popen([sys.executable, "-m", "cardchat", "backfill", "--gentle", "--project", db.project],
+                                cwd=os.path.join(os.path.dirname(__file__), "..", "functions"),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(5)  # the backfill has loaded its model and is embedding
+        # warmed on the deck first, as scripts/dev's warm-up does before it prints the URL
+        series = _series(db, token, OFFLINE_MODEL_ID, ids, fake, n)
+        still = backfill.poll() is None
+    finally:
+        backfill.terminate()
+        backfill.wait(30)
+    calls = [r["call"] for r in series["first"]]
+    return [_line("backfill running, first question", series["first"]),
+            _line("backfill running, follow-up", series["follow"]),
+            f"{'':26s} createChat over {len(ids)} cards (Send → chat written) p50 {statistics.median(calls):.0f} ms, "
+            f"max {max(calls):.0f} ms; backfill {'still running' if still else 'finished'} at the end"]
+
+
+def _series(db: Any, token: str, model: str, cards: list[str], fake: FakeAnthropic, n: int,
+            warm: bool = True) -> dict[str, list]:
     out: dict[str, list] = {"first": [], "follow": []}
-    _send(db, "createChat", token, model, None, cards, QUESTIONS[0], fake)  # warm the instances
+    if warm:
+        _send(db, "createChat", token, model, None, cards, QUESTIONS[0], fake)  # warm the instances
     for i in range(n):
         chat, ms = _send(db, "createChat", token, model, None, cards, QUESTIONS[i % len(QUESTIONS)], fake)
         out["first"].append(ms)
@@ -195,4 +241,6 @@ def run(db: Any) -> list[str]:
             series = _series(db, token, model, cards, fake, n)
             lines.append(_line(f"{label}, first question", series["first"]))
             lines.append(_line(f"{label}, follow-up", series["follow"]))
+        if os.environ.get("BENCH_PIPELINE_BACKFILL", "1") == "1":
+            lines += _backfill_case(db, token, uid, fake, n)
     return lines
