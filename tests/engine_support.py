@@ -18,13 +18,13 @@ from google.cloud import firestore
 from cardchat import providers
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
-from cardchat.providers.offline import HEADER, NO_CARDS
+from cardchat.providers.offline import NO_CARDS, NOTE
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, ChatMessage
 from chat_support import write_chat
 from provider_wire import Wire
 
 ROOT = Path(__file__).resolve().parents[1]
-OFFLINE_ANSWER = f"{HEADER}\n\n{NO_CARDS}"
+OFFLINE_ANSWER = f"{NO_CARDS}\n\n{NOTE}"
 FAKE_KEY = "sk-ant-api03-FAKEKEY0123456789abcdefghijklmnopqrstuvwxyz"
 CLAUDE = next(m.id for m in MODELS.values() if m.provider == "anthropic")
 SECRET_BACKGROUND = (

@@ -50,9 +50,18 @@ def _demo_deck(args: argparse.Namespace) -> int:
 
 
 def _backfill(args: argparse.Namespace) -> int:
-    from cardchat.admin.backfill import backfill
+    from cardchat.admin import backfill as bf
 
-    done, fresh = backfill(_client(args.project), args.model, args.limit)
+    db = _client(args.project)
+    if args.gentle:
+        from cardchat.repo.messages import answer_in_progress
+
+        bf.gentle()
+        done, fresh = bf.backfill(
+            db, args.model, args.limit, busy=lambda: answer_in_progress(db), batch_size=bf.GENTLE_BATCH
+        )
+    else:
+        done, fresh = bf.backfill(db, args.model, args.limit)
     print(f"embedded {done} cards ({fresh} already fresh)")
     return 0
 
@@ -96,6 +105,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
     s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
     s.add_argument("--limit", type=int)
+    s.add_argument(
+        "--gentle",
+        action="store_true",
+        help="beside a live app: lowest priority, small batches, paused while an answer generates",
+    )
     s.set_defaults(run=_backfill)
 
     s = sub.add_parser("grant-ai", parents=[common], help="let a user chat with the AI (users/{uid}.may_use_ai)")

@@ -10,8 +10,10 @@ import pytest
 
 from cardchat import providers
 from cardchat.background import fit_background
+from cardchat.embeddings import get_embedder
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
-from cardchat.providers.offline import HEADER, NO_CARDS, NOTHING_RELATED, split_sentences
+from cardchat.providers import offline
+from cardchat.providers.offline import NO_CARDS, NOTE, NOTHING_RELATED, split_sentences
 from cardchat.schema import Card, Usage
 from cardchat.tokens import count_tokens
 
@@ -71,10 +73,10 @@ def test_quotes_relevant_sentences_with_their_citation_numbers(background):
     items = ask("Why are there two tides a day?", background.text)
     words = items[:-1]
     answer = "".join(words)
-    assert answer.startswith(HEADER)
+    assert answer.endswith("\n\n" + NOTE)  # says what it is, after the answer's own words
     assert len(words) > 30  # streamed word by word, not in one piece
     n_of = {card_id: n for n, card_id in enumerate(background.card_ids, start=1)}
-    lines = answer.split("\n\n", 1)[1].splitlines()
+    lines = answer.rsplit("\n\n", 1)[0].splitlines()
     quoted = [re.fullmatch(r"- (.+) \[(\d+)\]", line).groups() for line in lines]
     sources = {n_of[cid]: split_sentences(card.body) for cid, card in CARDS}
     for sentence, n in quoted:
@@ -83,8 +85,8 @@ def test_quotes_relevant_sentences_with_their_citation_numbers(background):
     assert n_of["tide"] in cited
     assert n_of["bake"] not in cited  # unrelated cards are not padded in
     assert "The earth rotates through both bulges every day, so most coasts see two high tides daily." in answer
-    # the tide card's sentences are in reading order, and at most 3 per card
-    tide = [s for s, n in quoted if int(n) == n_of["tide"]]
+    # after the best one, the tide card's sentences are in reading order, and at most 3 per card
+    tide = [s for s, n in quoted[1:] if int(n) == n_of["tide"]]
     assert tide == [s for s in sources[n_of["tide"]] if s in tide] and len(tide) <= 3
 
 
@@ -100,12 +102,12 @@ def test_usage_counts_prompt_and_answer_with_the_models_tokenizer(background):
 
 def test_unrelated_question_says_so_honestly(background):
     answer = "".join(x for x in ask("What is the capital of France?", background.text) if isinstance(x, str))
-    assert answer == f"{HEADER}\n\n{NOTHING_RELATED}"
+    assert answer == f"{NOTHING_RELATED}\n\n{NOTE}"
 
 
 def test_empty_background_and_malformed_background():
     answer = "".join(x for x in ask("anything at all here?", "") if isinstance(x, str))
-    assert answer == f"{HEADER}\n\n{NO_CARDS}"
+    assert answer == f"{NO_CARDS}\n\n{NOTE}"
     with pytest.raises(providers.ProviderError) as err:
         ask("anything?", "not a background")
     assert err.value.kind == "bad_request"
@@ -114,7 +116,8 @@ def test_empty_background_and_malformed_background():
 def test_max_tokens_caps_the_answer(background):
     text, usage = providers.complete(OFFLINE_MODEL_ID, [{"role": "user", "content": "tides?"}], background.text, 12)
     assert usage.output_tokens <= 12
-    assert HEADER.startswith(text)
+    full = "".join(x for x in ask("tides?", background.text) if isinstance(x, str))
+    assert text and full.startswith(text) and len(text) < len(full)
 
 
 def test_pacing_spreads_the_words_out(background, monkeypatch):
@@ -143,3 +146,62 @@ def test_split_sentences_handles_markdown():
         "Second one follows see!",
         "Bold list item text",
     ]  # the table row and the one-word line after it are not sentences
+
+
+def test_the_first_chunk_is_the_answers_own_words(background):
+    first = next(
+        iter(
+            providers.stream(
+                OFFLINE_MODEL_ID, [{"role": "user", "content": "Why are there two tides a day?"}], background.text
+            )
+        )
+    )
+    assert first.startswith("- ")  # a quoted sentence, not a preamble written before the work
+    assert any(s.startswith(first[2:]) for _, card in CARDS for s in split_sentences(card.body))
+
+
+def test_the_best_sentence_comes_first(background):
+    question = "Why are there two tides a day?"
+    answer = "".join(x for x in ask(question, background.text) if isinstance(x, str))
+    quoted = [re.fullmatch(r"- (.+) \[\d+\]", line).group(1) for line in answer.rsplit("\n\n", 1)[0].splitlines()]
+    vectors = get_embedder().embed([question, *quoted])
+    assert len(quoted) > 1 and int((vectors[1:] @ vectors[0]).argmax()) == 0
+
+
+FILLER = [
+    (
+        f"ledger-{i}",
+        Card(
+            title=f"Ledger {i}",
+            owner="u",
+            body=" ".join(
+                f"Ledger entry {i}-{j} records the quarterly budget for office supplies and travel." for j in range(25)
+            ),
+        ),
+    )
+    for i in range(60)
+]
+
+
+@pytest.fixture(scope="module")
+def large_background():
+    """1,500+ sentences, the tides card ranked first (as createChat ranks it)."""
+    return fit_background([CARDS[2], *FILLER], 40_000, "o200k_base")
+
+
+def test_a_large_background_embeds_only_a_few_dozen_candidates(large_background):
+    assert len(offline.sentences_of(large_background.text)) >= 1_500
+    offline._VECTORS.clear()
+    answer = "".join(x for x in ask("Why are there two tides a day?", large_background.text) if isinstance(x, str))
+    assert "so most coasts see two high tides daily. [1]" in answer
+    embedded = len(offline._VECTORS)
+    assert embedded <= offline.MAX_EMBEDDED + 1
+    # a follow-up on the same background reuses the sentences' vectors: only its question is new
+    ask("When do spring tides happen?", large_background.text)
+    assert len(offline._VECTORS) < embedded + offline.MAX_EMBEDDED // 2
+
+
+def test_a_paraphrase_sharing_no_word_still_finds_the_best_ranked_card(large_background):
+    answer = "".join(x for x in ask("What makes the sea rise and fall?", large_background.text) if isinstance(x, str))
+    assert answer.startswith("- ") and "[1]" in answer.splitlines()[0]
+    assert "Ledger" not in answer

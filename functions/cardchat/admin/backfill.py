@@ -7,15 +7,39 @@ agree on what is fresh.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from typing import Any
 
 from cardchat.schema import Card
 
 BATCH = 64
+#: Gentle mode (`scripts/dev`'s backfill beside a live app, issue 17): small
+#: batches at the lowest CPU priority on one thread, and no batch starts
+#: while an answer is being generated (polled every PAUSE_POLL_S), so a
+#: chat's first words never wait for the backfill.
+GENTLE_BATCH = 8
+PAUSE_POLL_S = 0.25
 
 
-def backfill(db: Any, model: str | None = None, limit: int | None = None) -> tuple[int, int]:
-    """Returns (cards embedded now, cards that were already fresh)."""
+def gentle() -> None:
+    """Lowest CPU priority and one inference thread for this process: call
+    before the embedder loads."""
+    os.nice(19)
+    os.environ["CARDCHAT_EMBED_THREADS"] = "1"
+
+
+def backfill(
+    db: Any,
+    model: str | None = None,
+    limit: int | None = None,
+    busy: Callable[[], bool] | None = None,
+    batch_size: int = BATCH,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[int, int]:
+    """Returns (cards embedded now, cards that were already fresh). With
+    `busy`, each batch waits until it returns False."""
     from tqdm import tqdm
 
     from cardchat.embeddings import get_embedder
@@ -31,8 +55,10 @@ def backfill(db: Any, model: str | None = None, limit: int | None = None) -> tup
     if limit is not None:
         todo = todo[:limit]
     with tqdm(total=len(todo), desc=f"embed ({embedder.model_id})", unit="card") as bar:
-        for i in range(0, len(todo), BATCH):
-            chunk = todo[i : i + BATCH]
+        for i in range(0, len(todo), batch_size):
+            while busy is not None and busy():
+                sleep(PAUSE_POLL_S)
+            chunk = todo[i : i + batch_size]
             embed_and_store(db, {cid: cards[cid] for cid in chunk}, embedder)
             bar.update(len(chunk))
     return len(todo), len(fresh)

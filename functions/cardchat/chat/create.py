@@ -30,14 +30,17 @@ if TYPE_CHECKING:
 QUESTION_OVERHEAD = 64
 #: Cards without a fresh embedding are embedded on the spot, those BM25 likes
 #: best for the question first, in batches of EMBED_BATCH until this many or
-#: until EMBED_BUDGET_S has gone (at least one batch). MiniLM manages 10-50
-#: card texts a second on two cores, fewer while a backfill shares them (8 s
-#: for 64 cards measured on `scripts/dev` right after start). The rest are
-#: ranked by BM25 alone (see retrieval) and counted in `cards_unranked`; the
-#: embedCard trigger and `cardchat backfill` are what keep a collection embedded.
+#: until EMBED_BUDGET_S has gone (no batch starts that would end past it,
+#: judging by the one before; with no time at all, not even the first).
+#: MiniLM manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at least one batch of 16" made
+#: createChat take 10.8 s on `scripts/dev` right after start (issue 17), so
+#: batches are small (two cards) and the budget bounds the wait. The
+#: rest are ranked by BM25 alone (see retrieval) and counted in
+#: `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
+#: keep a collection embedded.
 EMBED_ON_THE_SPOT = 64
-EMBED_BATCH = 16
-EMBED_BUDGET_S = 1.0
+EMBED_BATCH = 2
+EMBED_BUDGET_S = 0.3
 
 
 @dataclass
@@ -114,12 +117,14 @@ def create_chat(
         if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
             scores = retrieval.sparse_scores(req.initial_message, ids, texts, hashes)
             missing.sort(key=lambda i: -scores[i])
-        until = time.perf_counter() + EMBED_BUDGET_S
+        until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
         for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
-            if start and time.perf_counter() > until:
+            began = time.perf_counter()
+            if began + last > until:  # would end past the budget, judging by the batch before
                 break
             batch = [ids[i] for i in missing[start : start + EMBED_BATCH]]
             vectors.update(emb_repo.embed_and_store(db, {c: visible[c] for c in batch}, embedder))
+            last = time.perf_counter() - began
     query_vec = embedder.embed_query(req.initial_message)
     lap("embed")
 

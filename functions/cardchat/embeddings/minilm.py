@@ -27,8 +27,10 @@ TOKENIZER_PATH = Path(__file__).resolve().parents[1] / "assets" / "minilm" / "to
 
 def _threads() -> int:
     # Cloud Functions instances and this machine have 2 cores; more threads
-    # than cores only adds contention.
-    return max(1, min(2, os.cpu_count() or 1))
+    # than cores only adds contention. A gentle backfill takes one (backfill.gentle).
+    wanted = os.environ.get("CARDCHAT_EMBED_THREADS", "")
+    cap = int(wanted) if wanted.isdigit() and int(wanted) > 0 else 2
+    return max(1, min(cap, os.cpu_count() or 1))
 
 
 class MiniLMEmbedder:

@@ -45,6 +45,16 @@ def _chunks_query(db: firestore.Client, message_id: str) -> firestore.Query:
     return db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
 
 
+def answer_in_progress(db: firestore.Client) -> bool:
+    """Whether any answer is waiting to start or streaming (one indexed read)."""
+    query = (
+        db.collection(CHAT_MESSAGES)
+        .where(filter=firestore.FieldFilter("status", "in", ["ready", "streaming"]))
+        .limit(1)
+    )
+    return any(True for _ in query.stream())
+
+
 def get_message(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
     snap = _message_ref(db, message_id).get()
     return snap.to_dict() if snap.exists else None

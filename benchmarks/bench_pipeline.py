@@ -1,0 +1,273 @@
+"""Send → first visible text through the whole stack, stage by stage.
+
+Runs under `scripts/bench pipeline`, which starts the Auth, Firestore and
+Functions emulators with ANTHROPIC_BASE_URL pointing at a local fake of
+Anthropic's streaming Messages API (benchmarks/fake_provider.py: real SSE
+wire format, first token 300 ms after the request). A signed-up user with AI
+access creates chats over 300 demo-deck cards and asks follow-ups, through the
+callables as the SPA calls them; a Firestore listener (what the SPA does)
+sees the first chunk. Stages, from the documents' own commit times and the
+fake server's clock (one machine, one clock):
+
+  call      Send → the stub is committed (auth, checks, writes)
+  trigger   stub committed → the claim is committed (event delivery, claim transaction)
+  read      claim → the provider is asked (chat, background and history reads, SDK setup)
+  provider  asked → first token sent (the fake's fixed 300 ms)
+  write     first token → first chunk committed
+  listener  first chunk committed → the listener has it
+
+The offline answerer is measured the same way (its "provider" stage is
+composing the first sentence; read and provider are reported together).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from typing import Any
+
+import numpy as np
+
+from benchmarks.fake_provider import FakeAnthropic
+from cardchat.access import grant_ai
+from cardchat.admin.demo_deck import build_deck
+from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import embeddable_and_hash
+from cardchat.llms import OFFLINE_MODEL_ID
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Card, CardEmbedding
+
+KEYED = "claude-haiku-4-5"
+QUESTIONS = [
+    "how do I move my commits onto a different base?",
+    "what does git stash pop do?",
+    "how can I see which branches are merged?",
+    "how do I undo the last commit?",
+    "what is a detached HEAD?",
+    "how do I list remote branches?",
+    "how do I squash commits?",
+    "what does cherry-pick do?",
+]
+STAGES = ["call", "trigger", "read", "provider", "write", "listener"]
+
+
+def _post(url: str, body: dict, token: str | None = None) -> dict:
+    headers = {"content-type": "application/json", **({"authorization": f"Bearer {token}"} if token else {})}
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.loads(r.read())
+
+
+class Watch:
+    """The chat's messages and chunks as a client sees them, with when."""
+
+    def __init__(self, db: Any, chat_id: str) -> None:
+        from google.cloud import firestore
+
+        self.claimed: dict[str, float] = {}  # message id -> claim commit time
+        self.created: dict[str, float] = {}  # message id -> stub commit time
+        self.first_chunk: dict[str, tuple[float, float]] = {}  # message id -> (commit time, seen)
+        self.done: set[str] = set()
+        self._lock = threading.Lock()
+        where = firestore.FieldFilter("chat", "==", chat_id)
+        self._w = [
+            db.collection(CHAT_MESSAGES).where(filter=where).on_snapshot(self._messages),
+            db.collection(CHAT_MESSAGES_STREAMING).where(filter=where).on_snapshot(self._chunks),
+        ]
+
+    def _messages(self, docs: Any, changes: Any, read_time: Any) -> None:
+        with self._lock:
+            for d in docs:
+                m = d.to_dict()
+                self.created.setdefault(d.id, d.create_time.timestamp())
+                if m.get("status") == "streaming":
+                    self.claimed.setdefault(d.id, d.update_time.timestamp())
+                if m.get("status") in ("complete", "failed"):
+                    self.done.add(d.id)
+
+    def _chunks(self, docs: Any, changes: Any, read_time: Any) -> None:
+        now = time.time()
+        with self._lock:
+            for d in docs:
+                self.first_chunk.setdefault(d.to_dict()["message"], (d.create_time.timestamp(), now))
+
+    def wait(self, message_id: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while message_id not in self.done and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)  # let the chunk deletes land before the next send
+
+    def close(self) -> None:
+        for w in self._w:
+            w.unsubscribe()
+
+
+def _user(db: Any, auth: str) -> tuple[str, str]:
+    out = _post(
+        f"http://{auth}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-key",
+        {"email": f"bench-{uuid.uuid4().hex[:8]}@cardchat.test", "password": "bench-pass", "returnSecureToken": True},
+    )
+    grant_ai(db, out["localId"], True)
+    return out["localId"], out["idToken"]
+
+
+def _cards(db: Any, uid: str, n: int = 300) -> list[str]:
+    deck = [c for c in build_deck() if c["id"].startswith("git-")][:n]
+    embedder = get_embedder()
+    cards = [(f"{uid}-{c['id']}", Card(title=c["title"], body=c["body"], owner=uid)) for c in deck]
+    texts = [embeddable_and_hash(c.title, c.body) for _, c in cards]
+    vectors = embedder.embed([t for t, _ in texts])
+    batch = db.batch()
+    for (cid, _), vec, (_, digest) in zip(cards, vectors, texts):  # embeddings first: embedCard has nothing to do
+        batch.set(
+            db.collection(CARD_EMBEDDINGS).document(cid),
+            CardEmbedding(embedder.model_id, embedder.dim, pack(np.asarray(vec, np.float32)), digest).to_dict(),
+        )
+    batch.commit()
+    batch = db.batch()
+    for cid, card in cards:
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+    batch.commit()
+    return [cid for cid, _ in cards]
+
+
+def _send(
+    db: Any, fn: str, token: str, model: str, chat_id: str | None, card_ids: list[str], q: str, fake: FakeAnthropic
+) -> tuple[str, dict[str, float]]:
+    """One Send; returns the chat id and its stage times in ms."""
+    base = f"http://{os.environ['CARDCHAT_FUNCTIONS_HOST']}/{db.project}/us-central1"
+    watch = Watch(db, chat_id) if chat_id else None
+    t0 = time.time()
+    if chat_id is None:
+        out = _post(f"{base}/createChat", {"data": {"card_ids": card_ids, "initial_message": q, "model": model}}, token)
+        chat_id = out["result"]["chat_id"]
+        watch = Watch(db, chat_id)  # the chat id is known only now; commit times are still exact
+    else:
+        out = _post(f"{base}/postMessage", {"data": {"chat_id": chat_id, "content": q}}, token)
+    if "error" in out:
+        raise RuntimeError(f"{fn}: {out['error']}")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pending = [m for m in watch.created if m not in watch.done]
+        if pending and pending[-1] in watch.first_chunk:
+            break
+        time.sleep(0.01)
+    stub = max(
+        (m for m in watch.created if m in watch.first_chunk and m in watch.claimed), key=lambda m: watch.created[m]
+    )
+    watch.wait(stub)
+    watch.close()
+    created, claimed = watch.created[stub], watch.claimed[stub]
+    chunk_commit, seen = watch.first_chunk[stub]
+    asked, first_token = next(((a, f) for a, f in reversed(fake.calls) if a >= claimed), (None, None))
+    ms = {
+        "total": seen - t0,
+        "call": created - t0,
+        "trigger": claimed - created,
+        "write": chunk_commit - (first_token or claimed),
+        "listener": seen - chunk_commit,
+    }
+    if asked is not None:
+        ms.update(read=asked - claimed, provider=first_token - asked)
+    else:
+        ms["read+compose"] = chunk_commit - claimed
+        ms.pop("write")
+    return chat_id, {k: v * 1000 for k, v in ms.items()}
+
+
+def _deck_unembedded(db: Any, uid: str) -> list[str]:
+    """The whole demo deck as the user's cards, none embedded yet (as right
+    after scripts/dev's import), written with background triggers paused
+    as scripts/seed does."""
+    hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
+    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=10)
+    try:
+        ids = []
+        for start in range(0, len(deck := build_deck()), 400):
+            batch = db.batch()
+            for c in deck[start : start + 400]:
+                cid = f"{uid}-deck-{c['id']}"
+                batch.set(
+                    db.collection(CARDS).document(cid), Card(title=c["title"], body=c["body"], owner=uid).to_dict()
+                )
+                ids.append(cid)
+            batch.commit()
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=10)
+    return ids
+
+
+def _backfill_case(db: Any, token: str, uid: str, fake: FakeAnthropic, n: int) -> list[str]:
+    """createChat over the whole unembedded deck and Send → first text while
+    `cardchat backfill --gentle` runs (scripts/dev's first minutes)."""
+    ids = _deck_unembedded(db, uid)
+    backfill = subprocess.Popen(
+        [sys.executable, "-m", "cardchat", "backfill", "--gentle", "--project", db.project],
+        cwd=os.path.join(os.path.dirname(__file__), "..", "functions"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        time.sleep(5)  # the backfill has loaded its model and is embedding
+        # warmed on the deck first, as scripts/dev's warm-up does before it prints the URL
+        series = _series(db, token, OFFLINE_MODEL_ID, ids, fake, n)
+        still = backfill.poll() is None
+    finally:
+        backfill.terminate()
+        backfill.wait(30)
+    calls = [r["call"] for r in series["first"]]
+    return [
+        _line("backfill running, first question", series["first"]),
+        _line("backfill running, follow-up", series["follow"]),
+        f"{'':26s} createChat over {len(ids)} cards (Send → chat written) p50 {statistics.median(calls):.0f} ms, "
+        f"max {max(calls):.0f} ms; backfill {'still running' if still else 'finished'} at the end",
+    ]
+
+
+def _series(
+    db: Any, token: str, model: str, cards: list[str], fake: FakeAnthropic, n: int, warm: bool = True
+) -> dict[str, list]:
+    out: dict[str, list] = {"first": [], "follow": []}
+    if warm:
+        _send(db, "createChat", token, model, None, cards, QUESTIONS[0], fake)  # warm the instances
+    for i in range(n):
+        chat, ms = _send(db, "createChat", token, model, None, cards, QUESTIONS[i % len(QUESTIONS)], fake)
+        out["first"].append(ms)
+        # A user reads the first answer before asking again; meanwhile the
+        # first answer's run writes the chat's title (another model call),
+        # which the emulator, one invocation at a time, would make us queue behind.
+        time.sleep(2.0)
+        out["follow"].append(
+            _send(db, "postMessage", token, model, chat, cards, QUESTIONS[(i + 3) % len(QUESTIONS)], fake)[1]
+        )
+    return out
+
+
+def _line(label: str, rows: list[dict[str, float]]) -> str:
+    totals = [r["total"] for r in rows]
+    p95 = sorted(totals)[min(len(totals) - 1, round(0.95 * (len(totals) - 1)))]
+    keys = [k for k in STAGES + ["read+compose"] if k in rows[0]]
+    parts = " · ".join(f"{k} {statistics.median(r[k] for r in rows):.0f}" for k in keys)
+    return f"{label:26s} p50 {statistics.median(totals):5.0f} ms  p95 {p95:5.0f} ms   [{parts}]"
+
+
+def run(db: Any) -> list[str]:
+    port = int(os.environ.get("CARDCHAT_FAKE_PROVIDER_PORT", "7090"))
+    n = int(os.environ.get("BENCH_PIPELINE_RUNS", "6"))
+    uid, token = _user(db, os.environ["FIREBASE_AUTH_EMULATOR_HOST"])
+    cards = _cards(db, uid)
+    lines = [f"Send → first chunk seen by a listener, ms, {n} runs each (medians per stage in brackets)"]
+    with FakeAnthropic(port) as fake:
+        for model, label in ((KEYED, "fake Anthropic (300 ms)"), (OFFLINE_MODEL_ID, "offline answerer")):
+            series = _series(db, token, model, cards, fake, n)
+            lines.append(_line(f"{label}, first question", series["first"]))
+            lines.append(_line(f"{label}, follow-up", series["follow"]))
+        if os.environ.get("BENCH_PIPELINE_BACKFILL", "1") == "1":
+            lines += _backfill_case(db, token, uid, fake, n)
+    return lines

@@ -1,0 +1,119 @@
+"""A local stand-in for Anthropic's Messages API, on loopback, for the
+pipeline benchmark: it answers `POST /v1/messages` with `stream: true` in the
+real server-sent-event wire format (as recorded in
+tests/fixtures/providers/anthropic_stream.sse), sends the first text token
+FIRST_TOKEN_S after the request arrived, then one token every TOKEN_S.
+
+It records when each request arrived and when its first token was written,
+so the benchmark can split the pipeline into stages. Only the SDK that the
+functions use talks to it (ANTHROPIC_BASE_URL points there)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FIRST_TOKEN_S = 0.3
+TOKEN_S = 0.02
+WORDS = "Tides follow the moon [1]: its gravity pulls the oceans into two bulges.".split(" ")
+
+
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+class FakeAnthropic:
+    def __init__(self, port: int, first_token_s: float = FIRST_TOKEN_S) -> None:
+        self.first_token_s = first_token_s
+        #: (arrived, first token written) per request, time.time() seconds.
+        self.calls: list[tuple[float, float]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:
+                arrived = time.time()
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+                if not self.path.startswith("/v1/messages") or not body.get("stream"):
+                    self.send_error(404)
+                    return
+                fake._stream(self, arrived)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _stream(self, h: BaseHTTPRequestHandler, arrived: float) -> None:
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("cache-control", "no-cache")
+        h.send_header("connection", "close")
+        h.end_headers()
+        h.wfile.write(
+            _event(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_bench",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [],
+                        "model": "claude-bench",
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 25, "output_tokens": 1},
+                    },
+                },
+            )
+        )
+        h.wfile.write(
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            )
+        )
+        h.wfile.flush()
+        time.sleep(max(0.0, arrived + self.first_token_s - time.time()))
+        first = None
+        for i, word in enumerate(WORDS):
+            text = (" " if i else "") + word
+            h.wfile.write(
+                _event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+                )
+            )
+            h.wfile.flush()
+            if first is None:
+                first = time.time()
+            time.sleep(TOKEN_S)
+        h.wfile.write(_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        h.wfile.write(
+            _event(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": len(WORDS)},
+                },
+            )
+        )
+        h.wfile.write(_event("message_stop", {"type": "message_stop"}))
+        h.wfile.flush()
+        self.calls.append((arrived, first or time.time()))
