@@ -28,15 +28,13 @@ if TYPE_CHECKING:
 
 #: Tokens a provider adds around the system text and one user turn.
 QUESTION_OVERHEAD = 64
-#: Cards without a fresh embedding are embedded on the spot, those BM25 likes
-#: best for the question first, in batches of EMBED_BATCH until this many or
-#: until EMBED_BUDGET_S has gone (no batch starts that would end past it,
-#: judging by the one before; with no time at all, not even the first).
-#: MiniLM manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at least one batch of 16" made
-#: createChat take 10.8 s on `scripts/dev` right after start (issue 17), so
-#: batches are small (two cards) and the budget bounds the wait. The
-#: rest are ranked by BM25 alone (see retrieval) and counted in
-#: `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
+#: Cards without a fresh embedding are embedded on the spot, those BM25 likes best for the question
+#: first, in batches of EMBED_BATCH until this many or until EMBED_BUDGET_S has gone (no batch starts
+#: that would end past it, judging by the one before; with no time at all, not even the first). MiniLM
+#: manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at
+#: least one batch of 16" made createChat take 10.8 s on `scripts/dev` right after start (issue 17), so
+#: batches are small (two cards) and the budget bounds the wait. The rest are ranked by BM25 alone (see
+#: retrieval) and counted in `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
 #: keep a collection embedded.
 EMBED_ON_THE_SPOT = 64
 EMBED_BATCH = 2
