@@ -8,7 +8,7 @@ import pytest
 
 from cardchat import branches
 from cardchat.parsing import branch_chat as parse_branch
-from cardchat.chats import first_message_id
+from cardchat.ids import first_message_id
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.models import OFFLINE_MODEL_ID
 from cardchat.repo import messages as messages_repo

@@ -112,7 +112,7 @@ def test_a_title_call_counts_against_the_owner(db, monkeypatch):
     from provider_wire import Wire
 
     from cardchat import providers
-    from cardchat.chats import first_message_id
+    from cardchat.ids import first_message_id
     from cardchat.providers.anthropic import AnthropicProvider
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")

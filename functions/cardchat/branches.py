@@ -12,13 +12,12 @@ the edited question follows and is answered as in any chat.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from typing import Any
 
 from cardchat import models, ratelimit
-from cardchat.chats import first_message_id
-from cardchat.conversation import new_message_id, question_and_stub, require_owner, said_before, token_bound
+from cardchat.ids import first_message_id, new_chat_id, new_message_id
+from cardchat.conversation import question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.recheck import Checked, check
 from cardchat.repo import chats as chats_repo
@@ -57,7 +56,7 @@ def branch_chat(db: Any, uid: str, chat_id: str, message_index: int, text: str,
                         [m.get("content") or "" for m in said_before(messages, message_index)] + [text])
     ratelimit.check(db, uid, bound, when, rules)
 
-    new_id = uuid.uuid4().hex[:20]
+    new_id = new_chat_id()
     history = [
         (new_message_id(), ChatMessage(chat=new_id, message_index=i, role=m["role"], content=m.get("content") or "",
                                        status="complete", timestamp=m.get("timestamp") or when,

@@ -10,12 +10,11 @@ refused until the last answer is complete, so turns never interleave.
 from __future__ import annotations
 
 import math
-import secrets
-import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
+from cardchat.ids import new_message_id
 from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
 from cardchat.models import MODELS, ModelSpec
 from cardchat.providers.base import Message
@@ -26,12 +25,6 @@ from cardchat.schema import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 8
-_ID_ALPHABET = string.ascii_letters + string.digits
-
-
-def new_message_id() -> str:
-    """Same shape as a Firestore auto-id: 20 random alphanumerics."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))
 
 
 #: How long a `ready` stub may wait for its generator to claim it. Firestore
