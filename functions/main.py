@@ -17,7 +17,7 @@ from firebase_functions import firestore_fn, https_fn, options
 
 from cardchat import keys, llms
 from cardchat.errors import CardchatError, Unauthenticated
-from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, REGION
+from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
 
 log = logging.getLogger("cardchat")
 
@@ -202,7 +202,7 @@ def embedCard(event: firestore_fn.Event) -> None:
 @firestore_fn.on_document_written(
     document=f"{CHAT_MESSAGES}/{{messageId}}",
     memory=options.MemoryOption.GB_1,
-    timeout_sec=540,
+    timeout_sec=GENERATE_TIMEOUT_S,
     secrets=_secrets("generateAnswer"),
 )
 def generateAnswer(event: firestore_fn.Event) -> None:

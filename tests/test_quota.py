@@ -111,7 +111,7 @@ def test_a_superseded_run_settles_its_own_attempt_and_not_the_retry(db):
 
 def test_a_title_call_counts_against_the_owner(db, monkeypatch):
     from cardchat import providers
-    from cardchat.chat.create import first_message_id
+    from cardchat.ids import first_message_id
     from cardchat.providers.anthropic import AnthropicProvider
     from provider_wire import Wire
 

@@ -44,6 +44,9 @@ LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
 RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
+#: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
+GENERATE_TIMEOUT_S = 540
+
 Visibility = Literal["public", "private"]
 Role = Literal["user", "assistant"]
 Status = Literal["ready", "streaming", "complete", "failed"]
@@ -150,6 +153,20 @@ class Chat:
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Chat":
+        """A stored chat, missing fields at their defaults (one place for `or 0`)."""
+        return cls(
+            owner=d.get("owner") or "",
+            title=d.get("title") or "",
+            model=d.get("model") or "",
+            public_citations=dict(d.get("public_citations") or {}),
+            published=bool(d.get("published")),
+            created=d.get("created") or now(),
+            last_updated=d.get("last_updated") or now(),
+            message_count=int(d.get("message_count") or 0),
+        )
+
 
 @dataclass
 class ChatPrivate:
@@ -172,6 +189,21 @@ class ChatPrivate:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ChatPrivate":
+        collection = d.get("collection") or {}
+        return cls(
+            owner=d.get("owner") or "",
+            background_length=int(d.get("background_length") or 0),
+            background_tokens=int(d.get("background_tokens") or 0),
+            card_ids=list(d.get("card_ids") or []),
+            card_count_requested=int(d.get("card_count_requested") or 0),
+            collection=Collection(description=collection.get("description") or "",
+                                  configuration=dict(collection.get("configuration") or {})),
+            cards_unranked=int(d.get("cards_unranked") or 0),
+            branched_from=d.get("branched_from"),
+        )
 
 
 def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:
@@ -228,6 +260,28 @@ class ChatMessage:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ChatMessage":
+        usage = d.get("usage")
+        return cls(
+            chat=d.get("chat") or "",
+            message_index=int(d.get("message_index") or 0),
+            role=d.get("role") or "user",
+            content=d.get("content") or "",
+            status=d.get("status") or "ready",
+            timestamp=d.get("timestamp") or now(),
+            model=d.get("model"),
+            run_id=d.get("run_id"),
+            lease_expires=d.get("lease_expires"),
+            attempts=int(d.get("attempts") or 0),
+            usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)) if usage else None,
+            timings=d.get("timings"),
+            error=d.get("error"),
+            dropped_turns=int(d.get("dropped_turns") or 0),
+            cut_off=d.get("cut_off"),
+            provider_wait=d.get("provider_wait"),
+        )
 
 
 @dataclass

@@ -25,6 +25,7 @@ from cardchat.chat.turns import (
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.ids import chunk_id
 from cardchat.parsing import MAX_CONTENT_CHARS
 from cardchat.parsing import post_message as parse_post
 from cardchat.repo import messages as repo
@@ -133,9 +134,8 @@ def test_two_concurrent_posts_accept_exactly_one(db):
 def test_retry_puts_a_failed_answer_back_to_ready_and_drops_its_chunks(db):
     make_chat(db, "failed", error="Anthropic: the service is overloaded", attempts=1)
     for i in range(3):
-        db.collection("chat_messages_streaming").document(repo.chunk_id("a1", i)).set(
-            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict()
-        )
+        db.collection("chat_messages_streaming").document(chunk_id("a1", i)).set(
+            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict())
     with pytest.raises(PermissionDenied):
         retry_message(db, "intruder", "a1")
     with pytest.raises(FailedPrecondition):

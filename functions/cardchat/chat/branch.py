@@ -12,15 +12,14 @@ the edited question follows and is answered as in any chat.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 from typing import Any
 
 from cardchat import llms, ratelimit
-from cardchat.chat.create import first_message_id
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import new_message_id, question_and_stub, require_owner, said_before, token_bound
+from cardchat.ids import first_message_id, new_chat_id, new_message_id
+from cardchat.chat.turns import question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
@@ -67,7 +66,7 @@ def branch_chat(
     )
     ratelimit.check(db, uid, bound, when, rules)
 
-    new_id = uuid.uuid4().hex[:20]
+    new_id = new_chat_id()
     history = [
         (
             new_message_id(),

@@ -19,6 +19,7 @@ import numpy as np
 
 from cardchat import llms, ratelimit
 from cardchat.chat.turns import question_and_stub, token_bound
+from cardchat.ids import first_message_id, new_chat_id
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.parsing import CreateChatRequest
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
@@ -45,12 +46,6 @@ EMBED_BUDGET_S = 0.3
 class CreateChatResult:
     chat_id: str
     timings_ms: dict[str, float] = field(default_factory=dict)
-
-
-def first_message_id(chat_id: str, index: int) -> str:
-    """Ids of a chat's first two messages (question 0, answer 1): derived from
-    the chat id, so the first question can be found without a query."""
-    return f"{chat_id}-{index:04d}"
 
 
 def background_budget(spec: llms.ModelSpec, percentage: float, question: str) -> int:
@@ -143,7 +138,7 @@ def create_chat(
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
     lap("fit")
 
-    chat_id = uuid.uuid4().hex[:20]
+    chat_id = new_chat_id()
     chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
     user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
     hold = TokenReservation(

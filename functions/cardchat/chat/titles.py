@@ -54,7 +54,7 @@ def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     """A model-written title replaces the first words once the first answer is
     in (main.generateAnswer); its tokens count against the owner's daily limit."""
     from cardchat import ratelimit
-    from cardchat.chat.create import first_message_id
+    from cardchat.ids import first_message_id
     from cardchat.repo import chats as chat_repo
     from cardchat.repo import messages as messages_repo
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from cardchat.ids import new_message_id
 from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
 from cardchat.llms import MODELS, ModelSpec
 from cardchat.providers.base import Message
@@ -27,12 +28,6 @@ from cardchat.schema import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 8
-_ID_ALPHABET = string.ascii_letters + string.digits
-
-
-def new_message_id() -> str:
-    """Same shape as a Firestore auto-id: 20 random alphanumerics."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))
 
 
 #: How long a `ready` stub may wait for its generator to claim it. Firestore

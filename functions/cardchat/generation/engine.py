@@ -36,11 +36,12 @@ from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.llms import MODELS
+from cardchat.ids import new_run_id
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
-from cardchat.schema import StreamChunk, Usage
+from cardchat.schema import GENERATE_TIMEOUT_S, Chat, ChatMessage, StreamChunk, Usage
 from cardchat.schema import now as utc_now
 from cardchat.scrub import scrub_error
 
@@ -61,9 +62,8 @@ PROVIDER_BACKOFF_S = (2.0, 6.0, 18.0)
 #: the user is watching, and may retry later themselves.
 PROVIDER_MAX_WAIT_S = 30.0
 #: Seconds from the claim after which an answer still streaming is cut off
-#: and kept: generateAnswer's timeout_sec (main.py) is 540, and the final
-#: write and clean-up need a few of them.
-DEADLINE_S = 500.0
+#: and kept: the final write and clean-up need a few of generateAnswer's.
+DEADLINE_S = float(GENERATE_TIMEOUT_S - 40)
 #: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
 CUT_OFF_TIME = "time_limit"
 
@@ -107,7 +107,29 @@ class _Run:
         self.now = now
         self.sleep = sleep
         self.owner: str | None = None  # whose daily tokens this run spends
-        self.spent: Callable[[], int] = lambda: 0  # tokens so far, once a provider is called
+        self.clock: Callable[[], float] = time.monotonic
+        self.started = 0.0
+        # what _prepare finds and the stream fills in
+        self.spec: Any = None
+        self.window: Any = None
+        self.background = ""
+        self.background_tokens = 0
+        self.secrets: list[str | None] = []
+        self.writer: StreamWriter | None = None
+        self.parts: list[str] = []
+        self.usage: Usage | None = None
+        self.ttft: float | None = None
+        self.retries = 0
+        self.cut_off: str | None = None
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def spent(self) -> int:
+        """Tokens so far, once a provider is called."""
+        if self.window is None:
+            return 0
+        return _spent(self.spec, self.window.messages, self.background_tokens, self.parts, self.usage)
 
     def lease_end(self) -> datetime:
         return self.now() + timedelta(seconds=self.lease)
@@ -161,118 +183,123 @@ def generate(
     in: "complete" or "failed"; "skipped" when another delivery owns it or it
     was not ready; "superseded" when the run lost its lease to a retry."""
     lease = lease_seconds() if lease is None else lease
-    run_id = uuid.uuid4().hex
+    run_id = new_run_id()
     msg = repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
-    started = clock()
-    background = ""
-    secrets: list[str | None] = []
-    parts: list[str] = []
-    writer: StreamWriter | None = None
+    run.clock, run.started = clock, clock()
     try:
-        chat = chats_repo.get_chat(db, msg["chat"]) or {}
-        run.owner = chat.get("owner")
-        spec = MODELS.get(msg.get("model") or chat.get("model") or "")
-        if spec is None:
-            log.error("generate %s: unknown model %r", message_id, str(msg.get("model"))[:60])
-            return _fail(run, headline(None, "unknown_model"), "")
-        secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
-        if int(msg.get("attempts") or 0) > 1:
-            repo.delete_chunks(db, message_id)  # left by a run that died
-        # cards its owner may no longer read are withdrawn first (chat/recheck.py)
-        background, background_tokens = current_background(db, msg["chat"], chat, spec.tokenizer)
-        try:
-            history = [m for _, m in repo.chat_messages(db, msg["chat"])]
-            window = window_for(history, msg["message_index"], background_tokens, spec)
-        except ContextTooSmall as e:
-            log.info("generate %s: %s", message_id, e)
-            return _fail(run, headline(spec.provider, "context_too_long"), "")
-        writer = StreamWriter(run.write_chunk, run.renew, renew_every=lease / 3, clock=clock)
-        usage: Usage | None = None
-        ttft: float | None = None
-        retries = 0
-        cut_off: str | None = None
-        run.spent = lambda: _spent(spec, window.messages, background_tokens, parts, usage)
-        while True:
-            deltas = providers.stream(spec.id, window.messages, background, window.max_tokens)
-            try:
-                for item in deltas:
-                    if isinstance(item, Usage):
-                        usage = item
-                        continue
-                    if ttft is None:
-                        ttft = clock() - started
-                    parts.append(item)
-                    writer.put(item)
-                    if clock() - started > deadline:
-                        cut_off = CUT_OFF_TIME
-                        break
-                break
-            except ProviderError as e:
-                wait = None if parts else _retry_wait(e, retries)
-                if wait is None or clock() - started + wait > deadline:
-                    raise
-                _log_provider(message_id, e, f"calling again in {wait:.1f} s")
-                run.renew(
-                    {
-                        "provider_wait": {
-                            "reason": e.message,
-                            "call": retries + 2,
-                            "until": now() + timedelta(seconds=wait),
-                        }
-                    }
-                )
-                _wait_renewing(run, wait)
-                retries += 1
-            finally:
-                deltas.close()  # a run that stops early hangs up on the provider at once
-        chunks = writer.close()
-        writer = None
-        content = "".join(parts)
-        if usage is None:  # cut off before the provider's count: ours, for the rate limit
-            usage = _estimated_usage(spec, window.messages, background_tokens, content)
-        total = clock() - started
-        run.finish(
-            {
-                "status": "complete",
-                "content": content,
-                "model": spec.id,
-                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
-                "timings": {
-                    "ttft": round(ttft if ttft is not None else total, 3),
-                    "total": round(total, 3),
-                    "chunks": chunks,
-                    "provider_retries": retries,
-                },
-                "dropped_turns": window.dropped,
-                "cut_off": cut_off,
-                "error": None,
-            },
-            {"last_updated": now()},
-        )
-        try:
-            repo.delete_chunks(db, message_id)
-        except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
-            _log_unexpected(message_id, e, secrets, background)
-        return "complete"
+        refused = _prepare(run)
+        if refused is not None:
+            return refused
+        _stream_with_retries(run, deadline)
+        return _complete(run)
     except ProviderError as e:
-        _stop(writer)
+        _stop(run.writer)
         _log_provider(message_id, e, "the answer failed")
-        return _fail(run, e.message, "".join(parts))
+        return _fail(run, e.message, "".join(run.parts))
     except (repo.LostOwnership, WriterFailed) as e:
-        _stop(writer)
+        _stop(run.writer)
         if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
             return _superseded(run)
-        _log_unexpected(message_id, e.__cause__ or e, secrets, background)
-        return _fail(run, GENERIC_ERROR, "".join(parts))
+        _log_unexpected(message_id, e.__cause__ or e, run.secrets, run.background)
+        return _fail(run, GENERIC_ERROR, "".join(run.parts))
     except Exception as e:
-        _stop(writer)
-        _log_unexpected(message_id, e, secrets, background)
-        return _fail(run, GENERIC_ERROR, "".join(parts))
+        _stop(run.writer)
+        _log_unexpected(message_id, e, run.secrets, run.background)
+        return _fail(run, GENERIC_ERROR, "".join(run.parts))
     finally:
         _settle(run)
+
+
+def _prepare(run: _Run) -> str | None:
+    """Model, background and window of the claimed message; the status the
+    run ends in when it cannot start (unknown model, context too small)."""
+    stored_chat = chats_repo.get_chat(run.db, run.msg["chat"]) or {}
+    chat, msg = Chat.from_dict(stored_chat), ChatMessage.from_dict(run.msg)
+    run.owner = chat.owner or None
+    spec = MODELS.get(msg.model or chat.model or "")
+    if spec is None:
+        log.error("generate %s: unknown model %r", run.message_id, str(run.msg.get("model"))[:60])
+        return _fail(run, headline(None, "unknown_model"), "")
+    run.spec = spec
+    run.secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+    if msg.attempts > 1:
+        repo.delete_chunks(run.db, run.message_id)  # left by a run that died
+    # cards its owner may no longer read are withdrawn first (recheck.py)
+    run.background, run.background_tokens = current_background(
+        run.db, run.msg["chat"], stored_chat, spec.tokenizer)
+    try:
+        history = [m for _, m in repo.chat_messages(run.db, run.msg["chat"])]
+        run.window = window_for(history, run.msg["message_index"], run.background_tokens, spec)
+    except ContextTooSmall as e:
+        log.info("generate %s: %s", run.message_id, e)
+        return _fail(run, headline(spec.provider, "context_too_long"), "")
+    run.writer = StreamWriter(run.write_chunk, run.renew, renew_every=run.lease / 3, clock=run.clock)
+    return None
+
+
+def _stream_with_retries(run: _Run, deadline: float) -> None:
+    """Stream the answer into the chunk writer, calling the provider again
+    after a refusal before the first token; cut off at `deadline`."""
+    assert run.spec is not None and run.window is not None and run.writer is not None
+    while True:
+        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens)
+        try:
+            for item in deltas:
+                if isinstance(item, Usage):
+                    run.usage = item
+                    continue
+                if run.ttft is None:
+                    run.ttft = run.elapsed()
+                run.parts.append(item)
+                run.writer.put(item)
+                if run.elapsed() > deadline:
+                    run.cut_off = CUT_OFF_TIME
+                    break
+            return
+        except ProviderError as e:
+            wait = None if run.parts else _retry_wait(e, run.retries)
+            if wait is None or run.elapsed() + wait > deadline:
+                raise
+            _log_provider(run.message_id, e, f"calling again in {wait:.1f} s")
+            run.renew({"provider_wait": {"reason": e.message, "call": run.retries + 2,
+                                         "until": run.now() + timedelta(seconds=wait)}})
+            _wait_renewing(run, wait)
+            run.retries += 1
+        finally:
+            deltas.close()  # a run that stops early hangs up on the provider at once
+
+
+def _complete(run: _Run) -> str:
+    """Write the whole answer once, then drop its chunks."""
+    assert run.spec is not None and run.window is not None and run.writer is not None
+    chunks = run.writer.close()
+    run.writer = None
+    content = "".join(run.parts)
+    if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
+        run.usage = _estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
+    total = run.elapsed()
+    run.finish(
+        {
+            "status": "complete",
+            "content": content,
+            "model": run.spec.id,
+            "usage": {"input_tokens": run.usage.input_tokens, "output_tokens": run.usage.output_tokens},
+            "timings": {"ttft": round(run.ttft if run.ttft is not None else total, 3),
+                        "total": round(total, 3), "chunks": chunks, "provider_retries": run.retries},
+            "dropped_turns": run.window.dropped,
+            "cut_off": run.cut_off,
+            "error": None,
+        },
+        {"last_updated": run.now()},
+    )
+    try:
+        repo.delete_chunks(run.db, run.message_id)
+    except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
+        _log_unexpected(run.message_id, e, run.secrets, run.background)
+    return "complete"
 
 
 def _retry_wait(e: ProviderError, retries: int) -> float | None:
@@ -345,7 +372,8 @@ def _settle(run: _Run) -> None:
     if not run.owner:
         return
     try:
-        reconcile(run.db, run.owner, run.message_id, int(run.msg.get("attempts") or 0), run.spent(), run.now())
+        attempt = ChatMessage.from_dict(run.msg).attempts
+        reconcile(run.db, run.owner, run.message_id, attempt, run.spent(), run.now())
     except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
         log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)
 

@@ -21,6 +21,7 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from cardchat.ids import chunk_id
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
 from cardchat.utf8 import well_formed_fields
@@ -31,10 +32,6 @@ _BATCH = 450
 
 class LostOwnership(Exception):
     """The message is no longer streaming under this run (retried, or taken over)."""
-
-
-def chunk_id(message_id: str, index: int) -> str:
-    return f"{message_id}_{index:06d}"
 
 
 def _message_ref(db: firestore.Client, message_id: str) -> firestore.DocumentReference:
