@@ -10,15 +10,13 @@ refused until the last answer is complete, so turns never interleave.
 from __future__ import annotations
 
 import math
-import secrets
-import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from cardchat.ids import new_message_id
 from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
+from cardchat.ids import new_message_id
 from cardchat.llms import MODELS, ModelSpec
 from cardchat.providers.base import Message
 from cardchat.ratelimit import Limits, admit
