@@ -18,6 +18,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import (
     CHAT_BACKGROUND_PARTS,
     CHAT_BACKGROUNDS,
@@ -76,13 +77,12 @@ def write_new_chat(
         batch.commit()
         return
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         write_ledger = ratelimit_repo.read_in(tx, db, ledger)
         put(tx)
         write_ledger()
 
-    run(db.transaction(max_attempts=10))
+    run_in_transaction(db, run)
 
 
 def write_branch(

@@ -23,6 +23,7 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
 from cardchat.utf8 import well_formed_fields
 
@@ -240,7 +241,6 @@ def append_turn(
     one sees the first's stub."""
     chat_ref = db.collection(CHATS).document(chat_id)
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
@@ -253,7 +253,7 @@ def append_turn(
         if write_ledger:
             write_ledger()
 
-    run(db.transaction())
+    run_in_transaction(db, run)
 
 
 def reset_message(
@@ -272,7 +272,6 @@ def reset_message(
     claims the message."""
     ref = _message_ref(db, message_id)
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
@@ -292,4 +291,4 @@ def reset_message(
         if write_ledger:
             write_ledger()
 
-    run(db.transaction())
+    run_in_transaction(db, run)

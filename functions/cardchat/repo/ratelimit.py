@@ -7,6 +7,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
 
 #: (uid, change): a caller's transaction applies `change` to rate_limits/{uid}
@@ -55,7 +56,6 @@ def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLim
     and then nothing is written."""
     ref = _ref(db, uid)
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> RateLimit:
         snap = ref.get(transaction=tx)
         state = change(_from_dict(snap.to_dict() if snap.exists else None))
@@ -63,5 +63,4 @@ def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLim
         return state
 
     # one user rarely races themselves, but a double click must not fail
-    state: RateLimit = run(db.transaction(max_attempts=10))
-    return state
+    return run_in_transaction(db, run)

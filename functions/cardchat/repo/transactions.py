@@ -1,0 +1,55 @@
+"""Transactions that survive contention.
+
+Server SDKs lock pessimistically (the emulator too): two transactions that
+read the same chat document and then both write it deadlock until the lock
+times out, and both abort. The SDK retries only an aborted commit, at once
+and without a pause, so racers that collided once tend to collide again
+(four concurrent posts to one chat exhausted its 5 attempts), and an abort
+met while reading is not retried at all. A double click or two open tabs
+must see one turn accepted and the others refused, never a failure, so
+every read-modify-write transaction of the domain runs here: retried after
+a jittered, growing pause until it lands or TX_PATIENCE_S have passed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+T = TypeVar("T")
+
+#: Longer than a few emulator lock timeouts; far shorter than a callable's deadline.
+TX_PATIENCE_S = 30.0
+_FIRST_PAUSE_S = 0.05
+_MAX_PAUSE_S = 1.0
+
+
+def _aborted(exc: BaseException) -> bool:
+    # The SDK reports its spent attempts as a ValueError caused by the last Aborted.
+    return isinstance(exc, gexc.Aborted) or (isinstance(exc, ValueError) and isinstance(exc.__cause__, gexc.Aborted))
+
+
+def run_in_transaction(
+    db: firestore.Client,
+    body: Callable[[firestore.Transaction], T],
+    patience_s: float = TX_PATIENCE_S,
+) -> T:
+    """`body(tx)` in a transaction, all of it again after an abort; what it
+    raises itself (a refusal) propagates at once and nothing is written."""
+    give_up = time.monotonic() + patience_s
+    pause = _FIRST_PAUSE_S
+    transactional = firestore.transactional(body)
+    while True:
+        try:
+            result: T = transactional(db.transaction(max_attempts=1))
+            return result
+        except (gexc.Aborted, ValueError) as exc:
+            if not _aborted(exc) or time.monotonic() > give_up:
+                raise
+        time.sleep(random.uniform(pause / 2, pause))
+        pause = min(pause * 2, _MAX_PAUSE_S)
