@@ -154,7 +154,7 @@ class Chat:
         return _dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Chat":
+    def from_dict(cls, d: dict[str, Any]) -> Chat:
         """A stored chat, missing fields at their defaults (one place for `or 0`)."""
         return cls(
             owner=d.get("owner") or "",
@@ -191,7 +191,7 @@ class ChatPrivate:
         return _dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ChatPrivate":
+    def from_dict(cls, d: dict[str, Any]) -> ChatPrivate:
         collection = d.get("collection") or {}
         return cls(
             owner=d.get("owner") or "",
@@ -199,8 +199,10 @@ class ChatPrivate:
             background_tokens=int(d.get("background_tokens") or 0),
             card_ids=list(d.get("card_ids") or []),
             card_count_requested=int(d.get("card_count_requested") or 0),
-            collection=Collection(description=collection.get("description") or "",
-                                  configuration=dict(collection.get("configuration") or {})),
+            collection=Collection(
+                description=collection.get("description") or "",
+                configuration=dict(collection.get("configuration") or {}),
+            ),
             cards_unranked=int(d.get("cards_unranked") or 0),
             branched_from=d.get("branched_from"),
         )
@@ -262,7 +264,7 @@ class ChatMessage:
         return _dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ChatMessage":
+    def from_dict(cls, d: dict[str, Any]) -> ChatMessage:
         usage = d.get("usage")
         return cls(
             chat=d.get("chat") or "",

@@ -7,9 +7,8 @@ from datetime import timedelta
 import pytest
 
 from cardchat.chat import branch as branches
-from cardchat.parsing import branch_chat as parse_branch
-from cardchat.ids import first_message_id
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from cardchat.ids import first_message_id
 from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.parsing import branch_chat as parse_branch
 from cardchat.repo import messages as messages_repo

@@ -24,8 +24,8 @@ from cardchat.chat.turns import (
     window_for,
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.ids import chunk_id
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.parsing import MAX_CONTENT_CHARS
 from cardchat.parsing import post_message as parse_post
 from cardchat.repo import messages as repo
@@ -135,7 +135,8 @@ def test_retry_puts_a_failed_answer_back_to_ready_and_drops_its_chunks(db):
     make_chat(db, "failed", error="Anthropic: the service is overloaded", attempts=1)
     for i in range(3):
         db.collection("chat_messages_streaming").document(chunk_id("a1", i)).set(
-            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict())
+            StreamChunk(chat="chat1", message="a1", message_index=1, index=i, content="x").to_dict()
+        )
     with pytest.raises(PermissionDenied):
         retry_message(db, "intruder", "a1")
     with pytest.raises(FailedPrecondition):

@@ -24,7 +24,6 @@ import logging
 import math
 import os
 import time
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -35,8 +34,8 @@ from cardchat.chat.recheck import current_background
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
-from cardchat.llms import MODELS
 from cardchat.ids import new_run_id
+from cardchat.llms import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
 from cardchat.repo import chats as chats_repo
@@ -228,8 +227,7 @@ def _prepare(run: _Run) -> str | None:
     if msg.attempts > 1:
         repo.delete_chunks(run.db, run.message_id)  # left by a run that died
     # cards its owner may no longer read are withdrawn first (recheck.py)
-    run.background, run.background_tokens = current_background(
-        run.db, run.msg["chat"], stored_chat, spec.tokenizer)
+    run.background, run.background_tokens = current_background(run.db, run.msg["chat"], stored_chat, spec.tokenizer)
     try:
         history = [m for _, m in repo.chat_messages(run.db, run.msg["chat"])]
         run.window = window_for(history, run.msg["message_index"], run.background_tokens, spec)
@@ -264,8 +262,15 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
             if wait is None or run.elapsed() + wait > deadline:
                 raise
             _log_provider(run.message_id, e, f"calling again in {wait:.1f} s")
-            run.renew({"provider_wait": {"reason": e.message, "call": run.retries + 2,
-                                         "until": run.now() + timedelta(seconds=wait)}})
+            run.renew(
+                {
+                    "provider_wait": {
+                        "reason": e.message,
+                        "call": run.retries + 2,
+                        "until": run.now() + timedelta(seconds=wait),
+                    }
+                }
+            )
             _wait_renewing(run, wait)
             run.retries += 1
         finally:
@@ -287,8 +292,12 @@ def _complete(run: _Run) -> str:
             "content": content,
             "model": run.spec.id,
             "usage": {"input_tokens": run.usage.input_tokens, "output_tokens": run.usage.output_tokens},
-            "timings": {"ttft": round(run.ttft if run.ttft is not None else total, 3),
-                        "total": round(total, 3), "chunks": chunks, "provider_retries": run.retries},
+            "timings": {
+                "ttft": round(run.ttft if run.ttft is not None else total, 3),
+                "total": round(total, 3),
+                "chunks": chunks,
+                "provider_retries": run.retries,
+            },
             "dropped_turns": run.window.dropped,
             "cut_off": run.cut_off,
             "error": None,
