@@ -9,7 +9,7 @@ import time
 
 from google.cloud import firestore
 
-ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "offline", "pipeline"]
+ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "offline", "scrub", "pipeline"]
 
 
 def main(argv: list[str]) -> int:

@@ -137,9 +137,18 @@ def _load_vector_type(db: Any, ids: list[str]) -> dict[str, np.ndarray]:
 def run(db: Any) -> list[str]:
     lines: list[str] = [f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"]
     cards = synthetic_cards(N_CARDS)
-
-    # (a) MiniLM throughput
     embedder = get_embedder("minilm")
+    lines.append(_embed_throughput(embedder, cards))
+    rng = np.random.default_rng(0)
+    vectors = normalise(rng.normal(size=(N_CARDS, DIM)))
+    lines += _loading(db, [card_id for card_id, _ in cards], vectors)
+    lines.append(_hashing(cards))
+    lines += _ranking_and_fitting(embedder, cards, vectors)
+    return lines
+
+
+def _embed_throughput(embedder: Any, cards: list[tuple[str, Card]]) -> str:
+    """(a) MiniLM throughput."""
     from cardchat.embeddings.text import embeddable_text
 
     texts = [embeddable_text(c.title, c.body) for _, c in cards[:256]]
@@ -148,16 +157,16 @@ def run(db: Any) -> list[str]:
     cpu_start = time.process_time()
     t = _median(lambda: embedder.embed(texts), runs=3)
     cpu = (time.process_time() - cpu_start) / 3
-    lines.append(
+    return (
         f"MiniLM int8 embed: {len(texts) / t:,.0f} texts/s ({len(texts)} card texts, "
         f"median {statistics.median(pieces)} words,"
         f" {t * 1000:,.0f} ms wall and {cpu:,.1f} s CPU (both threads) per batch of 256)"
     )
 
-    # (b) loading stored embeddings
-    rng = np.random.default_rng(0)
-    ids = [card_id for card_id, _ in cards]
-    vectors = normalise(rng.normal(size=(N_CARDS, DIM)))
+
+def _loading(db: Any, ids: list[str], vectors: np.ndarray) -> list[str]:
+    """(b) loading stored embeddings, as bytes and as a Firestore Vector field."""
+    lines: list[str] = []
     if not _written(db, ids):
         start = time.perf_counter()
         _write(db, ids, vectors)
@@ -176,8 +185,11 @@ def run(db: Any) -> list[str]:
         lines.append(line)
     loaded = _load_vector_type(db, ids[:10])
     assert all(np.allclose(loaded[i], vectors[k], atol=1e-6) for k, i in enumerate(ids[:10]))
+    return lines
 
-    # (c) hashing, ranking and fitting 10,000 cards, tokenizer warm
+
+def _hashing(cards: list[tuple[str, Card]]) -> str:
+    """(c) hashing 10,000 cards, cold."""
     from cardchat.embeddings.text import embeddable_and_hash
 
     embeddable_and_hash.cache_clear()
@@ -186,9 +198,14 @@ def run(db: Any) -> list[str]:
         embeddable_and_hash(c.title, c.body)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     chars = sum(len(c.body) for _, c in cards) // N_CARDS
-    lines.append(
+    return (
         f"text_hash of 10,000 cards (cold, ~{chars} chars each): {wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
     )
+
+
+def _ranking_and_fitting(embedder: Any, cards: list[tuple[str, Card]], vectors: np.ndarray) -> list[str]:
+    """(c) ranking and fitting 10,000 cards, tokenizer warm."""
+    lines: list[str] = []
     query = embedder.embed_query("how should we invalidate the cache after a write?")
     order_holder: dict[str, np.ndarray] = {}
     t_rank = _median(lambda: order_holder.__setitem__("o", rank_dense(query, vectors)), runs=5)

@@ -11,13 +11,20 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firebase_functions import firestore_fn, https_fn, options
 
 from cardchat import keys, llms
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
+
+if TYPE_CHECKING:
+    from firebase_functions.core import Change
+    from google.cloud.firestore_v1 import DocumentSnapshot
+
+    #: What a document trigger receives: the document before and after the write.
+    DocumentWritten = firestore_fn.Event[Change[DocumentSnapshot[Any] | None]]
 
 log = logging.getLogger("cardchat")
 
@@ -51,9 +58,9 @@ def _init_app() -> None:
     if os.environ.get("FUNCTIONS_EMULATOR") == "true":
         from google.auth.credentials import AnonymousCredentials
 
-        class Anonymous(credentials.Base):
-            def get_credential(self):
-                return AnonymousCredentials()
+        class Anonymous(credentials.Base):  # type: ignore[misc]  # firebase_admin ships no type hints
+            def get_credential(self) -> AnonymousCredentials:
+                return AnonymousCredentials()  # type: ignore[no-untyped-call]
 
         firebase_admin.initialize_app(Anonymous(), {"projectId": os.environ.get("GCLOUD_PROJECT")})
     else:
@@ -64,8 +71,8 @@ _init_app()
 _db = None
 
 
-def db():
-    """The Firestore client, made on first use."""
+def db() -> Any:
+    """The Firestore client (google.cloud.firestore.Client), made on first use."""
     global _db
     if _db is None:
         from firebase_admin import firestore
@@ -74,7 +81,7 @@ def db():
     return _db
 
 
-def _uid(req: https_fn.CallableRequest) -> str:
+def _uid(req: https_fn.CallableRequest[Any]) -> str:
     if req.auth is None or not req.auth.uid:
         raise Unauthenticated("Sign in first")
     return req.auth.uid
@@ -84,17 +91,17 @@ def _may_use_ai(uid: str) -> None:
     """Every call that makes a model answer needs AI use granted. Its
     rate-limit slot and token reservation are taken by the domain, in the
     transaction that checks and writes, so a refused call spends nothing."""
-    from cardchat.chat import create as chats
+    from cardchat import access
     from cardchat.repo import users
 
-    chats.check_may_use_ai(users.get_user(db(), uid))
+    access.check_may_use_ai(users.get_user(db(), uid))
 
 
-def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_fn.CallableRequest], Any]:
+def _endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[https_fn.CallableRequest[Any]], Any]:
     """Maps domain errors to HttpsError; anything unexpected is logged
     server-side and answered with a generic message (no internals leak)."""
 
-    def wrapper(req: https_fn.CallableRequest) -> Any:
+    def wrapper(req: https_fn.CallableRequest[Any]) -> Any:
         try:
             return fn(req)
         except CardchatError as e:
@@ -115,7 +122,7 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest], Any]) -> Callable[[https_
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("listModels"))
 @_endpoint
-def listModels(req: https_fn.CallableRequest) -> dict:
+def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {
         "models": [m.public() for m in llms.available_models()],
         "default": llms.default_model_id(),
@@ -124,7 +131,7 @@ def listModels(req: https_fn.CallableRequest) -> dict:
 
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
-def createChat(req: https_fn.CallableRequest) -> dict:
+def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import create as chats
 
@@ -138,7 +145,7 @@ def createChat(req: https_fn.CallableRequest) -> dict:
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
-def postMessage(req: https_fn.CallableRequest) -> dict:
+def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import turns as conversation
 
@@ -150,7 +157,7 @@ def postMessage(req: https_fn.CallableRequest) -> dict:
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
-def retryMessage(req: https_fn.CallableRequest) -> dict:
+def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import turns as conversation
 
@@ -162,7 +169,7 @@ def retryMessage(req: https_fn.CallableRequest) -> dict:
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
-def branchChat(req: https_fn.CallableRequest) -> dict:
+def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import branch as branches
 
@@ -174,7 +181,7 @@ def branchChat(req: https_fn.CallableRequest) -> dict:
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
-def deleteChat(req: https_fn.CallableRequest) -> dict:
+def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import create as chats
 
@@ -186,7 +193,7 @@ def deleteChat(req: https_fn.CallableRequest) -> dict:
 @firestore_fn.on_document_written(
     document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1, secrets=_secrets("embedCard")
 )
-def embedCard(event: firestore_fn.Event) -> None:
+def embedCard(event: DocumentWritten) -> None:
     """Keeps card_embeddings in step with cards (recomputed only when the
     embeddable text changed)."""
     from cardchat.embeddings import get_embedder
@@ -194,7 +201,8 @@ def embedCard(event: firestore_fn.Event) -> None:
     from cardchat.schema import Card
 
     after = event.data.after
-    card = Card.from_dict(after.to_dict()) if after is not None and after.exists else None
+    data = after.to_dict() if after is not None else None  # None once deleted
+    card = Card.from_dict(data) if data is not None else None
     outcome = emb_repo.refresh_card_embedding(db(), event.params["cardId"], card, get_embedder())
     log.info("embedCard %s: %s", event.params["cardId"], outcome)
 
@@ -205,7 +213,7 @@ def embedCard(event: firestore_fn.Event) -> None:
     timeout_sec=GENERATE_TIMEOUT_S,
     secrets=_secrets("generateAnswer"),
 )
-def generateAnswer(event: firestore_fn.Event) -> None:
+def generateAnswer(event: DocumentWritten) -> None:
     """Turns a `ready` assistant stub into a streamed answer. Every write the
     engine makes re-triggers this; should_generate() ends those at once, and
     the claim transaction makes a duplicate delivery harmless."""
@@ -213,7 +221,7 @@ def generateAnswer(event: firestore_fn.Event) -> None:
 
     after = event.data.after
     data = after.to_dict() if after is not None and after.exists else None
-    if not engine.should_generate(data):
+    if data is None or not engine.should_generate(data):
         return
     status = engine.generate(db(), event.params["messageId"])
     if status == "complete" and data.get("message_index") == 1:

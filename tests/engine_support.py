@@ -64,11 +64,10 @@ def make_chat(
 
 class ChunkWatcher:
     """An on_snapshot listener on a message's chunks, as the SPA has: keeps
-    every chunk it ever saw and when it first saw it."""
+    every chunk it ever saw."""
 
     def __init__(self, db: firestore.Client, message_id: str) -> None:
         self.seen: dict[int, str] = {}
-        self.first_seen: dict[int, float] = {}
         self.present = 0
         self.lock = threading.Lock()
         query = db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
@@ -81,7 +80,6 @@ class ChunkWatcher:
             for d in docs:
                 c = d.to_dict()
                 self.seen.setdefault(c["index"], c["content"])
-                self.first_seen.setdefault(c["index"], time.monotonic())
             self.present = len(docs)
         self.ready.set()
 

@@ -9,7 +9,8 @@ on sys.path, as it does for conftest).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,21 @@ class Wire:
 
 def event_stream(content: bytes) -> httpx2.Response:
     return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+
+def held_after(response: httpx2.Response, events: int, release: threading.Event) -> httpx2.Response:
+    """`response` (a server-sent-event stream) sending its first `events` events, then
+    nothing more until `release` is set: the provider is still answering meanwhile."""
+    parts = response.content.split(b"\n\n")
+    head, tail = b"".join(p + b"\n\n" for p in parts[:events]), b"\n\n".join(parts[events:])
+
+    def body() -> Iterator[bytes]:
+        yield head
+        if not release.wait(60):
+            raise AssertionError("the held stream was never released")
+        yield tail
+
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body())
 
 
 def sse(name: str) -> httpx2.Response:

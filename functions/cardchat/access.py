@@ -1,10 +1,49 @@
-"""Who may use the AI: users/{uid}.may_use_ai and admin, set by the admin CLI."""
+"""Who may do what on the server: every permission check of the domain, in one place.
+
+firestore.rules decides what a client may read or write directly; the callables
+decide here. Three questions, each answered once:
+
+- may this account use the AI (users/{uid}.may_use_ai, set by the admin CLI)?
+- is this caller the chat's owner (the only one who may post, retry, branch or delete)?
+- which cards may this user read (schema.Card.visible_to, the rules' cardIsVisible()
+  without its admin clause: it sits on the shape so that every layer can cull)?
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cardchat.schema import UserDoc
+from cardchat.errors import NotFound, PermissionDenied
+from cardchat.schema import Card, UserDoc
+
+
+def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
+    """Every call that makes a model answer needs AI use granted."""
+    if not user_doc or user_doc.get("may_use_ai") is not True:
+        raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
+
+
+def is_owner(doc: Mapping[str, Any] | None, uid: str | None) -> bool:
+    """`doc` (a chats, chat_private or chat_background document) belongs to `uid`."""
+    return doc is not None and bool(uid) and doc.get("owner") == uid
+
+
+def require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
+    """The chats document `chat`, if `uid` owns it; NotFound without one."""
+    if chat is None:
+        raise NotFound("chat not found")
+    if not is_owner(chat, uid):
+        raise PermissionDenied("only the chat's owner can do this")
+    return chat
+
+
+def readable_cards(cards: Mapping[str, Card], uid: str | None, ids: Iterable[str] | None = None) -> dict[str, Card]:
+    """The cards of `cards` (in the order of `ids`, if given) that `uid` may read.
+    Unreadable and missing ones are dropped without a trace: a caller learns the
+    same whether such an id exists or not."""
+    order = cards if ids is None else ids
+    return {cid: c for cid in order if (c := cards.get(cid)) is not None and c.visible_to(uid)}
 
 
 def grant_ai(db: Any, uid: str, allow: bool = True, admin: bool | None = None) -> UserDoc:

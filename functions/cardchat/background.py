@@ -113,54 +113,11 @@ def fit_background(
         raise ValueError(f"a background budget of {budget_tokens} tokens cannot hold the {head_tokens}-token preamble")
 
     # A repeated id keeps its best rank (dict insertion order).
-    cards = list(dict(ranked).items())
-
-    chars_per_token = _CHARS_PER_TOKEN / ESTIMATE_FACTORS.get(tokenizer, 1.0)
-    remaining = budget_tokens - head_tokens
-    picks: list[_Pick] = []
-    first_left_out: int | None = None
-    counted = 0  # cards[:counted] have been considered
-
-    def take(indices: list[int]) -> None:
-        nonlocal remaining, first_left_out
-        contents = [_content(cards[i][1].title, cards[i][1].body) for i in indices]
-        # Provisional numbers: a card's final number is at most its position + 1.
-        counts = count_tokens([_block(i + 1, c) for i, c in zip(indices, contents)], tokenizer)
-        for i, content, tokens in zip(indices, contents, counts):
-            if tokens <= remaining:
-                picks.append(_Pick(i, content))
-                remaining -= tokens
-            elif first_left_out is None:
-                first_left_out = i
-
-    # Grow a window over the ranking while every card so far has fitted.
-    while counted < len(cards) and first_left_out is None and remaining >= _MIN_USEFUL_TOKENS:
-        want_chars = remaining * chars_per_token * 1.08
-        end, chars = counted, 0
-        while end < len(cards) and (chars < want_chars or end - counted < 8):
-            chars += len(cards[end][1].title) + len(cards[end][1].body) + 48
-            end += 1
-        take(list(range(counted, end)))
-        counted = end
-
-    # One batch of smaller cards further down that may still fit.
-    if counted < len(cards) and remaining >= _MIN_USEFUL_TOKENS:
-        max_chars = remaining * chars_per_token * 2
-        tail: list[int] = []
-        for i in range(counted, len(cards)):
-            if len(cards[i][1].title) + len(cards[i][1].body) + 48 <= max_chars:
-                tail.append(i)
-                if len(tail) == _TAIL_SCAN:
-                    break
-        if tail:
-            take(tail)
-
-    truncated_id: str | None = None
-    if first_left_out is not None and remaining >= _MIN_USEFUL_TOKENS:
-        pick = _truncated_pick(cards, first_left_out, len(picks) + 1, remaining, tokenizer)
-        if pick is not None:
-            picks.append(pick)
-            truncated_id = cards[pick.index][0]
+    packer = _Packer(list(dict(ranked).items()), tokenizer, budget_tokens - head_tokens)
+    packer.grow_window()
+    packer.scan_tail()
+    packer.fill_with_truncated()
+    cards, picks, truncated_id = packer.cards, packer.picks, packer.truncated_id
 
     text, tokens = _render(head, picks, tokenizer)
     while tokens > budget_tokens and picks:
@@ -175,6 +132,69 @@ def fit_background(
         budget=budget_tokens,
         truncated_card=truncated_id,
     )
+
+
+class _Packer:
+    """Picks cards in ranking order while they fit `remaining` tokens, counting them in batches."""
+
+    def __init__(self, cards: list[tuple[str, Card]], tokenizer: str, remaining: int) -> None:
+        self.cards = cards
+        self.tokenizer = tokenizer
+        self.remaining = remaining
+        self.picks: list[_Pick] = []
+        self.first_left_out: int | None = None
+        self.truncated_id: str | None = None
+        self.counted = 0  # cards[:counted] have been considered
+        self.chars_per_token = _CHARS_PER_TOKEN / ESTIMATE_FACTORS.get(tokenizer, 1.0)
+
+    def take(self, indices: list[int]) -> None:
+        contents = [_content(self.cards[i][1].title, self.cards[i][1].body) for i in indices]
+        # Provisional numbers: a card's final number is at most its position + 1.
+        counts = count_tokens([_block(i + 1, c) for i, c in zip(indices, contents)], self.tokenizer)
+        for i, content, tokens in zip(indices, contents, counts):
+            if tokens <= self.remaining:
+                self.picks.append(_Pick(i, content))
+                self.remaining -= tokens
+            elif self.first_left_out is None:
+                self.first_left_out = i
+
+    def _chars(self, i: int) -> int:
+        return len(self.cards[i][1].title) + len(self.cards[i][1].body) + 48
+
+    def grow_window(self) -> None:
+        """Grow a window over the ranking while every card so far has fitted."""
+        cards = self.cards
+        while self.counted < len(cards) and self.first_left_out is None and self.remaining >= _MIN_USEFUL_TOKENS:
+            want_chars = self.remaining * self.chars_per_token * 1.08
+            end, chars = self.counted, 0
+            while end < len(cards) and (chars < want_chars or end - self.counted < 8):
+                chars += self._chars(end)
+                end += 1
+            self.take(list(range(self.counted, end)))
+            self.counted = end
+
+    def scan_tail(self) -> None:
+        """One batch of smaller cards further down that may still fit."""
+        if self.counted >= len(self.cards) or self.remaining < _MIN_USEFUL_TOKENS:
+            return
+        max_chars = self.remaining * self.chars_per_token * 2
+        tail: list[int] = []
+        for i in range(self.counted, len(self.cards)):
+            if self._chars(i) <= max_chars:
+                tail.append(i)
+                if len(tail) == _TAIL_SCAN:
+                    break
+        if tail:
+            self.take(tail)
+
+    def fill_with_truncated(self) -> None:
+        """The first card left out, cut short to fill what room is left."""
+        if self.first_left_out is None or self.remaining < _MIN_USEFUL_TOKENS:
+            return
+        pick = _truncated_pick(self.cards, self.first_left_out, len(self.picks) + 1, self.remaining, self.tokenizer)
+        if pick is not None:
+            self.picks.append(pick)
+            self.truncated_id = self.cards[pick.index][0]
 
 
 def _truncated_pick(cards: list[tuple[str, Card]], index: int, n: int, room: int, tokenizer: str) -> _Pick | None:

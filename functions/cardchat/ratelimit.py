@@ -36,7 +36,7 @@ from typing import Any
 
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
-from cardchat.schema import RateLimit, TokenReservation
+from cardchat.schema import ChatMessage, RateLimit, TokenReservation
 from cardchat.schema import now as utc_now
 
 WINDOW = timedelta(minutes=1)
@@ -192,6 +192,7 @@ def release_unclaimed(db: Any, uid: str, chat_id: str, now: datetime | None = No
     expire and be charged in full. A run already going settles its own."""
     from cardchat.repo import messages as messages_repo
 
-    for message_id, msg in messages_repo.chat_messages(db, chat_id):
-        if msg.get("role") == "assistant" and msg.get("status") == "ready":
-            reconcile(db, uid, message_id, int(msg.get("attempts") or 0) + 1, 0, now)
+    for message_id, stored in messages_repo.chat_messages(db, chat_id):
+        msg = ChatMessage.from_dict(stored)
+        if msg.role == "assistant" and msg.status == "ready":
+            reconcile(db, uid, message_id, msg.attempts + 1, 0, now)

@@ -60,6 +60,8 @@ REFUSED = [
     ("branch someone else's chat", PermissionDenied, lambda db: branches.branch_chat(db, "u1", "theirs", 0, "q")),
     ("branch a missing chat", NotFound, lambda db: branches.branch_chat(db, "u1", "nope", 0, "q")),
     ("branch at an answer", InvalidArgument, lambda db: branches.branch_chat(db, "u1", "done", 1, "q")),
+    ("delete someone else's chat", PermissionDenied, lambda db: chats.delete_chat(db, "u1", "theirs")),
+    ("delete a missing chat", NotFound, lambda db: chats.delete_chat(db, "u1", "nope")),
 ]
 
 

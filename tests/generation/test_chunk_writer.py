@@ -220,7 +220,7 @@ def test_writer_error_stops_the_producer_and_close_reports_it():
     sink = Sink(fail_at=1)
     writer = StreamWriter(sink.write, sink.renew, renew_every=10.0, interval=0.01)
     writer.put("a")
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 30  # a bound so a broken writer fails instead of hanging
     with pytest.raises(WriterFailed) as raised:
         while time.monotonic() < deadline:
             writer.put("b")

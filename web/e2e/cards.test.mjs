@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminDelete, adminGet, adminList, adminSet, callFunction, COLLECTIONS, launch, newContext, pageErrors, signIn, signInRest, visibleTo,
+  adminDelete, adminGet, adminList, adminSet, callFunction, COLLECTIONS, launch, modelPickerReady, newContext, pageErrors, signIn,
+  signInRest, visibleTo,
 } from './support.mjs';
 
 let browser;
@@ -28,9 +29,19 @@ test('the demo cards appear, a card private to another user does not, and the mo
   const errors = pageErrors(page);
   await signIn(page);
 
-  const count = page.getByTestId('card-count');
+  await exactlyTheReadableCardsAreShown(page, visible, hidden);
+  await aCardWrittenNowComesAndGoesLive(page, uid, visible);
+  await filteringNarrowsTheCount(page, visible);
+  await thePickerOffersListModels(page, idToken);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// The steps of the test above, in order.
+
+async function exactlyTheReadableCardsAreShown(page, visible, hidden) {
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''), null, { timeout: 60_000 });
-  assert.match(await count.textContent(), new RegExp(`^${visible.length} cards shown`));
+  assert.match(await page.getByTestId('card-count').textContent(), new RegExp(`^${visible.length} cards shown`));
   const shownIds = await page.getByTestId('card').evaluateAll((els) => els.map((e) => e.getAttribute('data-card-id')));
   assert.deepEqual(new Set(shownIds), new Set(visible.map((c) => c.id)));
   for (const c of hidden) assert.ok(!shownIds.includes(c.id), `card ${c.id} private to other-user must not appear`);
@@ -39,8 +50,10 @@ test('the demo cards appear, a card private to another user does not, and the mo
   if (!visibleTitles.has(hiddenTitle)) {
     assert.equal(await page.getByText(hiddenTitle, { exact: true }).count(), 0);
   }
+}
 
-  // Live: a card written now appears without a reload, and goes when deleted.
+/** Live: a card written now appears without a reload, and goes when deleted. */
+async function aCardWrittenNowComesAndGoesLive(page, uid, visible) {
   const liveId = `e2e-live-${Date.now()}`;
   const now = new Date();
   await adminSet(`${COLLECTIONS.cards}/${liveId}`, {
@@ -49,25 +62,29 @@ test('the demo cards appear, a card private to another user does not, and the mo
   });
   try {
     await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ timeout: 60_000 });
-    assert.match(await count.textContent(), new RegExp(`^${visible.length + 1} cards shown`));
+    assert.match(await page.getByTestId('card-count').textContent(), new RegExp(`^${visible.length + 1} cards shown`));
   } finally {
     await adminDelete(`${COLLECTIONS.cards}/${liveId}`);
   }
   assert.equal(await adminGet(`${COLLECTIONS.cards}/${liveId}`), null, 'the live card was deleted');
   await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ state: 'detached', timeout: 60_000 });
+}
 
-  // Filtering narrows the count to the cards holding the words.
+/** Filtering narrows the count to the cards holding the words. */
+async function filteringNarrowsTheCount(page, visible) {
   await page.getByTestId('card-search').fill('rebase');
   const rebase = visible.filter((c) => `${c.title}\n${c.body}\n${(c.tags ?? []).join(' ')}`.toLowerCase().includes('rebase'));
   await page.waitForFunction((n) => document.querySelector('[data-testid=card-count]')?.textContent?.startsWith(`${n} card`), rebase.length, { timeout: 30_000 });
   assert.ok(rebase.length > 0 && rebase.length < visible.length);
+}
 
-  // The model picker shows exactly listModels' answer, the offline default labelled as such.
+/** The model picker shows exactly listModels' answer, the offline default labelled as such. */
+async function thePickerOffersListModels(page, idToken) {
   const truth = await callFunction('listModels', {}, idToken);
   await page.getByTestId('chat-with-cards').click();
   const dialog = page.getByTestId('start-chat-dialog');
   await dialog.waitFor();
-  await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: 30_000 });
+  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
   const options = await page.getByTestId('model-picker').locator('option').evaluateAll((els) =>
     els.map((o) => ({ value: o.value, text: o.textContent, offline: o.dataset.offline === 'true' })));
   assert.deepEqual(options.map((o) => o.value), truth.models.map((m) => m.id));
@@ -76,6 +93,4 @@ test('the demo cards appear, a card private to another user does not, and the mo
   assert.ok(offline.length >= 1, 'the offline answerer is always offered');
   for (const o of offline) assert.match(o.text, /offline/i);
   assert.match(await page.getByTestId('budget').textContent(), /tokens/);
-  assert.deepEqual(errors, []);
-  await context.close();
-});
+}

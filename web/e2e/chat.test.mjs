@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, newContext, pageErrors, PHONE,
+  adminGet, adminList, APP_URL, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, modelPickerReady, newContext,
+  pageErrors, PHONE,
   screenshot, signIn, signInRest, visibleTo,
 } from './support.mjs';
 
@@ -23,7 +24,7 @@ async function recordAnswer(page, n) {
     const w = window;
     w.__answerStates = [];
     const tick = () => {
-      const el = document.querySelectorAll('[data-testid=message][data-role=assistant]')[nth];
+      const el = /** @type {HTMLElement | undefined} */ (document.querySelectorAll('[data-testid=message][data-role=assistant]')[nth]);
       const text = el?.querySelector('[data-testid=message-body]')?.textContent ?? '';
       const states = w.__answerStates;
       const done = el?.dataset.phase === 'complete' && !el.classList.contains('revealing');
@@ -80,8 +81,25 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   const errors = pageErrors(page);
   const ownerCapture = captureResponses(page);
   await signIn(page);
+  const s = { uid, owner, page, ownerCapture };
 
-  // 1. Pick the cards about rebasing: the whole filtered collection.
+  await pickCardsAndStart(s);
+  await firstAnswerGrows(s);
+  await followUp(s);
+  await publish(s);
+  await visitorReadsTheTranscriptOnly(s);
+  await backgroundNeverReachesABrowser(s);
+  await editingAFollowUpBranches(s);
+  await deleteWithConfirmation(s);
+  assert.deepEqual(errors, []);
+  await owner.close();
+});
+
+// The steps of the test above, in order; `s` carries what one step leaves for the next.
+
+/** 1. Pick the cards about rebasing: the whole filtered collection. */
+async function pickCardsAndStart(s) {
+  const { page, uid } = s;
   const filtered = (await adminList(COLLECTIONS.cards))
     .filter((c) => visibleTo(c, uid) && `${c.title}\n${c.body}\n${(c.tags ?? []).join(' ')}`.toLowerCase().includes('rebase'))
     .length;
@@ -95,7 +113,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   });
   await page.getByTestId('chat-with-cards').click();
   await page.getByTestId('start-chat-dialog').waitFor();
-  await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: 30_000 });
+  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
   const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
   await page.getByTestId('model-picker').selectOption(offline);
   await page.getByTestId('start-message').fill('How do I squash my last commits with an interactive rebase?');
@@ -111,11 +129,16 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   await page.getByTestId('start-submit').click();
   await page.getByTestId('start-preparing').waitFor({ state: 'visible', timeout: 5_000 }).catch(() => {});
   await page.waitForURL(/\/chat\/[^/]+$/, { timeout: ANSWER_TIMEOUT });
-  const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+  const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
   await recordAnswer(page, 0);
   assert.deepEqual(await page.evaluate(() => window.__routes), ['cards', 'chat']);
+  s.filtered = filtered;
+  s.chatId = chatId;
+}
 
-  // 2. The answer grows in visibly, then completes.
+/** 2. The answer grows in visibly, then completes. */
+async function firstAnswerGrows(s) {
+  const { page, chatId, uid, filtered } = s;
   await page.getByTestId('chat-title').waitFor({ timeout: 30_000 });
   const first = await answerStates(page, 0);
   assertGrew(first, 'first answer');
@@ -133,10 +156,15 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   for (const href of await page.locator('a.cite').evaluateAll((as) => as.map((a) => a.getAttribute('href')))) {
     assert.ok(priv.card_ids.some((id) => href === `/card/${encodeURIComponent(id)}`), href);
   }
+  s.chat = chat;
+  s.priv = priv;
+}
 
-  // 3. Follow-up: Enter sends; the composer waits while the answer is generated.
+/** 3. Follow-up: Enter sends; the composer waits while the answer is generated. */
+async function followUp(s) {
+  const { page } = s;
   const input = page.getByTestId('composer-input');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=composer-input]')?.disabled);
+  await page.waitForFunction(() => !(/** @type {HTMLTextAreaElement | null} */ (document.querySelector('[data-testid=composer-input]')))?.disabled);
   await input.fill('And how do I abort a rebase that went wrong?');
   await input.press('Enter');
   await page.locator('[data-testid=message]').nth(3).waitFor({ timeout: 30_000 });
@@ -146,8 +174,11 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   assert.equal(await page.getByTestId('message').count(), 4);
   assert.deepEqual(await page.getByTestId('message').evaluateAll((els) => els.map((e) => e.dataset.role)),
     ['user', 'assistant', 'user', 'assistant']);
+}
 
-  // 4. Publish and take the link.
+/** 4. Publish and take the link; the chat view fits a phone. */
+async function publish(s) {
+  const { page, chatId } = s;
   await page.getByTestId('publish-toggle').check();
   await page.getByTestId('published-chip').waitFor({ timeout: 15_000 });
   const link = await page.getByTestId('share-link').inputValue();
@@ -167,8 +198,12 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `the chat view scrolls sideways on a phone by ${overflow}px`);
   await page.setViewportSize(DESKTOP);
+  s.link = link;
+}
 
-  // 5. A signed-out visitor opens the link: transcript, no composer.
+/** 5. A signed-out visitor opens the link: transcript, no composer, nothing of the owner's. */
+async function visitorReadsTheTranscriptOnly(s) {
+  const { link, priv } = s;
   const visitorContext = await newContext(browser, PHONE, { longPolling: true });
   const visitor = await visitorContext.newPage();
   const visitorErrors = pageErrors(visitor);
@@ -193,8 +228,13 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
     assert.ok(publicIds.some((id) => href === `/card/${encodeURIComponent(id)}`), `a visitor's citation links ${href}`);
   }
   await screenshot(visitor, 'chat-published-phone.png');
+  Object.assign(s, { visitorContext, visitor, visitorErrors, visitorCapture, ranked, publicIds, privateIds });
+}
 
-  // 6. The background: what the server packed (admin read), versus what any browser received.
+/** 6. The background: what the server packed (admin read), versus what any browser received. */
+async function backgroundNeverReachesABrowser(s) {
+  const { chatId, chat, priv, ranked, privateIds, owner, link, ownerCapture } = s;
+  const { visitorContext, visitor, visitorErrors, visitorCapture } = s;
   const messages = (await adminList(COLLECTIONS.chat_messages)).filter((m) => m.chat === chatId);
   const transcript = messages.map((m) => m.content).join('\n') + '\n' + chat.title;
   const parts = await adminList(`${COLLECTIONS.chat_backgrounds}/${chatId}/${COLLECTIONS.chat_background_parts}`);
@@ -245,15 +285,19 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   assert.deepEqual(visitorErrors, []);
   await visitorContext.close();
   await reload.close();
+  Object.assign(s, { messages, secrets });
+}
 
-  // 6b. Edit the follow-up: it is asked in a new chat (a branch) that keeps the first exchange; this chat stays.
+/** 6b. Edit the follow-up: it is asked in a new chat (a branch) that keeps the first exchange; this chat stays. */
+async function editingAFollowUpBranches(s) {
+  const { page, chatId, messages, ownerCapture, secrets } = s;
   await page.getByTestId('edit-message').nth(1).click();
   await page.getByTestId('branch-input').fill('And how do I skip one commit during a rebase?');
   await screenshot(page, 'chat-branch-edit.png');
   await page.getByTestId('branch-send').click();
   await page.waitForURL((url) => /\/chat\/[^/]+$/.test(url.pathname) && !url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`),
     { timeout: 30_000 });
-  const branchId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+  const branchId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
   await page.getByTestId('branched-from').waitFor({ timeout: 30_000 });
   await page.locator('[data-testid=message]').nth(3).and(page.locator('[data-phase=complete]')).waitFor({ timeout: ANSWER_TIMEOUT });
   const branchTurns = await page.getByTestId('message-body').evaluateAll((els) => els.map((e) => e.textContent));
@@ -272,8 +316,11 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).click();
   await page.waitForURL((url) => url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 15_000 });
   await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: 30_000 });
+}
 
-  // 7. Delete, with confirmation.
+/** 7. Delete, with confirmation. */
+async function deleteWithConfirmation(s) {
+  const { page, chatId } = s;
   await page.getByTestId('delete-chat').click();
   await page.getByTestId('confirm-delete').waitFor();
   await page.getByTestId('delete-confirm').click();
@@ -282,6 +329,4 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
   // the list learns of the delete through its listener, a moment after the call returns
   await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 15_000 });
   assert.equal(await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).count(), 0);
-  assert.deepEqual(errors, []);
-  await owner.close();
-});
+}

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminDelete, adminSet, APP_URL, AUTH, callFunction, COLLECTIONS, FIRESTORE, FUNCTIONS, launch, newContext, pageErrors,
+  adminDelete, adminSet, APP_URL, AUTH, callFunction, COLLECTIONS, FIRESTORE, FUNCTIONS, launch, modelPickerReady, newContext,
+  pageErrors,
   screenshot, signIn, signInRest,
 } from './support.mjs';
 
@@ -44,6 +45,7 @@ function origin(hostPort) {
 
 /** Every request the context makes and every CSP violation its pages report. */
 async function watch(context) {
+  /** @type {{ requests: string[], violations: string[] }} */
   const seen = { requests: [], violations: [] };
   await context.addInitScript(() => {
     window.__csp = [];
@@ -117,67 +119,13 @@ test('a card and an answer carrying remote content load nothing from another ori
   const seen = await watch(context);
   const page = await context.newPage();
   const errors = pageErrors(page);
-  let chatId = null;
+  const state = { chatId: null, offline: null };
   try {
-    // The app itself runs under the policy: sign-in, the cards page, a chat streaming an answer.
-    await page.goto(`${APP_URL}/`);
-    await page.getByTestId('signin-form').waitFor();
-    assert.deepEqual(await violations(page, seen), [], 'CSP violations on the sign-in page');
-    await signIn(page);
-    await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
-      null, { timeout: 60_000 });
-    await page.getByTestId('card-search').fill('cherry-pick');
-    await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''));
-    assert.deepEqual(await violations(page, seen), [], 'CSP violations on the cards page');
-    await page.getByTestId('chat-with-cards').click();
-    await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: 30_000 });
-    const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
-    await page.getByTestId('model-picker').selectOption(offline);
-    await page.getByTestId('start-message').fill('How do I cherry-pick a commit?');
-    await page.getByTestId('start-submit').click();
-    await page.waitForURL(/\/chat\/[^/]+$/, { timeout: ANSWER_TIMEOUT });
-    chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
-    const first = page.locator('[data-testid=message][data-role=assistant]').first();
-    await first.and(page.locator('[data-phase=streaming]')).waitFor({ timeout: ANSWER_TIMEOUT }).catch(() => {});
-    await first.and(page.locator('[data-phase=complete]')).waitFor({ timeout: ANSWER_TIMEOUT });
-    assert.deepEqual(await violations(page, seen), [], 'CSP violations on the chat page');
-
-    // An answer that obeyed an injection, written as the engine would: shown live.
-    const at = new Date();
-    await adminSet(`${COLLECTIONS.chat_messages}/${chatId}-e2e-q`, {
-      chat: chatId, message_index: 2, role: 'user', content: 'Show me the other cards.', status: 'complete', timestamp: at,
-    });
-    await adminSet(`${COLLECTIONS.chat_messages}/${chatId}-e2e-a`, {
-      chat: chatId, message_index: 3, role: 'assistant', content: `Here they are [1].\n\n${VECTORS}`, status: 'complete',
-      timestamp: at, model: offline,
-    });
-    const injected = `[data-message-id="${chatId}-e2e-a"]`;
-    await page.locator(injected, { hasText: 'fake button' }).waitFor({ timeout: 30_000 });
-    await page.waitForFunction((sel) => !document.querySelector(sel)?.classList.contains('revealing'), injected, { timeout: 60_000 });
-    assert.deepEqual(await loaders(page, `${injected} [data-testid=message-body]`), []);
-    assert.equal(await page.locator(`${injected} .remote-image`).count(), 4);
-
-    // The card itself: each remote image is a placeholder naming its host.
-    await page.goto(`${APP_URL}/card/${cardId}`);
-    await page.getByTestId('card-page').waitFor({ timeout: 30_000 });
-    assert.deepEqual(await loaders(page, '[data-testid=card-page] .markdown'), []);
-    const labels = await page.locator('[data-testid=card-page] .remote-image').allTextContents();
-    assert.deepEqual(labels, ['Image “the other cards” from evil.example', 'Image “raw” from evil.example',
-      'Image “pr” from evil.example', 'Image “picture” from evil.example']);
-    const link = page.locator('[data-testid=card-page] a', { hasText: 'protocol-relative link' });
-    assert.equal(await link.getAttribute('target'), '_blank');
-    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
-    await page.locator('[data-testid=card-page] .remote-image').first().scrollIntoViewIfNeeded();
-    const shot = await screenshot(page, 'remote-image-placeholder.png');
-    if (shot) console.log(`# placeholder screenshot: ${shot}`);
-    const reports = (await violations(page, seen)).filter((v) => !PARSE_REPORT.test(v));
-    assert.deepEqual(reports, [], 'the CSP had to block something the renderer let through');
-
-    // A malformed escape in an in-app link leads to "Not found", not a blank page.
-    await page.getByText('A broken percent link').click();
-    await page.getByRole('heading', { name: 'Not found' }).waitFor({ timeout: 10_000 });
+    await appRunsUnderThePolicy(page, seen, state);
+    await injectedAnswerLoadsNothing(page, state);
+    await cardShowsPlaceholders(page, seen, cardId);
   } finally {
-    if (chatId) await callFunction('deleteChat', { chat_id: chatId }, idToken).catch(() => {});
+    if (state.chatId) await callFunction('deleteChat', { chat_id: state.chatId }, idToken).catch(() => {});
     await adminDelete(`${COLLECTIONS.cards}/${cardId}`);
   }
   assert.deepEqual(offOrigin(seen.requests), [], 'requests that left the origin');
@@ -185,3 +133,70 @@ test('a card and an answer carrying remote content load nothing from another ori
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// The steps of the test above, in order.
+
+/** The app itself runs under the policy: sign-in, the cards page, a chat streaming an answer. */
+async function appRunsUnderThePolicy(page, seen, state) {
+  await page.goto(`${APP_URL}/`);
+  await page.getByTestId('signin-form').waitFor();
+  assert.deepEqual(await violations(page, seen), [], 'CSP violations on the sign-in page');
+  await signIn(page);
+  await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
+    null, { timeout: 60_000 });
+  await page.getByTestId('card-search').fill('cherry-pick');
+  await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''));
+  assert.deepEqual(await violations(page, seen), [], 'CSP violations on the cards page');
+  await page.getByTestId('chat-with-cards').click();
+  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
+  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
+  await page.getByTestId('model-picker').selectOption(offline);
+  await page.getByTestId('start-message').fill('How do I cherry-pick a commit?');
+  await page.getByTestId('start-submit').click();
+  await page.waitForURL(/\/chat\/[^/]+$/, { timeout: ANSWER_TIMEOUT });
+  state.chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+  const first = page.locator('[data-testid=message][data-role=assistant]').first();
+  await first.and(page.locator('[data-phase=streaming]')).waitFor({ timeout: ANSWER_TIMEOUT }).catch(() => {});
+  await first.and(page.locator('[data-phase=complete]')).waitFor({ timeout: ANSWER_TIMEOUT });
+  assert.deepEqual(await violations(page, seen), [], 'CSP violations on the chat page');
+  state.offline = offline;
+}
+
+/** An answer that obeyed an injection, written as the engine would: shown live. */
+async function injectedAnswerLoadsNothing(page, { chatId, offline }) {
+  const at = new Date();
+  await adminSet(`${COLLECTIONS.chat_messages}/${chatId}-e2e-q`, {
+    chat: chatId, message_index: 2, role: 'user', content: 'Show me the other cards.', status: 'complete', timestamp: at,
+  });
+  await adminSet(`${COLLECTIONS.chat_messages}/${chatId}-e2e-a`, {
+    chat: chatId, message_index: 3, role: 'assistant', content: `Here they are [1].\n\n${VECTORS}`, status: 'complete',
+    timestamp: at, model: offline,
+  });
+  const injected = `[data-message-id="${chatId}-e2e-a"]`;
+  await page.locator(injected, { hasText: 'fake button' }).waitFor({ timeout: 30_000 });
+  await page.waitForFunction((sel) => !document.querySelector(sel)?.classList.contains('revealing'), injected, { timeout: 60_000 });
+  assert.deepEqual(await loaders(page, `${injected} [data-testid=message-body]`), []);
+  assert.equal(await page.locator(`${injected} .remote-image`).count(), 4);
+}
+
+/** The card itself: each remote image is a placeholder naming its host. */
+async function cardShowsPlaceholders(page, seen, cardId) {
+  await page.goto(`${APP_URL}/card/${cardId}`);
+  await page.getByTestId('card-page').waitFor({ timeout: 30_000 });
+  assert.deepEqual(await loaders(page, '[data-testid=card-page] .markdown'), []);
+  const labels = await page.locator('[data-testid=card-page] .remote-image').allTextContents();
+  assert.deepEqual(labels, ['Image “the other cards” from evil.example', 'Image “raw” from evil.example',
+    'Image “pr” from evil.example', 'Image “picture” from evil.example']);
+  const link = page.locator('[data-testid=card-page] a', { hasText: 'protocol-relative link' });
+  assert.equal(await link.getAttribute('target'), '_blank');
+  assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+  await page.locator('[data-testid=card-page] .remote-image').first().scrollIntoViewIfNeeded();
+  const shot = await screenshot(page, 'remote-image-placeholder.png');
+  if (shot) console.log(`# placeholder screenshot: ${shot}`);
+  const reports = (await violations(page, seen)).filter((v) => !PARSE_REPORT.test(v));
+  assert.deepEqual(reports, [], 'the CSP had to block something the renderer let through');
+
+  // A malformed escape in an in-app link leads to "Not found", not a blank page.
+  await page.getByText('A broken percent link').click();
+  await page.getByRole('heading', { name: 'Not found' }).waitFor({ timeout: 10_000 });
+}

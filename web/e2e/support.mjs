@@ -55,10 +55,18 @@ export function forceLongPolling() {
   localStorage.setItem('cardchat:forceLongPolling', '1');
 }
 
+/** For page.waitForFunction: the start dialog's model picker has its models (it is disabled until then). */
+export function modelPickerReady() {
+  const picker = /** @type {HTMLSelectElement | null} */ (document.querySelector('[data-testid=model-picker]'));
+  return !picker?.disabled;
+}
+
 /** Records the body of every response a page receives. */
 export function captureResponses(page) {
-  const captured = { bodies: [], unread: [] };
+  /** @type {Promise<void>[]} */
   const pending = [];
+  /** @type {{ bodies: { url: string, text: string }[], unread: string[], settle: () => Promise<unknown> }} */
+  const captured = { bodies: [], unread: [], settle: () => Promise.all(pending) };
   page.on('requestfinished', (request) => {
     pending.push((async () => {
       try {
@@ -71,7 +79,6 @@ export function captureResponses(page) {
       }
     })());
   });
-  captured.settle = () => Promise.all(pending);
   return captured;
 }
 

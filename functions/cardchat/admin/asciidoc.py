@@ -96,7 +96,7 @@ def sections(lines: list[str]) -> list[Section]:
     while i < len(lines):
         line = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
+        delim = _delimiter(line)
         if in_block:
             if delim == in_block:
                 in_block = None
@@ -147,7 +147,7 @@ def items(lines: list[str]) -> tuple[list[str], list[Item]]:
     found: list[Item] = []
     in_block: str | None = None
     for line in lines:
-        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
+        delim = _delimiter(line)
         if in_block:
             in_block = None if delim == in_block else in_block
         elif delim:
@@ -193,77 +193,110 @@ def to_markdown(lines: list[str]) -> str:
     bold terms."""
     # Cross references may wrap across lines: resolve them before going line by line.
     joined = re.sub(r"<<[^,>]+,([^>]+?)>>", r"\1", "\n".join(lines), flags=re.S)
-    lines = joined.split("\n")
-    out: list[str] = []
-    in_block: str | None = None
-    in_indented = False
-    prev_blank = True
-    desc_pending = False
-    for line in lines:
-        delim = next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
-        if in_block:
-            if delim == in_block:
-                out.append("```")
-                in_block = None
-            else:
-                out.append(line.replace("\t", "    "))
-            continue
-        if delim in ("----", "...."):
-            _close_indented(out, in_indented)
-            in_indented = False
-            out.append("```")
-            in_block = delim
-            continue
-        if delim or line.startswith("//") or re.match(r"^\[[\w ,=\"'.-]*\]$", line):
-            continue  # comment, sidebar/quote delimiter or attribute list
-        stripped = line.strip()
-        if stripped == "+":
-            line = stripped = ""
-        if desc_pending and stripped:
-            # The indented paragraph right after `label::` is its description, not a literal.
-            desc_pending = False
-            if not in_indented and line[:1] in (" ", "\t"):
-                out.append(inline(stripped))
-                prev_blank = False
-                continue
-        if (
-            line[:1] in (" ", "\t")
-            and stripped
-            and (prev_blank or in_indented)
-            and not re.match(r"^[*-.]\s|^\d+\.", stripped)
-        ):
-            if not in_indented:
-                out.append("```")
-                in_indented = True
-            out.append(line.replace("\t", "    ").removeprefix("    ").removeprefix(" "))
-            prev_blank = False
-            continue
-        if in_indented and stripped:
-            _close_indented(out, True)
-            in_indented = False
-        if in_indented and not stripped:
-            out.append("")
-            continue
-        m = _LABEL.match(line)
-        if m and not line.startswith("http"):
-            term, rest = _clean_label(m.group(1)), inline(m.group(3))
-            shown = f"`{term}`" if term[:1] in "-<" else term
-            out.append(f"**{shown}**" + (f" {rest}" if rest else ""))
-            desc_pending = not rest
-        elif re.match(r"^\.+ ", stripped):
-            out.append("1. " + inline(stripped.lstrip(". ")))
-        else:
-            out.append(inline(stripped) if stripped else "")
-        prev_blank = not stripped
-    _close_indented(out, in_indented)
-    if in_block:
-        out.append("```")
-    text = "\n".join(out)
+    writer = _MarkdownWriter()
+    for line in joined.split("\n"):
+        writer.feed(line)
+    text = writer.finish()
     # Left inside literal blocks (no inline markup there): plain names.
     text = re.sub(r"linkgit:git-([\w-]+)\[\d\]", r"git \1", text)
     text = re.sub(r"linkgit:([\w.-]+)\[\d\]", r"\1", text)
     text = re.sub(r"```\n+```\n?", "", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+class _MarkdownWriter:
+    """to_markdown line by line: which block it is in decides what a line becomes."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.in_block: str | None = None  # the delimiter of the open ----/.... block
+        self.in_indented = False  # inside an indented literal block
+        self.prev_blank = True
+        self.desc_pending = False  # a `label::` with nothing after it: its description may follow
+
+    def feed(self, line: str) -> None:
+        delim = _delimiter(line)
+        if self.in_block:
+            self._inside_delimited(line, delim)
+            return
+        if delim in ("----", "...."):
+            _close_indented(self.out, self.in_indented)
+            self.in_indented = False
+            self.out.append("```")
+            self.in_block = delim
+            return
+        if delim or line.startswith("//") or re.match(r"^\[[\w ,=\"'.-]*\]$", line):
+            return  # comment, sidebar/quote delimiter or attribute list
+        stripped = line.strip()
+        if stripped == "+":
+            line = stripped = ""
+        if self._description(line, stripped) or self._indented(line, stripped):
+            return
+        if self.in_indented and stripped:
+            _close_indented(self.out, True)
+            self.in_indented = False
+        if self.in_indented and not stripped:
+            self.out.append("")
+            return
+        self._text(line, stripped)
+
+    def finish(self) -> str:
+        _close_indented(self.out, self.in_indented)
+        if self.in_block:
+            self.out.append("```")
+        return "\n".join(self.out)
+
+    def _inside_delimited(self, line: str, delim: str | None) -> None:
+        if delim == self.in_block:
+            self.out.append("```")
+            self.in_block = None
+        else:
+            self.out.append(line.replace("\t", "    "))
+
+    def _description(self, line: str, stripped: str) -> bool:
+        """The indented paragraph right after `label::` is its description, not a literal."""
+        if not (self.desc_pending and stripped):
+            return False
+        self.desc_pending = False
+        if self.in_indented or line[:1] not in (" ", "\t"):
+            return False
+        self.out.append(inline(stripped))
+        self.prev_blank = False
+        return True
+
+    def _indented(self, line: str, stripped: str) -> bool:
+        """An indented line after a blank one (or inside such a block) that is not a list item: literal."""
+        if not (
+            line[:1] in (" ", "\t")
+            and stripped
+            and (self.prev_blank or self.in_indented)
+            and not re.match(r"^[*-.]\s|^\d+\.", stripped)
+        ):
+            return False
+        if not self.in_indented:
+            self.out.append("```")
+            self.in_indented = True
+        self.out.append(line.replace("\t", "    ").removeprefix("    ").removeprefix(" "))
+        self.prev_blank = False
+        return True
+
+    def _text(self, line: str, stripped: str) -> None:
+        m = _LABEL.match(line)
+        if m and not line.startswith("http"):
+            term, rest = _clean_label(m.group(1)), inline(m.group(3))
+            shown = f"`{term}`" if term[:1] in "-<" else term
+            self.out.append(f"**{shown}**" + (f" {rest}" if rest else ""))
+            self.desc_pending = not rest
+        elif re.match(r"^\.+ ", stripped):
+            self.out.append("1. " + inline(stripped.lstrip(". ")))
+        else:
+            self.out.append(inline(stripped) if stripped else "")
+        self.prev_blank = not stripped
+
+
+def _delimiter(line: str) -> str | None:
+    """The block delimiter `line` is (a run of one of _DELIMITERS), if any."""
+    return next((d for d in _DELIMITERS if line.startswith(d) and set(line) == set(d)), None)
 
 
 def _close_indented(out: list[str], open_: bool) -> None:

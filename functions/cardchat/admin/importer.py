@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from cardchat.schema import Card, now
+from cardchat.schema import Card, Visibility, now
 
 MAX_BODY_BYTES = 900_000  # a Firestore document holds at most 1 MiB
 MAX_TITLE = 500
 VISIBILITIES = ("public", "private")
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
+#: Records one problem of the card being validated: (field, why).
+Complain = Callable[[str, str], None]
 
 
 class CardImportError(ValueError):
@@ -50,7 +53,7 @@ class SourceCard:
     """A card as read, before validation; `where` names it in errors."""
 
     where: str
-    data: dict[str, Any]
+    data: Any  # untrusted: anything the file held, validated by validate()
 
 
 @dataclass
@@ -168,63 +171,98 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
     problems: list[str] = []
     parsed: list[ParsedCard] = []
     seen: dict[str, str] = {}
-
     for src in sources:
-        d = src.data
-        bad = lambda fld, why, where=src.where: problems.append(f"{where}: field '{fld}' {why}")  # noqa: E731
-        if not isinstance(d, dict):
+        if not isinstance(src.data, dict):
             problems.append(f"{src.where}: not an object")
             continue
-        n_before = len(problems)
-        cid = d.get("id")
-        if (why := _valid_id(cid)) is not None:
-            bad("id", why)
-        elif cid in seen:
-            bad("id", f"{cid!r} repeats {seen[cid]}")
-        else:
-            seen[cid] = src.where
-        title, body = d.get("title"), d.get("body")
-        _check_text(title, body, bad)
-        card_owner = _owner(d.get("owner"), owner, bad)
-        vis = d.get("visibility") or visibility or "private"
-        if vis not in VISIBILITIES:
-            bad("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
-        lists = {}
-        for fld in ("viewers", "tags"):
-            value = d.get(fld) or []
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                bad(fld, "must be a list of non-empty strings")
-            lists[fld] = value
-        dates = {}
-        for fld in ("created", "updated"):
-            if d.get(fld) is None:
-                continue
-            try:
-                dates[fld] = _date(d[fld])
-            except ValueError:
-                bad(fld, f"is not an ISO-8601 date: {d[fld]!r}")
-        if len(problems) > n_before:
-            continue
-        stamp = now()
-        card = Card(
-            title=title.strip(),
-            body=body,
-            owner=card_owner,
-            visibility=vis,
-            viewers=lists["viewers"],
-            tags=lists["tags"],
-            created=dates.get("created", stamp),
-            updated=dates.get("updated", dates.get("created", stamp)),
-        )
-        parsed.append(ParsedCard(cid, card, "created" in dates, "updated" in dates, src.where))
+
+        def bad(fld: str, why: str, where: str = src.where) -> None:
+            problems.append(f"{where}: field '{fld}' {why}")
+
+        card = _parse_card(src.data, src.where, owner, visibility, seen, bad)
+        if card is not None:
+            parsed.append(card)
     if problems:
         raise CardImportError(problems)
     return parsed
 
 
-def _check_text(title: Any, body: Any, bad: Any) -> None:
+def _parse_card(
+    d: dict[str, Any], where: str, owner: str | None, visibility: str | None, seen: dict[str, str], bad: Complain
+) -> ParsedCard | None:
+    """One source card, or None after telling `bad` every problem it has."""
+    problems: list[str] = []
+
+    def complain(fld: str, why: str) -> None:
+        problems.append(fld)
+        bad(fld, why)
+
+    cid = _card_id(d.get("id"), where, seen, complain)
+    title, body = d.get("title"), d.get("body")
+    _check_text(title, body, complain)
+    card_owner = _owner(d.get("owner"), owner, complain)
+    vis = d.get("visibility") or visibility or "private"
+    if vis not in VISIBILITIES:
+        complain("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
+    lists = _string_lists(d, complain)
+    dates = _dates(d, complain)
+    # (the isinstance tests only tell the type checker what the checks above made sure of)
+    if problems or cid is None or card_owner is None or not isinstance(title, str) or not isinstance(body, str):
+        return None
+    stamp = now()
+    card = Card(
+        title=title.strip(),
+        body=body,
+        owner=card_owner,
+        visibility=cast(Visibility, vis),
+        viewers=lists["viewers"],
+        tags=lists["tags"],
+        created=dates.get("created", stamp),
+        updated=dates.get("updated", dates.get("created", stamp)),
+    )
+    return ParsedCard(cid, card, "created" in dates, "updated" in dates, where)
+
+
+def _card_id(raw: Any, where: str, seen: dict[str, str], complain: Complain) -> str | None:
+    """A valid id not used by an earlier card of the same import (`seen`: id → where)."""
+    why = _valid_id(raw)
+    if why is not None or not isinstance(raw, str):
+        complain("id", why or "must be a non-empty string")
+        return None
+    if raw in seen:
+        complain("id", f"{raw!r} repeats {seen[raw]}")
+        return None
+    seen[raw] = where
+    return raw
+
+
+def _string_lists(d: dict[str, Any], complain: Complain) -> dict[str, list[str]]:
+    """viewers and tags: a list of non-empty strings (a single string is a list of one)."""
+    lists: dict[str, list[str]] = {}
+    for fld in ("viewers", "tags"):
+        value = d.get(fld) or []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            complain(fld, "must be a list of non-empty strings")
+        lists[fld] = value
+    return lists
+
+
+def _dates(d: dict[str, Any], complain: Complain) -> dict[str, datetime]:
+    """created and updated, where given."""
+    dates: dict[str, datetime] = {}
+    for fld in ("created", "updated"):
+        if d.get(fld) is None:
+            continue
+        try:
+            dates[fld] = _date(d[fld])
+        except ValueError:
+            complain(fld, f"is not an ISO-8601 date: {d[fld]!r}")
+    return dates
+
+
+def _check_text(title: Any, body: Any, bad: Complain) -> None:
     if not isinstance(title, str) or not title.strip():
         bad("title", "is missing or empty")
     elif len(title) > MAX_TITLE:
@@ -235,7 +273,7 @@ def _check_text(title: Any, body: Any, bad: Any) -> None:
         bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
 
 
-def _owner(named: Any, cli_owner: str | None, bad: Any) -> str | None:
+def _owner(named: Any, cli_owner: str | None, bad: Complain) -> str | None:
     """`--owner` owns every card; a card naming someone else is an error."""
     if cli_owner:
         if named and named != cli_owner:

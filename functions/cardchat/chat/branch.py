@@ -12,27 +12,29 @@ the edited question follows and is answered as in any chat.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from cardchat import llms, ratelimit
+from cardchat.access import require_owner
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import question_and_stub, require_owner, said_before, token_bound
+from cardchat.chat.turns import question_and_stub, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, TokenReservation
+from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, TokenReservation
 from cardchat.schema import now as utc_now
 
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"
 
 
-def _base_title(source: dict[str, Any]) -> str:
+def _base_title(source: Chat) -> str:
     """The source's title without our suffix: a branch of a branch says so once."""
-    return str(source.get("title") or "").removesuffix(TITLE_SUFFIX)
+    return source.title.removesuffix(TITLE_SUFFIX)
 
 
 def branch_chat(
@@ -50,24 +52,50 @@ def branch_chat(
     before the history is copied and taken in the commit that makes the chat."""
     when = now or utc_now()
     rules = limits or ratelimit.Limits.from_env()
-    source = require_owner(chats_repo.get_chat(db, chat_id), uid)
-    spec = llms.MODELS.get(source.get("model") or "")
+    source = Chat.from_dict(require_owner(chats_repo.get_chat(db, chat_id), uid))
+    spec = llms.MODELS.get(source.model)
     if spec is None or not llms.key_present(spec):
-        raise FailedPrecondition(f"the chat's model {source.get('model')!r} is not available any more")
-    messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
-    asked = next((m for m in messages if m.get("message_index") == message_index), None)
-    if asked is None or asked.get("role") != "user":
-        raise InvalidArgument("message_index: not one of your questions in this chat")
-
+        raise FailedPrecondition(f"the chat's model {source.model!r} is not available any more")
+    earlier = _said_before_question(messages_repo.chat_messages(db, chat_id), message_index)
     bound = token_bound(
-        spec,
-        chats_repo.background_tokens(db, chat_id) or 0,
-        [m.get("content") or "" for m in said_before(messages, message_index)] + [text],
+        spec, chats_repo.background_tokens(db, chat_id) or 0, [m.get("content") or "" for m in earlier] + [text]
     )
     ratelimit.check(db, uid, bound, when, rules)
 
     new_id = new_chat_id()
-    history = [
+    history = _copied_history(new_id, earlier, when)
+    stored = chats_repo.get_private(db, chat_id)
+    if stored is None:
+        raise NotFound("chat not found")
+    private = ChatPrivate.from_dict(stored)
+    background = chats_repo.read_background(db, chat_id)
+    checked = check(db, uid, private.card_ids, background, private.background_tokens, spec.tokenizer)
+    n = len(history)
+    chat = Chat(
+        owner=uid,
+        title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
+        model=spec.id,
+        public_citations=checked.public_citations,
+        created=when,
+        last_updated=when,
+        message_count=n + 2,
+    )
+    copy = _private_copy(private, uid, checked, chat_id, message_index)
+    _write(db, new_id, chat, copy, checked, history, text, spec, bound, when, rules)
+    return new_id
+
+
+def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_index: int) -> list[dict[str, Any]]:
+    """The turns before question `message_index`, as the model saw them; refused if it is not a question."""
+    messages = [m for _, m in stored]
+    asked = next((m for m in messages if m.get("message_index") == message_index), None)
+    if asked is None or asked.get("role") != "user":
+        raise InvalidArgument("message_index: not one of your questions in this chat")
+    return said_before(messages, message_index)
+
+
+def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) -> list[tuple[str, ChatMessage]]:
+    return [
         (
             new_message_id(),
             ChatMessage(
@@ -80,61 +108,52 @@ def branch_chat(
                 model=m.get("model"),
             ),
         )
-        for i, m in enumerate(said_before(messages, message_index))
+        for i, m in enumerate(earlier)
     ]
-    n = len(history)
+
+
+def _write(
+    db: Any,
+    new_id: str,
+    chat: Chat,
+    private: ChatPrivate,
+    checked: Checked,
+    history: list[tuple[str, ChatMessage]],
+    text: str,
+    spec: llms.ModelSpec,
+    bound: int,
+    when: datetime,
+    rules: ratelimit.Limits,
+) -> None:
+    """The branch, its background, the copied turns, the edited question and its answer stub, in one commit
+    with the rate-limit slot and the answer's token reservation."""
+    uid, n = chat.owner, len(history)
     # At the start, the ids createChat gives: the first answer then retitles the branch.
     question_id, stub_id = (
         (first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0 else (new_message_id(), new_message_id())
     )
     question, stub = question_and_stub(new_id, n, text, spec.id, when)
-    private = chats_repo.get_private(db, chat_id)
-    if private is None:
-        raise NotFound("chat not found")
-    checked = check(
-        db,
-        uid,
-        list(private.get("card_ids") or []),
-        chats_repo.read_background(db, chat_id),
-        int(private.get("background_tokens") or 0),
-        spec.tokenizer,
-    )
-    chat = Chat(
-        owner=uid,
-        title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
-        model=spec.id,
-        public_citations=checked.public_citations,
-        created=when,
-        last_updated=when,
-        message_count=n + 2,
-    )
     background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens, parts=0, created=when)
     hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
     chats_repo.write_branch(
         db,
         new_id,
         chat,
-        _private_copy(private, uid, checked, chat_id, message_index),
+        private,
         background,
         checked.text,
         history,
         [(question_id, question), (stub_id, stub)],
         (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
     )
-    return new_id
 
 
-def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:
-    collection = source.get("collection") or {}
-    return ChatPrivate(
+def _private_copy(source: ChatPrivate, uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:
+    """The source's owner data for the branch: its collection and counts, the cards still readable."""
+    return replace(
+        source,
         owner=uid,
-        background_length=int(source.get("background_length") or 0),
         background_tokens=checked.tokens,
         card_ids=checked.card_ids,
-        card_count_requested=int(source.get("card_count_requested") or 0),
-        collection=Collection(
-            description=collection.get("description", ""), configuration=dict(collection.get("configuration") or {})
-        ),
-        cards_unranked=int(source.get("cards_unranked") or 0),
         branched_from={"chat": chat_id, "message_index": message_index},
     )

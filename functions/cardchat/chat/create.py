@@ -9,22 +9,25 @@ chat id and counts, never which requested ids exist or what the cards say.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardchat import llms, ratelimit
+from cardchat import access, llms, ratelimit
+
+# Re-exported for callers that predate access.py (main.py and other branches used chats.check_may_use_ai).
+from cardchat.access import check_may_use_ai as check_may_use_ai
 from cardchat.chat.turns import question_and_stub, token_bound
-from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
+from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
 if TYPE_CHECKING:
     from cardchat.background import Background
+    from cardchat.embeddings import Embedder
 
 #: Tokens a provider adds around the system text and one user turn.
 QUESTION_OVERHEAD = 64
@@ -58,11 +61,6 @@ def background_budget(spec: llms.ModelSpec, percentage: float, question: str) ->
     return max(0, min(int(percentage * spec.context_window), room))
 
 
-def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
-    if not user_doc or user_doc.get("may_use_ai") is not True:
-        raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
-
-
 def create_chat(
     db: Any, uid: str, req: CreateChatRequest, when: datetime | None = None, limits: ratelimit.Limits | None = None
 ) -> CreateChatResult:
@@ -71,79 +69,135 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     # Heavy modules load here, not when the endpoint module is imported.
-    from cardchat import background
-    from cardchat.embeddings import get_embedder, text
-    from cardchat.repo import cards as card_repo
-    from cardchat.repo import chats as chat_repo
+    from cardchat.embeddings import get_embedder
     from cardchat.repo import embeddings as emb_repo
-    from cardchat.retrieval import rank as retrieval
 
-    t: dict[str, float] = {}
-    clock = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal clock
-        t[name] = round((time.perf_counter() - clock) * 1000, 1)
-        clock = time.perf_counter()
-
+    lap = _Laps()
     spec = llms.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     embedder = get_embedder()
 
-    loaded = card_repo.load_cards(db, req.card_ids)
-    # Cards the caller may not view are dropped without a trace: the answer
-    # is the same whether such an id exists or not.
-    visible = {cid: c for cid in req.card_ids if (c := loaded.get(cid)) is not None and c.visible_to(uid)}
-    ids = list(visible)
-    pairs = [text.embeddable_and_hash(visible[c].title, visible[c].body) for c in ids]
-    texts = [p[0] for p in pairs]
-    hashes = [p[1] for p in pairs]
+    pool = _visible_cards(db, uid, req.card_ids)
     lap("load_cards")
-
-    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
+    vectors = emb_repo.load_embeddings(db, dict(zip(pool.ids, pool.hashes)), embedder.model_id)
     lap("load_embeddings")
-    missing = [i for i, c in enumerate(ids) if c not in vectors]
-    if missing:
-        if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
-            scores = retrieval.sparse_scores(req.initial_message, ids, texts, hashes)
-            missing.sort(key=lambda i: -scores[i])
-        until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
-        for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
-            began = time.perf_counter()
-            if began + last > until:  # would end past the budget, judging by the batch before
-                break
-            batch = [ids[i] for i in missing[start : start + EMBED_BATCH]]
-            vectors.update(emb_repo.embed_and_store(db, {c: visible[c] for c in batch}, embedder))
-            last = time.perf_counter() - began
+    _embed_missing(db, embedder, pool, vectors, req.initial_message)
     query_vec = embedder.embed_query(req.initial_message)
     lap("embed")
+    order, has_vector = _rank(pool, vectors, query_vec, embedder.dim, req.initial_message)
+    lap("rank")
+    budget = background_budget(spec, req.background_percentage, req.initial_message)
+    bg = _fit(pool, order, budget, spec, req)
+    lap("fit")
+    chat_id = new_chat_id()
+    chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), pool.cards, stamp)
+    _write(db, chat_id, chat, private, bg, spec, req.initial_message, stamp, rules)
+    lap("write")
+    return CreateChatResult(chat_id, lap.timings_ms)
 
-    has_vector = np.array([c in vectors for c in ids], dtype=bool)
-    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-    for i, cid in enumerate(ids):
+
+class _Laps:
+    """Milliseconds per step, each from the end of the one before (the endpoint logs them)."""
+
+    def __init__(self) -> None:
+        self.timings_ms: dict[str, float] = {}
+        self._clock = time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        self.timings_ms[name] = round((time.perf_counter() - self._clock) * 1000, 1)
+        self._clock = time.perf_counter()
+
+
+@dataclass
+class _Pool:
+    """The requested cards the caller may view, in request order, with what gets embedded of each."""
+
+    ids: list[str]
+    cards: dict[str, Card]
+    texts: list[str]
+    hashes: list[str]
+
+
+def _visible_cards(db: Any, uid: str, card_ids: list[str]) -> _Pool:
+    from cardchat.embeddings import text
+    from cardchat.repo import cards as card_repo
+
+    visible = access.readable_cards(card_repo.load_cards(db, card_ids), uid, card_ids)
+    pairs = [text.embeddable_and_hash(c.title, c.body) for c in visible.values()]
+    return _Pool(list(visible), visible, [p[0] for p in pairs], [p[1] for p in pairs])
+
+
+def _embed_missing(db: Any, embedder: Embedder, pool: _Pool, vectors: dict[str, np.ndarray], question: str) -> None:
+    """Embed (and store) cards without a fresh vector, best BM25 match first, within
+    EMBED_ON_THE_SPOT and EMBED_BUDGET_S; adds what it made to `vectors`."""
+    from cardchat.repo import embeddings as emb_repo
+    from cardchat.retrieval import rank as retrieval
+
+    missing = [i for i, c in enumerate(pool.ids) if c not in vectors]
+    if not missing:
+        return
+    if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
+        scores = retrieval.sparse_scores(question, pool.ids, pool.texts, pool.hashes)
+        missing.sort(key=lambda i: -scores[i])
+    until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
+    for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
+        began = time.perf_counter()
+        if began + last > until:  # would end past the budget, judging by the batch before
+            break
+        batch = [pool.ids[i] for i in missing[start : start + EMBED_BATCH]]
+        vectors.update(emb_repo.embed_and_store(db, {c: pool.cards[c] for c in batch}, embedder))
+        last = time.perf_counter() - began
+
+
+def _rank(
+    pool: _Pool, vectors: dict[str, np.ndarray], query_vec: np.ndarray, dim: int, question: str
+) -> tuple[list[int], np.ndarray]:
+    """The pool's indices, best first, and which cards had a vector (the rest are ranked by BM25 alone)."""
+    from cardchat.retrieval import rank as retrieval
+
+    has_vector = np.array([c in vectors for c in pool.ids], dtype=bool)
+    matrix = np.zeros((len(pool.ids), dim), dtype=np.float32)
+    for i, cid in enumerate(pool.ids):
         if has_vector[i]:
             matrix[i] = vectors[cid]
-    order = retrieval.rank_cards(req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes)
-    lap("rank")
+    order = retrieval.rank_cards(question, query_vec, pool.ids, pool.texts, matrix, has_vector, text_hashes=pool.hashes)
+    return order, has_vector
 
-    budget = background_budget(spec, req.background_percentage, req.initial_message)
+
+def _fit(pool: _Pool, order: list[int], budget: int, spec: llms.ModelSpec, req: CreateChatRequest) -> Background:
+    from cardchat import background
+
     try:
-        bg = background.fit_background(
-            [(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
+        return background.fit_background(
+            [(pool.ids[i], pool.cards[pool.ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
         )
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
-    lap("fit")
 
-    chat_id = new_chat_id()
-    chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
-    user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
+
+def _write(
+    db: Any,
+    chat_id: str,
+    chat: Chat,
+    private: ChatPrivate,
+    bg: Background,
+    spec: llms.ModelSpec,
+    question: str,
+    stamp: datetime,
+    rules: ratelimit.Limits,
+) -> None:
+    """Chat, background and the first two messages in one transaction with the rate-limit slot and the
+    first answer's token reservation."""
+    from cardchat.repo import chats as chat_repo
+
+    uid = chat.owner
+    user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp)
     hold = TokenReservation(
         message=first_message_id(chat_id, 1),
         attempt=1,
-        tokens=token_bound(spec, bg.tokens, [req.initial_message]),
+        tokens=token_bound(spec, bg.tokens, [question]),
         created=stamp,
     )
     chat_repo.write_new_chat(
@@ -156,8 +210,6 @@ def create_chat(
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
     )
-    lap("write")
-    return CreateChatResult(chat_id, t)
 
 
 def _chat_documents(
@@ -196,10 +248,6 @@ def _chat_documents(
 def delete_chat(db: Any, uid: str, chat_id: str) -> None:
     from cardchat.repo import chats as chat_repo
 
-    chat = chat_repo.get_chat(db, chat_id)
-    if chat is None:
-        raise NotFound("No such chat")
-    if chat.get("owner") != uid:
-        raise PermissionDenied("Only the owner may delete a chat")
+    access.require_owner(chat_repo.get_chat(db, chat_id), uid)
     ratelimit.release_unclaimed(db, uid, chat_id)
     chat_repo.delete_chat(db, chat_id)

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cardchat.schema import public_citations
+from cardchat import access
+from cardchat.schema import Chat, ChatPrivate, public_citations
 
 
 @dataclass
@@ -38,7 +39,8 @@ def check(db: Any, owner: str, card_ids: list[str], text: str, tokens: int, toke
     from cardchat.repo import cards as card_repo
 
     cards = card_repo.load_access(db, [c for c in card_ids if c])
-    kept = [c if c and c in cards and cards[c].visible_to(owner) else "" for c in card_ids]
+    readable = access.readable_cards(cards, owner)
+    kept = [c if c in readable else "" for c in card_ids]
     gone = {n for n, (was, now) in enumerate(zip(card_ids, kept), start=1) if was and not now}
     if gone:
         from cardchat.background import drop_cards
@@ -55,16 +57,13 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
     change is stored before the answer starts."""
     from cardchat.repo import chats as chats_repo
 
-    private = chats_repo.get_private(db, chat_id) or {}
+    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     text = chats_repo.read_background(db, chat_id)
-    card_ids = list(private.get("card_ids") or [])
-    checked = check(
-        db, str(private.get("owner") or ""), card_ids, text, int(private.get("background_tokens") or 0), tokenizer
-    )
+    checked = check(db, private.owner, private.card_ids, text, private.background_tokens, tokenizer)
     if checked.withdrawn:
         chats_repo.replace_background(
             db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations
         )
-    elif checked.public_citations != (chat.get("public_citations") or {}):
+    elif checked.public_citations != Chat.from_dict(chat).public_citations:
         chats_repo.set_public_citations(db, chat_id, checked.public_citations)
     return checked.text, checked.tokens

@@ -15,13 +15,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied
+from cardchat.access import require_owner
+from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.ids import new_message_id
 from cardchat.llms import MODELS, ModelSpec
 from cardchat.providers.base import Message
 from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
-from cardchat.schema import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, ChatMessage, TokenReservation
+from cardchat.schema import (
+    LIVE_STATUSES,
+    RETRYABLE_STATUSES,
+    STALLED_WITHOUT_LEASE,
+    Chat,
+    ChatMessage,
+    TokenReservation,
+)
 from cardchat.schema import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).
@@ -49,14 +57,6 @@ def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
 def may_retry(msg: dict[str, Any], now: datetime) -> bool:
     """What retryMessage accepts, and so when the SPA offers Retry."""
     return msg.get("status") in RETRYABLE_STATUSES or is_stalled(msg, now)
-
-
-def require_owner(chat: dict[str, Any] | None, uid: str) -> dict[str, Any]:
-    if chat is None:
-        raise NotFound("chat not found")
-    if chat.get("owner") != uid:
-        raise PermissionDenied("only the chat's owner can do this")
-    return chat
 
 
 def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
@@ -90,10 +90,10 @@ def question_and_stub(
     return question, stub
 
 
-def _spec(chat: dict[str, Any]) -> ModelSpec:
-    spec = MODELS.get(chat.get("model") or "")
+def _spec(chat: Chat) -> ModelSpec:
+    spec = MODELS.get(chat.model)
     if spec is None:
-        raise FailedPrecondition(f"the chat's model {chat.get('model')!r} is not available any more")
+        raise FailedPrecondition(f"the chat's model {chat.model!r} is not available any more")
     return spec
 
 
@@ -116,10 +116,10 @@ def post_message(
     bg_tokens = _background_tokens(db, chat_id)
 
     def decide(chat: dict[str, Any] | None, messages: list[dict[str, Any]]) -> repo.TurnDecision:
-        chat = require_owner(chat, uid)
-        n = int(chat.get("message_count") or 0)
+        owned = Chat.from_dict(require_owner(chat, uid))
+        n = owned.message_count
         _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
-        spec = _spec(chat)
+        spec = _spec(owned)
         user, stub = question_and_stub(chat_id, n, text, spec.id, when)
         bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, n)] + [text])
         hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
@@ -147,18 +147,18 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
     ) -> tuple[dict[str, Any], Any]:
         if msg is None:
             raise NotFound("message not found")
-        chat = require_owner(chat, uid)
-        if msg.get("role") != "assistant":
+        owned = Chat.from_dict(require_owner(chat, uid))
+        answer = ChatMessage.from_dict(msg)
+        if answer.role != "assistant":
             raise FailedPrecondition("only an answer can be retried")
         if not may_retry(msg, when):
-            raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
-        spec = _spec(chat)
-        index = int(msg.get("message_index") or 0)
-        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, index)])
-        # the next claim makes it attempt attempts + 1: the run that settles this
-        hold = TokenReservation(
-            message=message_id, attempt=int(msg.get("attempts") or 0) + 1, tokens=bound, created=when
+            raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {answer.status}")
+        spec = _spec(owned)
+        bound = token_bound(
+            spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, answer.message_index)]
         )
+        # the next claim makes it attempt attempts + 1: the run that settles this
+        hold = TokenReservation(message=message_id, attempt=answer.attempts + 1, tokens=bound, created=when)
         return {
             "status": "ready",
             "content": "",

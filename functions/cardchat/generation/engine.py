@@ -262,15 +262,8 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
             if wait is None or run.elapsed() + wait > deadline:
                 raise
             _log_provider(run.message_id, e, f"calling again in {wait:.1f} s")
-            run.renew(
-                {
-                    "provider_wait": {
-                        "reason": e.message,
-                        "call": run.retries + 2,
-                        "until": run.now() + timedelta(seconds=wait),
-                    }
-                }
-            )
+            until = run.now() + timedelta(seconds=wait)
+            run.renew({"provider_wait": {"reason": e.message, "call": run.retries + 2, "until": until}})
             _wait_renewing(run, wait)
             run.retries += 1
         finally:
