@@ -96,3 +96,14 @@ def test_held_out_half_is_the_odd_queries():
     rest = held_out(evs)
     assert rest is not None and [q for q, _ in rest.queries] == ["q1", "q3"] and rest.tuned_on == ""
     assert held_out(EvalSet("s", "en", ["a"], ["t"], ["h"], [("q", ["a"])], [""])) is None
+
+
+def test_margin_is_hybrid_over_the_better_single_ranker():
+    from cardchat.admin.evaluation import margin
+
+    results = {
+        "dense": Metrics(0.5, 0.7, 0.4),
+        "sparse": Metrics(0.6, 0.6, 0.5),
+        "hybrid": Metrics(0.65, 0.69, 0.5),
+    }
+    assert margin(results) == "  hybrid − best single ranker: recall@5 +0.050, recall@10 -0.010, MRR +0.000"
