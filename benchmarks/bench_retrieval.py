@@ -2,7 +2,8 @@
 
     functions/venv/bin/python -m benchmarks.bench_retrieval
 
-No emulator needed. Cards have ~250 words each from a Zipf-distributed
+No emulator needed. Goal (issue 15): ranking 10,000 cards warm ≤ 150 ms;
+per-turn ranking of a follow-up is this same call. Cards have ~250 words each from a Zipf-distributed
 30,000-word vocabulary plus code-like tokens, so BM25 postings are about as
 dense as real notes. "cold" tokenises every card (a new process's first
 chat); "warm, same cards" is a repeat over the same set; "warm, one card
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 N_CARDS = 10_000
+WARM_GOAL_MS = 150.0
 DIM = 384
 VOCAB = 30_000
 QUERIES = [
@@ -88,15 +90,22 @@ def run(db: Any = None) -> list[str]:
     edited = [_ms(lambda q=q: rank(q, edited_hashes, edited_texts)) for q in QUERIES[:3]]
     edited_hashes[11] = "h11-edited"  # a different set again, so the postings are rebuilt
     reassembled = _ms(lambda: rank(QUERIES[1], edited_hashes, edited_texts))
+    rrf = [
+        _ms(lambda q=q: rank_cards(q, qvec, ids, texts, vectors, has, RankingConfig(fusion="rrf"), hashes))
+        for q in QUERIES
+    ]
     dense_only = [
         _ms(lambda q=q: rank_cards(q, qvec, ids, texts, vectors, has, RankingConfig(mode="dense"), hashes))
         for q in QUERIES
     ]
+    met = "met" if statistics.median(warm) <= WARM_GOAL_MS else "NOT met"
     lines = [
         f"hybrid rank of {len(ids)} cards, cold (tokenise all): {cold:.0f} ms",
-        f"hybrid rank, warm, same cards: median {statistics.median(warm):.1f} ms, max {max(warm):.1f} ms",
+        f"hybrid rank, warm, same cards: median {statistics.median(warm):.1f} ms, max {max(warm):.1f} ms "
+        f"(goal ≤ {WARM_GOAL_MS:.0f} ms: {met})",
         f"hybrid rank, warm, one card edited: median {statistics.median(edited):.1f} ms "
         f"(rebuild of postings from cache {reassembled:.1f} ms)",
+        f"hybrid with RRF instead of score fusion: median {statistics.median(rrf):.1f} ms",
         f"dense-only rank for comparison: median {statistics.median(dense_only):.1f} ms",
     ]
     return lines

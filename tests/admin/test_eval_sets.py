@@ -15,7 +15,7 @@ SETS = sorted(SETS_DIR.glob("*.json"))
 
 def test_sets_are_shipped():
     names = {p.name for p in SETS}
-    assert {"git-demo.json", "compounds-nl-de.json"} <= names
+    assert {"git-demo.json", "compounds-nl-de.json", "python-faq.json"} <= names
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
@@ -53,3 +53,57 @@ def test_score_metrics():
     assert m == Metrics(recall5=1.0, recall10=1.0, mrr=pytest.approx((1 / 3 + 1) / 2))
     m = score([[0, 1, 3, 2], [1, 2, 0, 3]], S)
     assert m.mrr == pytest.approx((1 / 4 + 1 / 3) / 2)
+
+
+def test_python_faq_set_is_shipped_with_its_source():
+    data = json.loads((SETS_DIR / "python-faq.json").read_text())
+    assert "python3.11-doc" in data["description"] and "License" in data["description"]
+    assert len(data["cards"]) >= 200 and len(data["queries"]) >= 30
+    assert all(len(c["body"]) <= 4000 for c in data["cards"])
+
+
+def test_python_faq_labels_come_from_the_answers_cross_references(tmp_path: Path):
+    from cardchat.admin import python_faq_set as pf
+
+    (tmp_path / "library").mkdir()
+    (tmp_path / "faq").mkdir()
+    (tmp_path / "library" / "shutil.rst.txt").write_text(
+        ":mod:`shutil` --- High-level file operations\n====\n\n.. module:: shutil\n\nCopy files with :func:`copy`.\n"
+    )
+    (tmp_path / "library" / "os.path.rst.txt").write_text(":mod:`os.path` --- paths\n===\n\n.. module:: os.path\n\nx\n")
+    (tmp_path / "library" / "intro.rst.txt").write_text("Introduction\n=====\n\nNo module here.\n")
+    faq = (
+        "Library FAQ\n===========\n\nHow do I copy a file?\n---------------------\n\n"
+        "Use :func:`shutil.copyfile` or :func:`os.path.join` and :mod:`nosuchmodule`.\n\n"
+        "Why is the sky blue?\n--------------------\n\nNo module answers this.\n"
+    )
+    for name in pf.FAQ_PAGES:
+        (tmp_path / "faq" / f"{name}.rst.txt").write_text(faq if name == "library" else "")
+    built = pf.build(tmp_path)
+    assert [c["id"] for c in built["cards"]] == ["py-os.path", "py-shutil"]  # pages without a module: no card
+    shutil_card = built["cards"][1]
+    assert shutil_card["title"] == "shutil — High-level file operations"
+    assert "Copy files with copy." in shutil_card["body"] and ".. module" not in shutil_card["body"]
+    assert built["queries"] == [
+        {"query": "How do I copy a file?", "relevant": ["py-shutil", "py-os.path"], "kind": "faq-library"}
+    ]
+
+
+def test_held_out_half_is_the_odd_queries():
+    from cardchat.admin.evaluation import EvalSet, held_out
+
+    evs = EvalSet("s", "en", ["a"], ["t"], ["h"], [(f"q{i}", ["a"]) for i in range(5)], [""] * 5, tuned_on="even")
+    rest = held_out(evs)
+    assert rest is not None and [q for q, _ in rest.queries] == ["q1", "q3"] and rest.tuned_on == ""
+    assert held_out(EvalSet("s", "en", ["a"], ["t"], ["h"], [("q", ["a"])], [""])) is None
+
+
+def test_margin_is_hybrid_over_the_better_single_ranker():
+    from cardchat.admin.evaluation import margin
+
+    results = {
+        "dense": Metrics(0.5, 0.7, 0.4),
+        "sparse": Metrics(0.6, 0.6, 0.5),
+        "hybrid": Metrics(0.65, 0.69, 0.5),
+    }
+    assert margin(results) == "  hybrid − best single ranker: recall@5 +0.050, recall@10 -0.010, MRR +0.000"

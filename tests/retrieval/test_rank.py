@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval.rank import RankingConfig, rank_cards
+from cardchat.retrieval.rank import RankingConfig, rank_cards, rank_with_scores
 
 
 def _unit(v):
@@ -36,18 +36,38 @@ def test_sparse_mode_orders_by_bm25_then_input_order():
     assert set(order[:2]) == {0, 2} and order[2:] == [1, 3]
 
 
-def test_hybrid_fuses_and_ranks_unembedded_cards_by_sparse():
-    order = rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, RankingConfig(mode="hybrid"))
-    assert order[0] == 0  # second in dense, first or second in sparse
+@pytest.mark.parametrize("how", ["scores", "rrf"])
+def test_hybrid_fuses_and_ranks_unembedded_cards_by_sparse(how):
+    # Scores: the default weights; RRF: plain, equal weights (what hybrid used before).
+    config = (
+        RankingConfig(fusion="scores")
+        if how == "scores"
+        else RankingConfig(fusion="rrf", dense_weight=1.0, sparse_weight=1.0)
+    )
+    order = rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, config)
     assert 2 in order[:3]  # no vector, but found by its exact term
-    assert sorted(order) == [0, 1, 2, 3]
+    assert order[-1] == 3 and sorted(order) == [0, 1, 2, 3]
+    if how == "rrf":
+        assert order[0] == 0  # second in dense, first or second in sparse: by rank only, that wins
+    else:
+        assert order[0] == 1  # dense, weighted 0.6, is far surer of "para" (cosine 0.99 vs 0.2)
 
 
-def test_weights_and_k_change_the_fusion():
-    dense_heavy = RankingConfig(mode="hybrid", dense_weight=5.0, sparse_weight=1.0, rrf_k=1)
+@pytest.mark.parametrize("how", ["scores", "rrf"])
+def test_weights_change_the_fusion(how):
+    dense_heavy = RankingConfig(mode="hybrid", fusion=how, dense_weight=5.0, sparse_weight=1.0, rrf_k=1)
     assert rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, dense_heavy)[0] == 1
-    sparse_heavy = RankingConfig(mode="hybrid", dense_weight=1.0, sparse_weight=5.0, rrf_k=1)
+    sparse_heavy = RankingConfig(mode="hybrid", fusion=how, dense_weight=1.0, sparse_weight=5.0, rrf_k=1)
     assert rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS, sparse_heavy)[0] in (0, 2)
+
+
+def test_rank_with_scores_gives_the_order_and_the_score_behind_it():
+    hybrid = rank_with_scores("--onto", QVEC, IDS, TEXTS, VECS, HAS)
+    assert hybrid.order == rank_cards("--onto", QVEC, IDS, TEXTS, VECS, HAS)
+    assert hybrid.scores.shape == (4,) and float(hybrid.scores.max()) <= 1.0  # weights sum to 1
+    assert list(np.argsort(-hybrid.scores, kind="stable")) == hybrid.order
+    dense = rank_with_scores("--onto", QVEC, IDS, TEXTS, VECS, HAS, RankingConfig(mode="dense"))
+    assert np.isclose(dense.scores[1], float(VECS[1] @ QVEC)) and dense.scores[2] == -np.inf
 
 
 def test_without_query_vector_falls_back_to_sparse():
@@ -59,6 +79,8 @@ def test_default_mode_is_hybrid_and_bad_mode_rejected():
     assert RankingConfig().mode == "hybrid"
     with pytest.raises(ValueError):
         RankingConfig(mode="magic")
+    with pytest.raises(ValueError):
+        RankingConfig(fusion="magic")
     with pytest.raises(ValueError):
         rank_cards("q", None, IDS, TEXTS[:2], None, None)
 

@@ -1,7 +1,8 @@
 """BM25 over cards, tokenised for both code and prose.
 
 Card texts are `text.embeddable_text` output: the first line is the title,
-whose terms count `title_weight` times. Tokenising is the slow part (pure
+whose terms count `title_weight` times (3: measured on git-demo's tuning
+half, 2 → 3 lifts BM25 and hybrid recall@5, see README). Tokenising is the slow part (pure
 Python), so each card's term statistics are cached per process by
 (card_id, text_hash) and scoring is numpy over flat (doc, term, tf) arrays:
 at query time there is no Python loop over documents.
@@ -224,7 +225,7 @@ class Index:
 
 
 class Bm25:
-    def __init__(self, title_weight: float = 2.0, max_cached: int = 200_000) -> None:
+    def __init__(self, title_weight: float = 3.0, max_cached: int = 200_000) -> None:
         self.title_weight = title_weight
         self.vocab = Vocabulary()
         self._docs: dict[tuple[str, str], DocTerms] = {}

@@ -1,9 +1,15 @@
-"""Reciprocal Rank Fusion: combine rankings by rank, not by score.
+"""Fusing the dense and BM25 rankings into one order.
 
-Dense cosine similarities and BM25 scores live on incomparable scales; RRF
-only needs each ranker's order. An item's fused score is
-sum_r weight_r / (k + rank_r(item)) with 1-based ranks; an item a ranker did
-not return gets nothing from it. A larger k flattens the head of each list.
+Two ways, chosen by `RankingConfig.fusion` (scripts/eval measures both):
+
+- Reciprocal Rank Fusion only needs each ranker's order: an item's fused
+  score is sum_r weight_r / (k + rank_r(item)) with 1-based ranks; an item a
+  ranker did not return gets nothing from it. A larger k flattens the head.
+- Score fusion keeps how far apart the ranker put the items: each ranker's
+  scores are mapped onto [0, 1] (min-max over the items it scored), then
+  summed with weights. RRF gives the 1st and the 2nd of a ranker almost the
+  same credit even when the ranker is sure of its 1st (a BM25 hit on an exact
+  identifier, a near-duplicate question); score fusion does not.
 """
 
 from __future__ import annotations
@@ -25,9 +31,48 @@ def rrf_scores(rankings: Sequence[Sequence[int]], weights: Sequence[float], n: i
     return scores
 
 
+def best_first(scores: np.ndarray) -> list[int]:
+    """Items by descending score; ties (and items no ranker scored) keep
+    index order, thanks to the stable sort."""
+    order: list[int] = np.argsort(-scores, kind="stable").tolist()
+    return order
+
+
 def rrf(rankings: Sequence[Sequence[int]], weights: Sequence[float], n: int, k: int = 60) -> list[int]:
     """Items best-first by fused score; items no ranker returned come last,
     in index order (a stable sort keeps ties in index order too)."""
-    scores = rrf_scores(rankings, weights, n, k)
-    order: list[int] = np.argsort(-scores, kind="stable").tolist()
-    return order
+    return best_first(rrf_scores(rankings, weights, n, k))
+
+
+def normalised(scores: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+    """`scores` mapped onto [0, 1] by min-max over the `valid` items (all by
+    default); invalid items get 0. A ranker that scores every valid item the
+    same tells nothing apart and contributes 0 everywhere."""
+    scores = np.asarray(scores, dtype=np.float64)
+    valid = np.ones(len(scores), bool) if valid is None else np.asarray(valid, bool)
+    out = np.zeros(len(scores), np.float64)
+    if not valid.any():
+        return out
+    kept = scores[valid]
+    lo, hi = float(kept.min()), float(kept.max())
+    if hi > lo:
+        out[valid] = (kept - lo) / (hi - lo)
+    return out
+
+
+def score_fusion(
+    scores: Sequence[np.ndarray], weights: Sequence[float], valid: Sequence[np.ndarray | None] | None = None
+) -> np.ndarray:
+    """Weighted sum of each ranker's normalised scores (see `normalised`);
+    `valid[r]` marks the items ranker r scored at all (None: every item)."""
+    if len(scores) != len(weights) or (valid is not None and len(valid) != len(scores)):
+        raise ValueError("one weight (and one validity mask) per ranker")
+    if not scores:
+        raise ValueError("nothing to fuse")
+    masks = valid if valid is not None else [None] * len(scores)
+    fused = np.zeros(len(scores[0]), np.float64)
+    for s, w, m in zip(scores, weights, masks):
+        if len(s) != len(fused):
+            raise ValueError("every ranker must score the same items")
+        fused += w * normalised(s, m)
+    return fused

@@ -2,15 +2,16 @@
 
 Dense (embedding) ranking finds paraphrases that share no word with a card;
 BM25 finds the exact terms (`--onto`, `ORIG_HEAD`, a product code) that an
-embedding blurs. Hybrid fuses the two orders with Reciprocal Rank Fusion.
-`scripts/eval` measures the three on the labelled sets in eval/sets/; the
-default mode is the one those numbers favour.
+embedding blurs. Hybrid fuses the two, by normalised scores or by Reciprocal
+Rank Fusion (see fusion.py). `scripts/eval` measures them on the labelled
+sets in eval/sets/; the defaults are the ones those numbers favour (the
+README's retrieval table says which sets tuned them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,29 +19,44 @@ from cardchat.retrieval import bm25 as sparse
 from cardchat.retrieval import fusion
 
 MODES = ("dense", "sparse", "hybrid")
+FUSIONS = ("scores", "rrf")
 
 
 @dataclass
 class RankingConfig:
+    """`dense_weight`/`sparse_weight` weigh the two rankers in either fusion
+    (only their ratio matters); `rrf_k` is used by RRF only."""
+
     mode: str = "hybrid"
+    fusion: str = "scores"
     rrf_k: int = 60
-    dense_weight: float = 1.0
-    sparse_weight: float = 1.0
+    dense_weight: float = 0.6
+    sparse_weight: float = 0.4
     compound_weight: float = 0.4
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown ranking mode {self.mode!r}: expected one of {', '.join(MODES)}")
+        if self.fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {self.fusion!r}: expected one of {', '.join(FUSIONS)}")
 
 
-def _dense_order(query_vec: np.ndarray, vectors: np.ndarray, has_vector: np.ndarray) -> list[int]:
-    from cardchat.retrieval.dense import rank_dense
+@dataclass
+class Ranking:
+    """`order`: indices into the card list, best first, every card once.
+    `scores`: per card (input order), the score that produced `order`: fused
+    normalised score in hybrid score fusion, the RRF score, or the dense
+    cosine / BM25 score of a single-ranker mode. Comparable within one
+    ranking only."""
 
-    # Rank every row and drop the ones without a vector afterwards: cheaper
-    # than copying the embedded rows out of a 10,000 x 384 matrix.
-    order = np.asarray(rank_dense(query_vec, vectors), dtype=np.int64)
-    kept: list[int] = order[has_vector[order]].tolist()
-    return kept
+    order: list[int]
+    scores: np.ndarray = field(repr=False)
+
+
+def _dense_similarities(query_vec: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    from cardchat.retrieval.dense import similarities
+
+    return np.asarray(similarities(query_vec, vectors), dtype=np.float64)
 
 
 def sparse_scores(
@@ -57,12 +73,6 @@ def sparse_scores(
         text_hashes = [str(hash(t)) for t in texts]
     index = bm25.index(card_ids, text_hashes, texts)
     return bm25.scores(query, index, compound_weight)
-
-
-def _sparse_order(scores: np.ndarray) -> list[int]:
-    matched = np.flatnonzero(scores > 0)
-    order: list[int] = matched[np.argsort(-scores[matched], kind="stable")].tolist()
-    return order
 
 
 def rank_cards(
@@ -85,21 +95,46 @@ def rank_cards(
     vector (or any vector) dense and hybrid fall back to sparse. Cards that
     no ranker placed keep their input order at the end.
     """
+    return rank_with_scores(query, query_vec, card_ids, texts, vectors, has_vector, config, text_hashes).order
+
+
+def rank_with_scores(
+    query: str,
+    query_vec: np.ndarray | None,
+    card_ids: Sequence[str],
+    texts: Sequence[str],
+    vectors: np.ndarray | None,
+    has_vector: np.ndarray | None,
+    config: RankingConfig | None = None,
+    text_hashes: Sequence[str] | None = None,
+) -> Ranking:
+    """`rank_cards` with the score behind each card's place (see `Ranking`)."""
     config = config or RankingConfig()
     n = len(card_ids)
     if len(texts) != n:
         raise ValueError("texts must align with card_ids")
     if has_vector is None:
         has_vector = np.ones(n, bool) if vectors is not None else np.zeros(n, bool)
-    usable_dense = query_vec is not None and vectors is not None and bool(np.any(has_vector))
     dense = None
-    if usable_dense and query_vec is not None and vectors is not None and config.mode != "sparse":
-        dense = _dense_order(query_vec, vectors, has_vector)
-
+    if query_vec is not None and vectors is not None and bool(np.any(has_vector)) and config.mode != "sparse":
+        # Rows without a vector are scored too and masked afterwards: cheaper
+        # than copying the embedded rows out of a 10,000 x 384 matrix.
+        dense = np.where(has_vector, _dense_similarities(query_vec, vectors), -np.inf)
     if config.mode == "dense" and dense is not None:
-        return fusion.rrf([dense], [1.0], n)
-    scores = sparse_scores(query, card_ids, texts, text_hashes, config.compound_weight)
-    sparse_order = _sparse_order(scores)
-    if config.mode == "hybrid" and dense is not None:
-        return fusion.rrf([dense, sparse_order], [config.dense_weight, config.sparse_weight], n, config.rrf_k)
-    return fusion.rrf([sparse_order], [1.0], n)
+        return Ranking(fusion.best_first(dense), dense)
+    sparse_ = sparse_scores(query, card_ids, texts, text_hashes, config.compound_weight)
+    if config.mode != "hybrid" or dense is None:
+        return Ranking(fusion.best_first(sparse_.astype(np.float64)), sparse_)
+    weights = [config.dense_weight, config.sparse_weight]
+    if config.fusion == "rrf":
+        dense_order = fusion.best_first(dense)[: int(has_vector.sum())]
+        fused = fusion.rrf_scores([dense_order, _sparse_order(sparse_)], weights, n, config.rrf_k)
+    else:
+        fused = fusion.score_fusion([dense, sparse_], weights, [has_vector, None])
+    return Ranking(fusion.best_first(fused), fused)
+
+
+def _sparse_order(scores: np.ndarray) -> list[int]:
+    matched = np.flatnonzero(scores > 0)
+    order: list[int] = matched[np.argsort(-scores[matched], kind="stable")].tolist()
+    return order
