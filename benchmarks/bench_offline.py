@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cardchat import background, retrieval
+from cardchat import background
 from cardchat.admin.demo_deck import build_deck
 from cardchat.admin.evaluation import load_set
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
@@ -35,7 +35,9 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _background(question: str, ids: list[str], cards: dict[str, Card], texts: list[str]) -> background.Background:
-    from cardchat.chat.create import DEFAULT_BACKGROUND_PERCENTAGE, background_budget
+    from cardchat.chat.create import background_budget
+    from cardchat.parsing import DEFAULT_BACKGROUND_PERCENTAGE
+    from cardchat.retrieval import rank as retrieval
 
     spec = MODELS[OFFLINE_MODEL_ID]
     scores = retrieval.sparse_scores(question, ids, texts)
