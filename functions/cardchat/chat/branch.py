@@ -67,21 +67,7 @@ def branch_chat(
     ratelimit.check(db, uid, bound, when, rules)
 
     new_id = new_chat_id()
-    history = [
-        (
-            new_message_id(),
-            ChatMessage(
-                chat=new_id,
-                message_index=i,
-                role=m["role"],
-                content=m.get("content") or "",
-                status="complete",
-                timestamp=m.get("timestamp") or when,
-                model=m.get("model"),
-            ),
-        )
-        for i, m in enumerate(said_before(messages, message_index))
-    ]
+    history = copy_history(messages, message_index, new_id, when)
     n = len(history)
     # At the start, the ids createChat gives: the first answer then retitles the branch.
     question_id, stub_id = (
@@ -122,6 +108,29 @@ def branch_chat(
         (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
     )
     return new_id
+
+
+def copy_history(
+    messages: list[dict[str, Any]], before: int, new_id: str, when: datetime
+) -> list[tuple[str, ChatMessage]]:
+    """The turns said before index `before` (questions and complete answers,
+    as the model saw them), renumbered from 0 for chat `new_id`, each keeping
+    when it was said. Shared by branchChat and continueChat."""
+    return [
+        (
+            new_message_id(),
+            ChatMessage(
+                chat=new_id,
+                message_index=i,
+                role=m["role"],
+                content=m.get("content") or "",
+                status="complete",
+                timestamp=m.get("timestamp") or when,
+                model=m.get("model"),
+            ),
+        )
+        for i, m in enumerate(said_before(messages, before))
+    ]
 
 
 def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:

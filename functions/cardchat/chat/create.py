@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -72,12 +72,7 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     # Heavy modules load here, not when the endpoint module is imported.
-    from cardchat import background
-    from cardchat.embeddings import get_embedder, text
-    from cardchat.repo import cards as card_repo
     from cardchat.repo import chats as chat_repo
-    from cardchat.repo import embeddings as emb_repo
-    from cardchat.retrieval import rank as retrieval
 
     t: dict[str, float] = {}
     clock = time.perf_counter()
@@ -91,55 +86,13 @@ def create_chat(
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
-    embedder = get_embedder()
-
-    loaded = card_repo.load_cards(db, req.card_ids)
-    # Cards the caller may not view are dropped without a trace: the answer
-    # is the same whether such an id exists or not.
-    visible = {cid: c for cid in req.card_ids if (c := loaded.get(cid)) is not None and c.visible_to(uid)}
-    ids = list(visible)
-    pairs = [text.embeddable_and_hash(visible[c].title, visible[c].body) for c in ids]
-    texts = [p[0] for p in pairs]
-    hashes = [p[1] for p in pairs]
-    lap("load_cards")
-
-    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
-    lap("load_embeddings")
-    missing = [i for i, c in enumerate(ids) if c not in vectors]
-    if missing:
-        if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
-            scores = retrieval.sparse_scores(req.initial_message, ids, texts, hashes)
-            missing.sort(key=lambda i: -scores[i])
-        until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
-        for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
-            began = time.perf_counter()
-            if began + last > until:  # would end past the budget, judging by the batch before
-                break
-            batch = [ids[i] for i in missing[start : start + EMBED_BATCH]]
-            vectors.update(emb_repo.embed_and_store(db, {c: visible[c] for c in batch}, embedder))
-            last = time.perf_counter() - began
-    query_vec = embedder.embed_query(req.initial_message)
-    lap("embed")
-
-    has_vector = np.array([c in vectors for c in ids], dtype=bool)
-    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-    for i, cid in enumerate(ids):
-        if has_vector[i]:
-            matrix[i] = vectors[cid]
-    order = retrieval.rank_cards(req.initial_message, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes)
-    lap("rank")
-
-    budget = background_budget(spec, req.background_percentage, req.initial_message)
-    try:
-        bg = background.fit_background(
-            [(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
-        )
-    except ValueError:  # the budget cannot even hold the preamble
-        raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
-    lap("fit")
+    chosen = select_background(
+        db, uid, req.card_ids, req.initial_message, spec, req.background_percentage, req.collection.description, lap
+    )
+    bg = chosen.background
 
     chat_id = new_chat_id()
-    chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), visible, stamp)
+    chat, private = _chat_documents(uid, req, bg, chosen.budget, chosen.unranked, chosen.visible, stamp)
     user_msg, stub = question_and_stub(chat_id, 0, req.initial_message, spec.id, stamp)
     hold = TokenReservation(
         message=first_message_id(chat_id, 1),
@@ -159,6 +112,99 @@ def create_chat(
     )
     lap("write")
     return CreateChatResult(chat_id, t)
+
+
+@dataclass
+class Selection:
+    """What culling, ranking and fitting chose for one caller."""
+
+    background: Background
+    visible: dict[str, Card]  # the requested cards the caller may view, in request order
+    budget: int  # the background's target, in tokens
+    unranked: int  # visible cards ranked by BM25 alone (no vector in time)
+
+
+def select_background(
+    db: Any,
+    uid: str,
+    card_ids: list[str],
+    question: str,
+    spec: llms.ModelSpec,
+    percentage: float,
+    description: str,
+    lap: Callable[[str], None],
+) -> Selection:
+    """Cull `card_ids` to those `uid` may view, rank them against `question`,
+    fit the best into `percentage` of `spec`'s window. Shared by createChat
+    and continueChat (chat/continuation.py); `lap` records each step's time."""
+    from cardchat import background
+    from cardchat.embeddings import get_embedder, text
+    from cardchat.repo import cards as card_repo
+    from cardchat.repo import embeddings as emb_repo
+    from cardchat.retrieval import rank as retrieval
+
+    embedder = get_embedder()
+    loaded = card_repo.load_cards(db, card_ids)
+    # Cards the caller may not view are dropped without a trace: the answer
+    # is the same whether such an id exists or not.
+    visible = {cid: c for cid in card_ids if (c := loaded.get(cid)) is not None and c.visible_to(uid)}
+    ids = list(visible)
+    pairs = [text.embeddable_and_hash(visible[c].title, visible[c].body) for c in ids]
+    texts = [p[0] for p in pairs]
+    hashes = [p[1] for p in pairs]
+    lap("load_cards")
+
+    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
+    lap("load_embeddings")
+    _embed_missing(db, question, ids, texts, hashes, visible, vectors, embedder)
+    query_vec = embedder.embed_query(question)
+    lap("embed")
+
+    has_vector = np.array([c in vectors for c in ids], dtype=bool)
+    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
+    for i, cid in enumerate(ids):
+        if has_vector[i]:
+            matrix[i] = vectors[cid]
+    order = retrieval.rank_cards(question, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes)
+    lap("rank")
+
+    budget = background_budget(spec, percentage, question)
+    try:
+        bg = background.fit_background([(ids[i], visible[ids[i]]) for i in order], budget, spec.tokenizer, description)
+    except ValueError:  # the budget cannot even hold the preamble
+        raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
+    lap("fit")
+    return Selection(bg, visible, budget, int((~has_vector).sum()))
+
+
+def _embed_missing(
+    db: Any,
+    question: str,
+    ids: list[str],
+    texts: list[str],
+    hashes: list[str],
+    visible: dict[str, Card],
+    vectors: dict[str, Any],
+    embedder: Any,
+) -> None:
+    """Embeds cards without a fresh vector into `vectors`, best BM25 match first, within EMBED_BUDGET_S."""
+    from cardchat.repo import embeddings as emb_repo
+    from cardchat.retrieval import rank as retrieval
+
+    missing = [i for i, c in enumerate(ids) if c not in vectors]
+    if not missing:
+        return
+    if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
+        scores = retrieval.sparse_scores(question, ids, texts, hashes)
+        missing.sort(key=lambda i: -scores[i])
+    until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
+    for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
+        began = time.perf_counter()
+        if began + last > until:  # would end past the budget, judging by the batch before
+            break
+        batch = [ids[i] for i in missing[start : start + EMBED_BATCH]]
+        vectors.update(emb_repo.embed_and_store(db, {c: visible[c] for c in batch}, embedder))
+        last = time.perf_counter() - began
 
 
 def _chat_documents(
