@@ -82,8 +82,9 @@ def key_present(spec: ModelSpec, env: Mapping[str, str] | None = None) -> bool:
     return bool(env.get(spec.key_env, "").strip())
 
 
-def available_models(env: Mapping[str, str] | None = None) -> list[ModelSpec]:
-    return [m for m in MODELS.values() if key_present(m, env)]
+def available_models(env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()) -> list[ModelSpec]:
+    """The models with a key: the deployment's, or the caller's own for the provider (`own_keys`)."""
+    return [m for m in MODELS.values() if key_present(m, env) or (m.key_env is not None and m.provider in own_keys)]
 
 
 def default_model_id(env: Mapping[str, str] | None = None) -> str:

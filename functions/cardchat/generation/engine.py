@@ -37,6 +37,7 @@ from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.llms import MODELS
 from cardchat.ids import new_run_id
+from cardchat.personal_keys import run_key
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
 from cardchat.repo import chats as chats_repo
@@ -115,6 +116,7 @@ class _Run:
         self.background = ""
         self.background_tokens = 0
         self.secrets: list[str | None] = []
+        self.api_key: str | None = None  # the chat owner's own key (personal_keys.py), else None
         self.writer: StreamWriter | None = None
         self.parts: list[str] = []
         self.usage: Usage | None = None
@@ -224,7 +226,8 @@ def _prepare(run: _Run) -> str | None:
         log.error("generate %s: unknown model %r", run.message_id, str(run.msg.get("model"))[:60])
         return _fail(run, headline(None, "unknown_model"), "")
     run.spec = spec
-    run.secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+    run.api_key = run_key(run.db, chat.owner, spec)
+    run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         repo.delete_chunks(run.db, run.message_id)  # left by a run that died
     # cards its owner may no longer read are withdrawn first (recheck.py)
@@ -245,7 +248,7 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
     after a refusal before the first token; cut off at `deadline`."""
     assert run.spec is not None and run.window is not None and run.writer is not None
     while True:
-        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens)
+        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens, run.api_key)
         try:
             for item in deltas:
                 if isinstance(item, Usage):
