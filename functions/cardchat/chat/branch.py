@@ -18,9 +18,9 @@ from typing import Any
 from cardchat import llms, ratelimit
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.chat.turns import question_and_stub, require_owner, said_before, token_bound
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
+from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, TokenReservation

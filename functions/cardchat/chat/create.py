@@ -9,7 +9,6 @@ chat id and counts, never which requested ids exist or what the cards say.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,8 +18,8 @@ import numpy as np
 
 from cardchat import llms, ratelimit
 from cardchat.chat.turns import question_and_stub, token_bound
-from cardchat.ids import first_message_id, new_chat_id
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
+from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
