@@ -121,7 +121,7 @@ def listModels(req: https_fn.CallableRequest) -> dict:
     own = _ai(req.auth.uid).own_keys if req.auth is not None and req.auth.uid else frozenset()
     return {
         "models": [dict(m.public(), own_key=m.provider in own) for m in llms.available_models(own_keys=own)],
-        "default": llms.default_model_id(),
+        "default": llms.default_model_id(own_keys=own),
     }
 
 

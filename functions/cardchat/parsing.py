@@ -180,7 +180,7 @@ def create_chat(
     message = content(data.get("initial_message"), "initial_message")
     card_ids = _card_ids(data.get("card_ids"))
 
-    model_id = _model(data.get("model") or llms.default_model_id(env), own_keys, env)
+    model_id = _model(data.get("model") or llms.default_model_id(env, own_keys), own_keys, env)
     return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")))
 
 

@@ -109,7 +109,7 @@ def continue_chat(
 
 def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
     spec = llms.MODELS.get(source.get("model") or "")
-    return spec.id if spec is not None and ai.offers(spec) else llms.default_model_id()
+    return spec.id if spec is not None and ai.offers(spec) else llms.default_model_id(own_keys=ai.own_keys)
 
 
 def _query(said: list[dict[str, Any]]) -> str:
