@@ -194,7 +194,7 @@ def test_shrink_gives_back_an_excess_by_cutting_then_dropping_the_last_block():
 
 
 def test_renumber_gives_each_card_the_number_asked_and_keeps_the_text_parseable():
-    cards = [(f"c{i}", Card(f"Card {i}", f"Body {i} [1] <card n=\"9\" length=\"3\">", "u")) for i in range(3)]
+    cards = [(f"c{i}", Card(f"Card {i}", f'Body {i} [1] <card n="9" length="3">', "u")) for i in range(3)]
     bg = fit_background(cards, 10_000, "o200k_base", "a description")
     text = renumber(bg.text, [12, 3, 7])
     assert [(n, title) for n, title, _ in parse_background(text)] == [(12, "Card 0"), (3, "Card 1"), (7, "Card 2")]
