@@ -52,18 +52,15 @@ def branch_chat(
     rules = limits or ratelimit.Limits.from_env()
     source = require_owner(chats_repo.get_chat(db, chat_id), uid)
     spec = llms.MODELS.get(source.get("model") or "")
-    if spec is None or not llms.key_present(spec):
+    if spec is None or not (rules.own_key or llms.key_present(spec)):  # own_key: admitted on the caller's key
         raise FailedPrecondition(f"the chat's model {source.get('model')!r} is not available any more")
     messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
     asked = next((m for m in messages if m.get("message_index") == message_index), None)
     if asked is None or asked.get("role") != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
 
-    bound = token_bound(
-        spec,
-        chats_repo.background_tokens(db, chat_id) or 0,
-        [m.get("content") or "" for m in said_before(messages, message_index)] + [text],
-    )
+    texts = [m.get("content") or "" for m in said_before(messages, message_index)] + [text]
+    bound = token_bound(spec, chats_repo.background_tokens(db, chat_id) or 0, texts)
     ratelimit.check(db, uid, bound, when, rules)
 
     new_id = new_chat_id()
@@ -74,17 +71,7 @@ def branch_chat(
         (first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0 else (new_message_id(), new_message_id())
     )
     question, stub = question_and_stub(new_id, n, text, spec.id, when)
-    private = chats_repo.get_private(db, chat_id)
-    if private is None:
-        raise NotFound("chat not found")
-    checked = check(
-        db,
-        uid,
-        list(private.get("card_ids") or []),
-        chats_repo.read_background(db, chat_id),
-        int(private.get("background_tokens") or 0),
-        spec.tokenizer,
-    )
+    private, checked = _checked_copy(db, uid, chat_id, spec.tokenizer)
     chat = Chat(
         owner=uid,
         title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
@@ -108,6 +95,16 @@ def branch_chat(
         (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
     )
     return new_id
+
+
+def _checked_copy(db: Any, uid: str, chat_id: str, tokenizer: str) -> tuple[dict[str, Any], Checked]:
+    """The source's private data, and its background less any card `uid` may no longer read."""
+    private = chats_repo.get_private(db, chat_id)
+    if private is None:
+        raise NotFound("chat not found")
+    text = chats_repo.read_background(db, chat_id)
+    tokens = int(private.get("background_tokens") or 0)
+    return private, check(db, uid, list(private.get("card_ids") or []), text, tokens, tokenizer)
 
 
 def copy_history(
