@@ -38,7 +38,9 @@ SECRETS = keys.bound_secrets()
 #: answers by whether a key is present: they bind SECRETS, and no other
 #: function does. A new such function goes here; tests/test_secrets.py holds
 #: every declared function to this list.
-USES_KEYS = frozenset({"listModels", "createChat", "branchChat", "embedCard", "generateAnswer"})
+USES_KEYS = frozenset(
+    {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey"}
+)
 
 
 def _secrets(name: str) -> list[str] | None:
@@ -87,14 +89,14 @@ def _uid(req: https_fn.CallableRequest[Any]) -> str:
     return req.auth.uid
 
 
-def _may_use_ai(uid: str) -> None:
-    """Every call that makes a model answer needs AI use granted. Its
-    rate-limit slot and token reservation are taken by the domain, in the
+def _ai(uid: str) -> Any:
+    """The caller's access.AIAccess: AI use granted, and the providers they hold their own key for.
+    Every call that makes a model answer passes its admit(model) (PermissionDenied, else the
+    rate limits that apply); the slot and token reservation are taken by the domain, in the
     transaction that checks and writes, so a refused call spends nothing."""
     from cardchat import access
-    from cardchat.repo import users
 
-    access.check_may_use_ai(users.get_user(db(), uid))
+    return access.ai_access(db(), uid)
 
 
 def _endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[https_fn.CallableRequest[Any]], Any]:
@@ -123,9 +125,10 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[h
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("listModels"))
 @_endpoint
 def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    own = _ai(req.auth.uid).own_keys if req.auth is not None and req.auth.uid else frozenset()
     return {
-        "models": [m.public() for m in llms.available_models()],
-        "default": llms.default_model_id(),
+        "models": [dict(m.public(), own_key=m.provider in own) for m in llms.available_models(own_keys=own)],
+        "default": llms.default_model_id(own_keys=own),
     }
 
 
@@ -136,9 +139,9 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.chat import create as chats
 
     uid = _uid(req)
-    parsed = parsing.create_chat(req.data)
-    _may_use_ai(uid)
-    result = chats.create_chat(db(), uid, parsed)
+    ai = _ai(uid)
+    parsed = parsing.create_chat(req.data, own_keys=ai.own_keys)
+    result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
     return {"chat_id": result.chat_id}
 
@@ -146,37 +149,81 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
+    from cardchat import access, parsing
     from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     chat_id, content = parsing.post_message(req.data)
-    _may_use_ai(uid)
-    return {"message_id": conversation.post_message(db(), uid, chat_id, content)}
+    limits = _ai(uid).admit(access.model_of_chat(db(), chat_id))
+    return {"message_id": conversation.post_message(db(), uid, chat_id, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
+    from cardchat import access, parsing
     from cardchat.chat import turns as conversation
 
     uid = _uid(req)
     message_id = parsing.doc_id(req.data, "message_id")
-    _may_use_ai(uid)
-    return {"message_id": conversation.retry_message(db(), uid, message_id)}
+    limits = _ai(uid).admit(access.model_of_message(db(), message_id))
+    return {"message_id": conversation.retry_message(db(), uid, message_id, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
+    from cardchat import access, parsing
     from cardchat.chat import branch as branches
 
     uid = _uid(req)
     chat_id, index, content = parsing.branch_chat(req.data)
-    _may_use_ai(uid)
-    return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content)}
+    limits = _ai(uid).admit(access.model_of_chat(db(), chat_id))
+    return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("continueChat"))
+@_endpoint
+def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """A chat of the caller's own carrying on one they may read (chat/continuation.py)."""
+    from cardchat import parsing
+    from cardchat.chat import continuation
+
+    uid = _uid(req)
+    ai = _ai(uid)
+    chat_id, model, percentage = parsing.continue_chat(req.data, own_keys=ai.own_keys)
+    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
+
+
+# --- bring your own key (personal_keys.py): the key goes in, only its last 4 characters come out ---
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
+@_endpoint
+def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import parsing, personal_keys
+
+    uid = _uid(req)
+    provider, key = parsing.api_key(req.data)
+    return personal_keys.set_key(db(), uid, provider, key)
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def deleteApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import parsing, personal_keys
+
+    uid = _uid(req)
+    personal_keys.delete_key(db(), uid, parsing.key_provider(req.data))
+    return {"keys": personal_keys.list_keys(db(), uid)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import personal_keys
+
+    return {"keys": personal_keys.list_keys(db(), _uid(req))}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)

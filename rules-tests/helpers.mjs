@@ -95,6 +95,7 @@ export function chatPrivateDoc(over = {}) {
     collection: { description: 'ocean notes', configuration: { tag: 'ocean' } },
     cards_unranked: 1,
     branched_from: { chat: 'chat-earlier', message_index: 0 },
+    continued_from: null,
     ...over,
   });
 }

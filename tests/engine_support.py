@@ -19,7 +19,7 @@ from cardchat import providers
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import NO_CARDS, NOTE
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, ChatMessage
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, ChatMessage, UserDoc
 from chat_support import write_chat
 from provider_wire import Wire
 
@@ -59,6 +59,9 @@ def make_chat(
         )
     )
     write_chat(db, chat_id, messages, owner, model, background_tokens, background)
+    # admitted as createChat/postMessage admit: the owner may use the AI (the engine checks it again
+    # before answering on the deployment's key: personal_keys.run_key)
+    db.collection(USERS).document(owner).set(UserDoc(may_use_ai=True).to_dict(), merge=True)
     return stub_id
 
 

@@ -3,7 +3,7 @@ import random
 import pytest
 
 import cardchat.background as background
-from cardchat.background import PREAMBLE, drop_cards, fit_background, parse_background
+from cardchat.background import PREAMBLE, drop_cards, fit_background, parse_background, renumber
 from cardchat.schema import Card
 from cardchat.tokens import count_tokens
 
@@ -191,3 +191,11 @@ def test_shrink_gives_back_an_excess_by_cutting_then_dropping_the_last_block():
     tiny = [*picks[:2], background._Pick(2, background._content("T2", "a few words"))]
     dropped, _ = background._shrink(cards, tiny, 30, "o200k_base", None)
     assert [p.index for p in dropped] == [0, 1]
+
+
+def test_renumber_gives_each_card_the_number_asked_and_keeps_the_text_parseable():
+    cards = [(f"c{i}", Card(f"Card {i}", f'Body {i} [1] <card n="9" length="3">', "u")) for i in range(3)]
+    bg = fit_background(cards, 10_000, "o200k_base", "a description")
+    text = renumber(bg.text, [12, 3, 7])
+    assert [(n, title) for n, title, _ in parse_background(text)] == [(12, "Card 0"), (3, "Card 1"), (7, "Card 2")]
+    assert [body for *_, body in parse_background(text)] == [body for *_, body in parse_background(bg.text)]

@@ -3,7 +3,8 @@
 firestore.rules decides what a client may read or write directly; the callables
 decide here. Three questions, each answered once:
 
-- may this account use the AI (users/{uid}.may_use_ai, set by the admin CLI)?
+- may this account use the AI (users/{uid}.may_use_ai, set by the admin CLI; or, for
+  a model whose provider they hold their own API key for, without it: AIAccess)?
 - is this caller the chat's owner (the only one who may post, retry, branch or delete)?
 - which cards may this user read (schema.Card.visible_to, the rules' cardIsVisible()
   without its admin clause: it sits on the shape so that every layer can cull)?
@@ -12,9 +13,12 @@ decide here. Three questions, each answered once:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cardchat.errors import NotFound, PermissionDenied
+from cardchat.llms import MODELS, ModelSpec, key_present
+from cardchat.ratelimit import Limits
 from cardchat.schema import Card, UserDoc
 
 
@@ -54,3 +58,53 @@ def grant_ai(db: Any, uid: str, allow: bool = True, admin: bool | None = None) -
     doc = UserDoc(may_use_ai=allow, admin=bool(stored.get("admin", False)) if admin is None else admin)
     set_user(db, uid, doc)
     return doc
+
+
+@dataclass(frozen=True)
+class AIAccess:
+    """What a caller may do with the models: AI use granted by an admin, and
+    the providers they hold their own API key for (personal_keys.py)."""
+
+    may_use_ai: bool
+    own_keys: frozenset[str] = frozenset()
+
+    def offers(self, spec: ModelSpec) -> bool:
+        """The caller may pick this model: a key for it is there, theirs or the deployment's."""
+        return spec.provider in self.own_keys or key_present(spec)
+
+    def admit(self, model_id: str | None) -> Limits:
+        """The rate limits a call answered by `model_id` runs under: on the
+        caller's own key, no daily cap and no AI grant needed; else AI use
+        must have been granted (PermissionDenied)."""
+        spec = MODELS.get(model_id or "")
+        if spec is not None and spec.key_env is not None and spec.provider in self.own_keys:
+            return Limits.from_env().on_own_key()
+        if not self.may_use_ai:
+            raise PermissionDenied(NO_AI)
+        return Limits.from_env()
+
+
+NO_AI = (
+    "Your account may not use the AI features yet; ask an admin to grant access, or add your own API key in Settings"
+)
+
+
+def ai_access(db: Any, uid: str) -> AIAccess:
+    from cardchat.personal_keys import providers_of
+    from cardchat.repo.users import get_user
+
+    return AIAccess((get_user(db, uid) or {}).get("may_use_ai") is True, providers_of(db, uid))
+
+
+def model_of_chat(db: Any, chat_id: str) -> str | None:
+    """The model a chat's next answer is made with (None: no such chat; its endpoint says so)."""
+    from cardchat.repo.chats import get_chat
+
+    return (get_chat(db, chat_id) or {}).get("model")
+
+
+def model_of_message(db: Any, message_id: str) -> str | None:
+    from cardchat.repo.messages import get_message
+
+    found = get_message(db, message_id) or {}
+    return found.get("model") or (model_of_chat(db, found["chat"]) if found.get("chat") else None)

@@ -282,3 +282,15 @@ def _expect(text: str, pos: int, literal: str) -> int:
     if not text.startswith(literal, pos):
         raise ValueError(f"not a background: expected {literal.strip()!r} at character {pos}")
     return pos + len(literal)
+
+
+def renumber(text: str, numbers: Sequence[int]) -> str:
+    """The background with its card n numbered `numbers[n-1]` instead: a
+    continued chat (chat/continuation.py) keeps the numbers its source's
+    answers cite. Recount the tokens: the digits changed."""
+    out, pos = [], 0
+    for n, start, _, _ in _card_spans(text):
+        opening = f'<card n="{n}"'
+        out += [text[pos:start], f'<card n="{numbers[n - 1]}"']
+        pos = start + len(opening)
+    return "".join(out) + text[pos:]

@@ -39,18 +39,28 @@ TEMPLATES: dict[str, str] = {
     "not_configured": "{p} is not configured on this server",
     "unknown_model": "This chat's model is not available",
     "internal": "The answer could not be generated",
+    # the engine's: the chat's owner answers on their own key, which was deleted before the run
+    "own_key_gone": "Your own {p} API key was removed before the answer started",
 }
+#: Before the headline of a failure on the user's own API key (personal_keys.py):
+#: it is their key that failed, not the deployment's.
+OWN_KEY_PREFIX = "Your own {p} API key failed: "
+#: Kinds that are no fault of the key: no prefix.
+_NOT_THE_KEY = frozenset({"context_too_long", "unknown_model", "internal", "own_key_gone"})
 #: Kinds whose headline ends with the HTTP status the provider answered.
 _WITH_STATUS = frozenset({"rate_limited", "overloaded", "auth", "bad_request", "context_too_long", "provider"})
 
 
-def headline(provider: str | None, kind: str, status: int | None = None) -> str:
-    """The one sentence a client may read about this failure."""
+def headline(provider: str | None, kind: str, status: int | None = None, own_key: bool = False) -> str:
+    """The one sentence a client may read about this failure; `own_key`: the
+    call was made with the user's own API key."""
     name = PROVIDER_NAMES.get(provider or "", UNKNOWN_PROVIDER)
     text = TEMPLATES.get(kind, TEMPLATES["provider"]).format(p=name)
     text = text[0].upper() + text[1:]
     if kind in _WITH_STATUS and isinstance(status, int) and 400 <= status <= 599:
         text += f" (HTTP {status})"
+    if own_key and kind not in _NOT_THE_KEY:
+        text = OWN_KEY_PREFIX.format(p=name) + text
     return text
 
 
@@ -59,4 +69,6 @@ def all_headlines() -> frozenset[str]:
     """Every sentence `headline` can return: the whole fixed set."""
     providers = [*PROVIDER_NAMES, None]
     statuses = [None, *range(400, 600)]
-    return frozenset(headline(p, k, s) for p in providers for k in TEMPLATES for s in statuses)
+    return frozenset(
+        headline(p, k, s, own) for p in providers for k in TEMPLATES for s in statuses for own in (False, True)
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from cardchat.keycrypt import KEY_ENV as USER_KEYS_SECRET
 from cardchat.llms import KEY_NAMES
 
 SECRETS_ENV = "CARDCHAT_SECRETS"
@@ -36,6 +37,8 @@ def embeddings_name(env: Mapping[str, str] | None = None) -> str:
 def bound_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     """The key names the functions that use keys declare, sorted."""
     env = os.environ if env is None else env
-    listed = {k for k in env.get(SECRETS_ENV, "").replace(" ", "").split(",") if k in KEY_NAMES}
+    # the models' keys, and the one that seals users' own keys (keycrypt.py)
+    known = {*KEY_NAMES, USER_KEYS_SECRET}
+    listed = {k for k in env.get(SECRETS_ENV, "").replace(" ", "").split(",") if k in known}
     embedder = EMBEDDER_KEYS.get(embeddings_name(env))
     return sorted(listed | ({embedder} if embedder else set()))

@@ -82,11 +82,12 @@ def key_present(spec: ModelSpec, env: Mapping[str, str] | None = None) -> bool:
     return bool(env.get(spec.key_env, "").strip())
 
 
-def available_models(env: Mapping[str, str] | None = None) -> list[ModelSpec]:
-    return [m for m in MODELS.values() if key_present(m, env)]
+def available_models(env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()) -> list[ModelSpec]:
+    """The models with a key: the deployment's, or the caller's own for the provider (`own_keys`)."""
+    return [m for m in MODELS.values() if key_present(m, env) or (m.key_env is not None and m.provider in own_keys)]
 
 
-def default_model_id(env: Mapping[str, str] | None = None) -> str:
-    """The first keyed model, else the offline answerer."""
-    keyed = [m for m in available_models(env) if m.key_env]
+def default_model_id(env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()) -> str:
+    """The first keyed model (the caller's own keys count), else the offline answerer."""
+    keyed = [m for m in available_models(env, own_keys) if m.key_env]
     return keyed[0].id if keyed else OFFLINE_MODEL_ID

@@ -172,24 +172,34 @@ def _collection(coll: Any) -> Collection:
     return Collection(description, configuration)
 
 
-def create_chat(data: Any, env: Mapping[str, str] | None = None) -> CreateChatRequest:
+def create_chat(
+    data: Any, env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()
+) -> CreateChatRequest:
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
     message = content(data.get("initial_message"), "initial_message")
     card_ids = _card_ids(data.get("card_ids"))
 
-    model_id = data.get("model") or llms.default_model_id(env)
+    model_id = _model(data.get("model") or llms.default_model_id(env, own_keys), own_keys, env)
+    return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")))
+
+
+def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:
+    """A known model the caller may use: the deployment holds its key, or the
+    caller holds their own for its provider (`own_keys`)."""
     spec = llms.MODELS.get(model_id) if isinstance(model_id, str) else None
     if spec is None:
         raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
-    if not llms.key_present(spec, env):
+    if not llms.key_present(spec, env) and spec.provider not in own_keys:
         raise InvalidArgument(f"model: {spec.label} is not available here (no API key is configured for it)")
+    return spec.id
 
+
+def _percentage(data: dict[str, Any]) -> float:
     pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)
     if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 < pct <= 1:
         raise InvalidArgument("background_percentage: must be a number above 0 and at most 1")
-
-    return CreateChatRequest(card_ids, message, spec.id, float(pct), _collection(data.get("collection")))
+    return float(pct)
 
 
 def post_message(data: Any) -> tuple[str, str]:
@@ -204,3 +214,44 @@ def branch_chat(data: Any) -> tuple[str, int, str]:
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < _INT64:
         raise InvalidArgument("message_index: must be a whole number ≥ 0")
     return chat_id, index, content(data.get("content"))
+
+
+# --- users' own API keys (personal_keys.py) -----------------------------------
+
+#: What each provider's API key looks like, and how a message describes it:
+#: a paste of the wrong thing is refused before anything is stored. A refusal
+#: never repeats what was sent.
+API_KEY_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
+    "anthropic": (re.compile(r"sk-ant-[A-Za-z0-9_-]{20,250}"), "an Anthropic API key (sk-ant-…)"),
+    "openai": (re.compile(r"sk-(?!ant-)[A-Za-z0-9_-]{20,250}"), "an OpenAI API key (sk-…)"),
+    "gemini": (re.compile(r"AIza[0-9A-Za-z_-]{35}"), "a Gemini API key (AIza…, 39 characters)"),
+}
+
+
+def key_provider(data: Any) -> str:
+    """`provider`: one whose models take an API key."""
+    provider = data.get("provider") if isinstance(data, dict) else None
+    if not isinstance(provider, str) or provider not in API_KEY_SHAPES:
+        raise InvalidArgument(f"provider: must be one of {', '.join(sorted(API_KEY_SHAPES))}")
+    return provider
+
+
+def api_key(data: Any) -> tuple[str, str]:
+    """(provider, key) for setApiKey, the key trimmed and of its provider's shape."""
+    provider = key_provider(data)
+    key = data.get("key")
+    pattern, described = API_KEY_SHAPES[provider]
+    if not isinstance(key, str) or not pattern.fullmatch(key.strip()):
+        raise InvalidArgument(f"key: does not look like {described}")
+    return provider, key.strip()
+
+
+def continue_chat(
+    data: Any, own_keys: frozenset[str] = frozenset(), env: Mapping[str, str] | None = None
+) -> tuple[str, str | None, float]:
+    """(chat_id, model or None for the domain's choice, background_percentage)"""
+    chat_id = doc_id(data, "chat_id")
+    model_id = data.get("model")
+    if model_id is not None:
+        model_id = _model(model_id, own_keys, env)
+    return chat_id, model_id, _percentage(data)

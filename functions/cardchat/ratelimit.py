@@ -54,6 +54,12 @@ HELD_RETRY_S = 30.0
 class Limits:
     per_minute: int = DEFAULT_PER_MINUTE
     daily_tokens: int = DEFAULT_DAILY_TOKENS
+    #: The caller's own API key pays (personal_keys.py): the minute's slots
+    #: still apply, the deployment's daily cap does not and nothing is reserved.
+    own_key: bool = False
+
+    def on_own_key(self) -> Limits:
+        return replace(self, own_key=True)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
@@ -113,11 +119,15 @@ def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservatio
     is reached. A bound larger than the whole day's cap is reserved as the
     cap: such a chat can run alone on a fresh day, and is charged in full."""
     state = current(state, now)
+    if limits.own_key:
+        hold = None
     # a retry of an answer no run ever claimed replaces that answer's reservation
     others = [r for r in state.reservations if hold is None or (r.message, r.attempt) != (hold.message, hold.attempt)]
     need = 0 if hold is None else min(max(0, hold.tokens), limits.daily_tokens)
     used, holding = state.day_tokens, sum(r.tokens for r in others)
-    if used + need > limits.daily_tokens or (hold is None and used >= limits.daily_tokens):
+    if limits.own_key:
+        pass  # the deployment's daily cap is not theirs to keep
+    elif used + need > limits.daily_tokens or (hold is None and used >= limits.daily_tokens):
         wait = _seconds_to_midnight(now)
         left = max(0, limits.daily_tokens - used)
         raise ResourceExhausted(
@@ -125,7 +135,7 @@ def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservatio
             f"this answer may need {need:,}); try again in {_wait_text(wait)} (after midnight UTC).",
             retry_after=wait,
         )
-    if used + holding + need > limits.daily_tokens:
+    elif used + holding + need > limits.daily_tokens:
         raise ResourceExhausted(
             f"{holding:,} of your {limits.daily_tokens:,} daily model tokens are held by answers still "
             f"being written; try again when they finish (in about {_wait_text(HELD_RETRY_S)}).",

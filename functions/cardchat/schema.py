@@ -35,6 +35,8 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: Server-only: users' own provider API keys, encrypted (personal_keys.py). Rules deny every client.
+USER_API_KEYS = COLLECTIONS["user_api_keys"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -186,6 +188,8 @@ class ChatPrivate:
     cards_unranked: int = 0
     # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
     branched_from: dict[str, Any] | None = None
+    # set on a continued chat (chat/continuation.py): {"chat": the chat it continues, "messages": turns copied}
+    continued_from: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -205,6 +209,7 @@ class ChatPrivate:
             ),
             cards_unranked=int(d.get("cards_unranked") or 0),
             branched_from=d.get("branched_from"),
+            continued_from=d.get("continued_from"),
         )
 
 
@@ -324,6 +329,21 @@ class RateLimit:
     day: str = ""  # YYYY-MM-DD (UTC) the token count belongs to
     day_tokens: int = 0  # settled (used) tokens of `day`
     reservations: list[TokenReservation] = field(default_factory=list)  # answers not yet settled
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class StoredApiKey:
+    """user_api_keys/{uid}.keys.<provider>: server-only. The key sealed with
+    AES-GCM (keycrypt.py) under a key kept in env / Firebase secrets; only
+    `last4` is ever shown back."""
+
+    ciphertext: bytes
+    nonce: bytes
+    last4: str
+    updated: datetime = field(default_factory=now)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

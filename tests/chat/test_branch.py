@@ -11,6 +11,7 @@ from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, Permi
 from cardchat.ids import first_message_id
 from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.parsing import branch_chat as parse_branch
+from cardchat.ratelimit import Limits
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
 from cardchat.schema import CHAT_PRIVATE, CHATS
@@ -120,3 +121,11 @@ def test_a_chat_whose_model_has_no_key_any_more_cannot_branch(db, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(FailedPrecondition, match="not available"):
         branches.branch_chat(db, "u1", "src", 2, "q")
+
+
+def test_a_chat_on_the_callers_own_key_branches_without_a_deployment_key(db, monkeypatch):
+    make_chat(db, CONVERSATION)
+    db.collection(CHATS).document("src").update({"model": "claude-sonnet-4-6"})
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    new_id = branches.branch_chat(db, "u1", "src", 2, "q", limits=Limits().on_own_key())
+    assert db.collection(CHATS).document(new_id).get().get("model") == "claude-sonnet-4-6"

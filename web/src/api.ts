@@ -40,3 +40,21 @@ export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCT
 export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
   FUNCTIONS.branchChat,
 );
+
+/** After the user's own keys change, the models they may pick change too. */
+export function forgetModels(): void {
+  modelsPromise = null;
+}
+
+// A chat of the caller's own carrying on one shared with them or published.
+export const continueChat = call<{ chat_id: string; model?: string }, { chat_id: string }>(FUNCTIONS.continueChat);
+
+/** A user's own API key as the server shows it: never the key, only its last 4 characters. */
+export interface ApiKeyInfo {
+  provider: string;
+  last4: string;
+  updated: string | null;
+}
+export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
+export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
+export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);

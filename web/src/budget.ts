@@ -8,6 +8,8 @@ export interface ModelInfo {
   max_output_tokens: number;
   tokenizer: string;
   offline: boolean;
+  /** Offered on the caller's own API key (Settings). */
+  own_key?: boolean;
 }
 
 export const MIN_PERCENT = 10;

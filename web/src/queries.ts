@@ -34,6 +34,8 @@ export interface ChatPrivateDoc {
   collection: { description: string; configuration: Record<string, unknown> };
   /** Set on a branch: the chat and question it re-asks. */
   branched_from: { chat: string; message_index: number } | null;
+  /** Set on a chat continued from one shared with its owner (continueChat). */
+  continued_from: { chat: string; messages: number } | null;
 }
 
 export interface MessageDoc {
@@ -119,6 +121,9 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     },
     branched_from: d.branched_from?.chat
       ? { chat: String(d.branched_from.chat), message_index: Number(d.branched_from.message_index ?? 0) }
+      : null,
+    continued_from: d.continued_from?.chat
+      ? { chat: String(d.continued_from.chat), messages: Number(d.continued_from.messages ?? 0) }
       : null,
   };
 }

@@ -1,11 +1,13 @@
 // Who is signed in, and what their users/{uid} document allows.
 import { onAuthStateChanged, signOut, type User } from 'firebase/auth';
 import { doc, getDoc } from 'firebase/firestore';
+import { listApiKeys } from './api';
 import { auth, db } from './firebase';
 import { COLLECTIONS } from './names';
 
 export interface Session {
   user: User | null;
+  /** May start chats: AI use granted, or a key of their own (the server judges per model). */
   mayUseAi: boolean;
   /** false until Firebase has restored (or ruled out) a signed-in user */
   resolved: boolean;
@@ -38,6 +40,8 @@ export function startSession(): void {
     try {
       const snap = await getDoc(doc(db, COLLECTIONS.users, user.uid));
       mayUseAi = snap.exists() && snap.get('may_use_ai') === true;
+      // Without the grant, a key of their own (Settings) lets them chat on that provider's models.
+      if (!mayUseAi) mayUseAi = (await listApiKeys({})).keys.length > 0;
     } catch {
       // Unreadable profile: the server stays the judge; the UI just won't offer chat.
     }

@@ -54,7 +54,7 @@ def branch_chat(
     rules = limits or ratelimit.Limits.from_env()
     source = Chat.from_dict(require_owner(chats_repo.get_chat(db, chat_id), uid))
     spec = llms.MODELS.get(source.model)
-    if spec is None or not llms.key_present(spec):
+    if spec is None or not (rules.own_key or llms.key_present(spec)):  # own_key: admitted on the caller's key
         raise FailedPrecondition(f"the chat's model {source.model!r} is not available any more")
     earlier = _said_before_question(messages_repo.chat_messages(db, chat_id), message_index)
     bound = token_bound(
@@ -92,6 +92,15 @@ def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_inde
     if asked is None or asked.get("role") != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
     return said_before(messages, message_index)
+
+
+def copy_history(
+    messages: list[dict[str, Any]], before: int, new_id: str, when: datetime
+) -> list[tuple[str, ChatMessage]]:
+    """The turns said before index `before` (questions and complete answers,
+    as the model saw them), renumbered from 0 for chat `new_id`, each keeping
+    when it was said. Shared by branchChat and continueChat."""
+    return _copied_history(new_id, said_before(messages, before), when)
 
 
 def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) -> list[tuple[str, ChatMessage]]:

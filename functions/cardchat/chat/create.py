@@ -9,6 +9,7 @@ chat id and counts, never which requested ids exist or what the cards say.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -68,34 +69,62 @@ def create_chat(
     rate-limit slot and token reservation are taken in the transaction that
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
-    # Heavy modules load here, not when the endpoint module is imported.
-    from cardchat.embeddings import get_embedder
-    from cardchat.repo import embeddings as emb_repo
-
     lap = _Laps()
     spec = llms.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
-    embedder = get_embedder()
+    chosen = select_background(
+        db, uid, req.card_ids, req.initial_message, spec, req.background_percentage, req.collection.description, lap
+    )
+    chat_id = new_chat_id()
+    chat, private = _chat_documents(uid, req, chosen.background, chosen.budget, chosen.unranked, chosen.visible, stamp)
+    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules)
+    lap("write")
+    return CreateChatResult(chat_id, lap.timings_ms)
 
-    pool = _visible_cards(db, uid, req.card_ids)
+
+@dataclass
+class Selection:
+    """What culling, ranking and fitting chose for one caller."""
+
+    background: Background
+    visible: dict[str, Card]  # the requested cards the caller may view, in request order
+    budget: int  # the background's target, in tokens
+    unranked: int  # visible cards ranked by BM25 alone (no vector in time)
+
+
+def select_background(
+    db: Any,
+    uid: str,
+    card_ids: list[str],
+    question: str,
+    spec: llms.ModelSpec,
+    percentage: float,
+    description: str,
+    lap: Callable[[str], None],
+) -> Selection:
+    """Cull `card_ids` to those `uid` may view, rank them against `question`,
+    fit the best into `percentage` of `spec`'s window. Shared by createChat
+    and continueChat (chat/continuation.py); `lap` records each step's time."""
+    # Heavy modules load here, not when the endpoint module is imported.
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embeddings as emb_repo
+
+    embedder = get_embedder()
+    pool = _visible_cards(db, uid, card_ids)
     lap("load_cards")
     vectors = emb_repo.load_embeddings(db, dict(zip(pool.ids, pool.hashes)), embedder.model_id)
     lap("load_embeddings")
-    _embed_missing(db, embedder, pool, vectors, req.initial_message)
-    query_vec = embedder.embed_query(req.initial_message)
+    _embed_missing(db, embedder, pool, vectors, question)
+    query_vec = embedder.embed_query(question)
     lap("embed")
-    order, has_vector = _rank(pool, vectors, query_vec, embedder.dim, req.initial_message)
+    order, has_vector = _rank(pool, vectors, query_vec, embedder.dim, question)
     lap("rank")
-    budget = background_budget(spec, req.background_percentage, req.initial_message)
-    bg = _fit(pool, order, budget, spec, req)
+    budget = background_budget(spec, percentage, question)
+    bg = _fit(pool, order, budget, spec, description)
     lap("fit")
-    chat_id = new_chat_id()
-    chat, private = _chat_documents(uid, req, bg, budget, int((~has_vector).sum()), pool.cards, stamp)
-    _write(db, chat_id, chat, private, bg, spec, req.initial_message, stamp, rules)
-    lap("write")
-    return CreateChatResult(chat_id, lap.timings_ms)
+    return Selection(bg, pool.cards, budget, int((~has_vector).sum()))
 
 
 class _Laps:
@@ -166,12 +195,12 @@ def _rank(
     return order, has_vector
 
 
-def _fit(pool: _Pool, order: list[int], budget: int, spec: llms.ModelSpec, req: CreateChatRequest) -> Background:
+def _fit(pool: _Pool, order: list[int], budget: int, spec: llms.ModelSpec, description: str) -> Background:
     from cardchat import background
 
     try:
         return background.fit_background(
-            [(pool.ids[i], pool.cards[pool.ids[i]]) for i in order], budget, spec.tokenizer, req.collection.description
+            [(pool.ids[i], pool.cards[pool.ids[i]]) for i in order], budget, spec.tokenizer, description
         )
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None

@@ -30,16 +30,16 @@ _PREFIX = re.compile(r"^(?:title|chat title)\s*[:\-–—]\s*", re.IGNORECASE)
 _MARKUP = re.compile(r"[*_#>`~]+")
 
 
-def make_title(model_id: str, question: str) -> tuple[str, int]:
+def make_title(model_id: str, question: str, api_key: str | None = None) -> tuple[str, int]:
     """The title, and the model tokens its call used (for the owner's daily
     limit: the provider's count, else our tokenizer's; 0 when no model was
-    called or the provider refused the call)."""
+    called or the provider refused the call). `api_key`: the owner's own."""
     spec = MODELS.get(model_id)
     if spec is None or spec.key_env is None:
         return fallback_title(question), 0
     messages: list[Message] = [{"role": "user", "content": question}]
     try:
-        text, usage = complete(model_id, messages, _INSTRUCTION, _MAX_TOKENS)
+        text, usage = complete(model_id, messages, _INSTRUCTION, _MAX_TOKENS, api_key)
     except ProviderError:
         return fallback_title(question), 0
     used = usage.input_tokens + usage.output_tokens
@@ -55,16 +55,20 @@ def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     in (main.generateAnswer); its tokens count against the owner's daily limit."""
     from cardchat import ratelimit
     from cardchat.ids import first_message_id
+    from cardchat.personal_keys import key_for
     from cardchat.repo import chats as chat_repo
     from cardchat.repo import messages as messages_repo
 
     first = messages_repo.get_message(db, first_message_id(chat_id, 0))
     if first is None or not model_id:
         return
-    title, used = make_title(model_id, first.get("content") or "")
+    owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner")
+    spec = MODELS.get(model_id)
+    # on the owner's own key when the answer was: theirs to pay, not the day's cap
+    own = key_for(db, owner, spec.provider) if owner and spec is not None and spec.key_env else None
+    title, used = make_title(model_id, first.get("content") or "", own)
     chat_repo.set_title(db, chat_id, title)
-    owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner") if used else None
-    if owner:
+    if owner and used and own is None:
         ratelimit.charge(db, owner, used)
 
 

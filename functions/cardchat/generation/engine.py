@@ -26,23 +26,23 @@ import os
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from cardchat import providers
 from cardchat.chat.recheck import current_background
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
+from cardchat.generation import run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.ids import new_run_id
 from cardchat.llms import MODELS
+from cardchat.personal_keys import run_key
 from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
 from cardchat.schema import GENERATE_TIMEOUT_S, Chat, ChatMessage, StreamChunk, Usage
 from cardchat.schema import now as utc_now
-from cardchat.scrub import scrub_error
 
 __all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
 
@@ -114,6 +114,7 @@ class _Run:
         self.background = ""
         self.background_tokens = 0
         self.secrets: list[str | None] = []
+        self.api_key: str | None = None  # the chat owner's own key (personal_keys.py), else None
         self.writer: StreamWriter | None = None
         self.parts: list[str] = []
         self.usage: Usage | None = None
@@ -196,17 +197,17 @@ def generate(
         return _complete(run)
     except ProviderError as e:
         _stop(run.writer)
-        _log_provider(message_id, e, "the answer failed")
+        run_log.provider_failure(message_id, e, "the answer failed")
         return _fail(run, e.message, "".join(run.parts))
     except (repo.LostOwnership, WriterFailed) as e:
         _stop(run.writer)
         if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
             return _superseded(run)
-        _log_unexpected(message_id, e.__cause__ or e, run.secrets, run.background)
+        run_log.unexpected(message_id, e.__cause__ or e, run.secrets, run.background)
         return _fail(run, GENERIC_ERROR, "".join(run.parts))
     except Exception as e:
         _stop(run.writer)
-        _log_unexpected(message_id, e, run.secrets, run.background)
+        run_log.unexpected(message_id, e, run.secrets, run.background)
         return _fail(run, GENERIC_ERROR, "".join(run.parts))
     finally:
         _settle(run)
@@ -223,7 +224,8 @@ def _prepare(run: _Run) -> str | None:
         log.error("generate %s: unknown model %r", run.message_id, str(run.msg.get("model"))[:60])
         return _fail(run, headline(None, "unknown_model"), "")
     run.spec = spec
-    run.secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+    run.api_key = run_key(run.db, chat.owner, spec)
+    run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         repo.delete_chunks(run.db, run.message_id)  # left by a run that died
     # cards its owner may no longer read are withdrawn first (recheck.py)
@@ -243,7 +245,7 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
     after a refusal before the first token; cut off at `deadline`."""
     assert run.spec is not None and run.window is not None and run.writer is not None
     while True:
-        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens)
+        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens, run.api_key)
         try:
             for item in deltas:
                 if isinstance(item, Usage):
@@ -261,7 +263,7 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
             wait = None if run.parts else _retry_wait(e, run.retries)
             if wait is None or run.elapsed() + wait > deadline:
                 raise
-            _log_provider(run.message_id, e, f"calling again in {wait:.1f} s")
+            run_log.provider_failure(run.message_id, e, f"calling again in {wait:.1f} s")
             until = run.now() + timedelta(seconds=wait)
             run.renew({"provider_wait": {"reason": e.message, "call": run.retries + 2, "until": until}})
             _wait_renewing(run, wait)
@@ -300,7 +302,7 @@ def _complete(run: _Run) -> str:
     try:
         repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
-        _log_unexpected(run.message_id, e, run.secrets, run.background)
+        run_log.unexpected(run.message_id, e, run.secrets, run.background)
     return "complete"
 
 
@@ -378,22 +380,3 @@ def _settle(run: _Run) -> None:
         reconcile(run.db, run.owner, run.message_id, attempt, run.spent(), run.now())
     except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
         log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)
-
-
-def _log_provider(message_id: str, e: ProviderError, outcome: str) -> None:
-    """The headline the client sees and the provider's own (already
-    scrubbed) words, which only the log holds."""
-    log.warning("generate %s: %s; %s. The provider said: %s", message_id, e.message, outcome, e.detail or "-")
-
-
-def _log_unexpected(message_id: str, exc: BaseException, secrets: list[str | None], background: str) -> None:
-    """Type, scrubbed message and code locations: never the exception's raw
-    text or locals, which may quote the background."""
-    said = scrub_error(str(exc), secrets=secrets, background=background)
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
-        tb = tb.tb_next
-    log.error("generate %s failed: %s: %s at %s", message_id, type(exc).__name__, said, " < ".join(reversed(frames)))

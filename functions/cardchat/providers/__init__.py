@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Generator
 
 from cardchat.llms import MODELS, ModelSpec, key_present
-from cardchat.providers.base import Message, Provider, ProviderError
+from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
 from cardchat.schema import Usage
 from cardchat.scrub import scrub_error
 
@@ -35,49 +35,57 @@ PROVIDERS: dict[str, Callable[[], Provider]] = {
 }
 
 
-def resolve(model_id: str) -> ModelSpec:
+def resolve(model_id: str, own_key: bool = False) -> ModelSpec:
     spec = MODELS.get(model_id)
     if spec is None:
         raise ProviderError("unknown_model", detail=f"unknown model {model_id[:60]!r}")
-    if not key_present(spec):
+    if not own_key and not key_present(spec):
         raise ProviderError("not_configured", provider=spec.provider, detail="no API key is configured")
     return spec
 
 
 def stream(
-    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None
+    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None, api_key: str | None = None
 ) -> Generator[str | Usage, None, None]:
-    """Text deltas, then exactly one Usage. Raises ProviderError only."""
-    spec = resolve(model_id)
+    """Text deltas, then exactly one Usage. Raises ProviderError only.
+    `api_key`: the user's own key (personal_keys.py), used instead of the
+    deployment's; a failure then says it is theirs that failed."""
+    spec = resolve(model_id, own_key=api_key is not None)
     if not messages or messages[-1]["role"] != "user":
         raise ProviderError(
             "bad_request", provider=spec.provider, detail="the conversation must end with a user message"
         )
     budget = spec.max_output_tokens if max_tokens is None else max(1, min(max_tokens, spec.max_output_tokens))
     usage_seen = False
+    provider = PROVIDERS[spec.provider]()
+    if api_key is not None and isinstance(provider, SDKProvider):
+        provider.api_key = api_key
     try:
-        for item in PROVIDERS[spec.provider]().stream(spec, messages, system, budget):
+        for item in provider.stream(spec, messages, system, budget):
             if isinstance(item, Usage):
                 usage_seen = True
             yield item
-    except ProviderError:
+    except ProviderError as e:
+        if api_key is not None:
+            e.on_own_key()
         raise
     except Exception as e:  # an SDK surprise must not leak its text unscrubbed
-        secrets = [os.environ.get(spec.key_env)] if spec.key_env else []
+        secrets = [os.environ.get(spec.key_env) if spec.key_env else None, api_key]
         said = scrub_error(
             str(e), secrets=secrets, background=system, prompt=[m["content"] for m in messages], limit=160
         )
-        raise ProviderError(
-            "provider", provider=spec.provider, detail=f"unexpected {type(e).__name__}: {said}"
-        ) from None
+        failed = ProviderError("provider", provider=spec.provider, detail=f"unexpected {type(e).__name__}: {said}")
+        raise (failed.on_own_key() if api_key is not None else failed) from None
     if not usage_seen:
         yield Usage()
 
 
-def complete(model_id: str, messages: list[Message], system: str, max_tokens: int | None = None) -> tuple[str, Usage]:
+def complete(
+    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None, api_key: str | None = None
+) -> tuple[str, Usage]:
     parts: list[str] = []
     usage = Usage()
-    for item in stream(model_id, messages, system, max_tokens):
+    for item in stream(model_id, messages, system, max_tokens, api_key):
         if isinstance(item, Usage):
             usage = item
         else:

@@ -90,6 +90,12 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         super().__init__(self.message)
 
+    def on_own_key(self) -> ProviderError:
+        """The same failure, said to be of the user's own API key (headlines.OWN_KEY_PREFIX)."""
+        self.message = headline(self.provider, self.kind, self.status, own_key=True)
+        self.args = (self.message,)
+        return self
+
     @property
     def retryable(self) -> bool:
         return self.kind in RETRYABLE_KINDS
@@ -212,6 +218,8 @@ class SDKProvider(ABC):
     provider: str
     #: The key's environment variable when the model's spec names none.
     key_env: str
+    #: The user's own API key (personal_keys.py), set by providers.stream: used instead of the deployment's.
+    api_key: str | None = None
 
     def __init__(self, http_client: httpx2.Client | None = None):
         # A caller's HTTP client (a test transport, a shared pool) is theirs to close.
@@ -236,7 +244,7 @@ class SDKProvider(ABC):
         SDK's failures into `fail`'s ProviderErrors."""
 
     def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
-        api_key = os.environ.get(spec.key_env or self.key_env, "").strip()
+        api_key = (self.api_key or os.environ.get(spec.key_env or self.key_env, "")).strip()
         client = self.make_client(api_key, self._http_client)
         fail = Failures(self.provider, api_key, system, messages)
         try:

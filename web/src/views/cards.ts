@@ -57,7 +57,7 @@ class CardsView {
   }
 
   private layout(root: HTMLElement): void {
-    const aiNote = this.s.mayUseAi ? null : h('p', { class: 'hint' }, 'Your account is not enabled for AI chat; ask an admin.');
+    const aiNote = this.s.mayUseAi ? null : h('p', { class: 'hint' }, 'Your account is not enabled for AI chat; ask an admin, or add your own API key in Settings.');
     replaceChildren(root, h('section', { class: 'cards-view' },
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),

@@ -134,7 +134,7 @@ class ChatView {
     // The owner's citations need their card list: wait for it rather than render them as a visitor's.
     if (isOwner && this.priv === undefined) return;
     if (!this.header) {
-      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id);
+      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid !== null);
       this.composer = isOwner ? new Composer(this.chatId) : null;
       replaceChildren(this.main, this.header.el, this.transcript.el, this.composer?.el ?? null);
     }

@@ -1,7 +1,7 @@
 // The chat's header: what it is built on, and the owner's publish / delete.
 // What it is built on (cards, collection, the chat it branched from) is the
 // owner's alone: it comes from chat_private, which a visitor never reads.
-import { deleteChat } from '../api';
+import { continueChat, deleteChat } from '../api';
 import { backgroundCardsHref } from '../citations';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
@@ -28,7 +28,12 @@ export class ChatHeader {
   private publishError = '';
   private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
 
-  constructor(private readonly isOwner: boolean, private readonly modelLabel: (id: string) => string) {}
+  /** `signedIn`: a reader who is signed in may continue someone else's chat in their own. */
+  constructor(
+    private readonly isOwner: boolean,
+    private readonly modelLabel: (id: string) => string,
+    private readonly signedIn = false,
+  ) {}
 
   /** `priv` is the owner's chat_private (null for a visitor, or while missing). */
   render(chat: ChatDoc, priv: ChatPrivateDoc | null): void {
@@ -51,7 +56,13 @@ export class ChatHeader {
         ? h('p', { class: 'meta', 'data-testid': 'branched-from' }, 'A branch of ',
           h('a', { href: chatPath(priv.branched_from.chat) }, 'an earlier chat'), ', with one question asked differently.')
         : null,
+      priv?.continued_from
+        ? h('p', { class: 'meta', 'data-testid': 'continued-from' }, 'Continues ',
+          h('a', { href: chatPath(priv.continued_from.chat) }, 'a chat shared with you'),
+          ', over the cards of it that you may read.')
+        : null,
       this.isOwner ? this.ownerControls(chat) : h('p', { class: 'hint', 'data-testid': 'read-only-note' }, 'A published chat: read-only.'),
+      !this.isOwner && this.signedIn ? continueButton(chat) : null,
     );
   }
 
@@ -126,4 +137,25 @@ function confirmDelete(chat: ChatDoc): void {
   });
   dialog.showModal();
   cancel.focus();
+}
+
+/** "Continue in my own chat": a chat of the reader's own with the transcript so far, its
+ * background rebuilt on the server from the cards they may read (continueChat). */
+function continueButton(chat: ChatDoc): HTMLElement {
+  const error = h('span', { class: 'error', role: 'alert', 'data-testid': 'continue-error' });
+  const button = h('button', { type: 'button', 'data-testid': 'continue-chat' }, 'Continue in my own chat');
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    button.textContent = 'Copying the conversation…';
+    error.textContent = '';
+    try {
+      const { chat_id } = await continueChat({ chat_id: chat.id });
+      router.navigate(chatPath(chat_id));
+    } catch (err) {
+      error.textContent = describeError(err, 'Continuing');
+      button.disabled = false;
+      button.textContent = 'Continue in my own chat';
+    }
+  });
+  return h('p', { class: 'continue' }, button, ' ', error);
 }

@@ -1,0 +1,144 @@
+"""continueChat: a signed-in reader of someone else's chat (a viewer it is
+shared with, or a visitor of a published link) carries it on in a chat of
+their own.
+
+The new chat belongs to the caller and starts with the transcript so far
+(branch.copy_history). Its hidden background is rebuilt, never copied: of
+the source chat's cards, those the caller may view are ranked on the
+conversation and fitted into the caller's model's budget
+(create.select_background). A card keeps the number the source gave it, so
+the [n] of the copied answers still name the same card; a card the caller
+may not view, or that did not fit, is "" in the new card_ids and shows as a
+plain [n] (as a withdrawn card does, recheck.py). The owner's collection
+description stays theirs. Where the chat came from is recorded in the
+caller's ChatPrivate only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from cardchat import llms, ratelimit
+from cardchat.chat.branch import copy_history
+from cardchat.chat.create import select_background
+from cardchat.chat.titles import fallback_title
+from cardchat.chat.turns import said_before
+from cardchat.errors import NotFound
+from cardchat.ids import new_chat_id
+from cardchat.repo import chats as chats_repo
+from cardchat.repo import messages as messages_repo
+from cardchat.schema import Chat, ChatBackground, ChatPrivate, public_citations
+from cardchat.schema import now as utc_now
+
+if TYPE_CHECKING:
+    from cardchat.access import AIAccess
+    from cardchat.background import Background
+
+#: Appended to the source's title in the caller's list.
+TITLE_SUFFIX = " · continued"
+#: The end of the conversation the cards are ranked against: its latest questions.
+QUERY_CHARS = 2_000
+
+
+def may_read(chat: dict[str, Any], uid: str) -> bool:
+    """firestore.rules' read of chats/{id} for a signed-in user, admins aside:
+    the owner, a viewer it is shared with, anyone once it is published."""
+    return chat.get("owner") == uid or uid in (chat.get("viewers") or []) or chat.get("published") is True
+
+
+def continue_chat(
+    db: Any,
+    uid: str,
+    chat_id: str,
+    model_id: str | None,
+    percentage: float,
+    ai: AIAccess,
+    now: datetime | None = None,
+) -> str:
+    """A new chat of `uid`'s continuing `chat_id` (parsed: parsing.continue_chat);
+    returns its id. An unknown chat and one the caller may not read are the
+    same NOT_FOUND, so a guessed id learns nothing. `model_id` None: the
+    source's model if the caller may use it, else the default."""
+    when = now or utc_now()
+    source = chats_repo.get_chat(db, chat_id)
+    private = chats_repo.get_private(db, chat_id) if source is not None else None
+    if source is None or private is None or not may_read(source, uid):
+        raise NotFound("chat not found")
+    spec = llms.MODELS[model_id or _default_model(source, ai)]
+    rules = ai.admit(spec.id)  # AI use, or the caller's own key for this provider
+    ratelimit.check(db, uid, 0, when, rules)
+
+    messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
+    said = said_before(messages, int(source.get("message_count") or len(messages)))
+    bg, visible, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, percentage)
+    new_id = new_chat_id()
+    history = copy_history(messages, int(source.get("message_count") or len(messages)), new_id, when)
+    chat = Chat(
+        owner=uid,
+        title=f"{str(source.get('title') or '').removesuffix(TITLE_SUFFIX) or fallback_title('')}{TITLE_SUFFIX}",
+        model=spec.id,
+        public_citations=public_citations(bg.card_ids, visible),
+        created=when,
+        last_updated=when,
+        message_count=len(history),
+    )
+    private_copy = ChatPrivate(
+        owner=uid,
+        background_length=budget,
+        background_tokens=bg.tokens,
+        card_ids=bg.card_ids,
+        card_count_requested=len(visible),
+        cards_unranked=unranked,
+        continued_from={"chat": chat_id, "messages": len(history)},
+    )
+    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=when)
+    chats_repo.write_branch(
+        db,
+        new_id,
+        chat,
+        private_copy,
+        background,
+        bg.text,
+        history,
+        [],
+        (uid, lambda quota: ratelimit.admit(quota, when, rules)),
+    )
+    return new_id
+
+
+def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
+    spec = llms.MODELS.get(source.get("model") or "")
+    return spec.id if spec is not None and ai.offers(spec) else llms.default_model_id(own_keys=ai.own_keys)
+
+
+def _query(said: list[dict[str, Any]]) -> str:
+    """The questions asked so far, the latest last, cut to QUERY_CHARS from the end."""
+    questions = "\n".join(m.get("content") or "" for m in said if m.get("role") == "user")
+    return questions[-QUERY_CHARS:].strip() or "?"
+
+
+def _background(
+    db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: llms.ModelSpec, percentage: float
+) -> tuple[Background, dict[str, Any], int, int]:
+    """The caller's background over the source's cards, numbered as the
+    source numbers them: (background, its visible cards, unranked, budget)."""
+    from cardchat.background import Background, fit_background, renumber
+    from cardchat.tokens import count_tokens
+
+    number = {cid: n for n, cid in enumerate(source_ids, start=1) if cid}
+    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "", lambda _: None)
+    bg = chosen.background
+    text, tokens = bg.text, bg.tokens
+    for _ in range(3):  # renumbering can add a digit here and there: refit below the budget
+        text = renumber(bg.text, [number[c] for c in bg.card_ids])
+        tokens = count_tokens([text], spec.tokenizer)[0]
+        if tokens <= chosen.budget or not bg.card_ids:
+            break
+        smaller = bg.tokens - (tokens - chosen.budget) - 1
+        bg = fit_background([(c, chosen.visible[c]) for c in bg.card_ids], smaller, spec.tokenizer)
+    ids = [""] * max((number[c] for c in bg.card_ids), default=0)
+    for c in bg.card_ids:
+        ids[number[c] - 1] = c
+    renumbered = Background(text=text, card_ids=ids, tokens=tokens, budget=chosen.budget)
+    return renumbered, chosen.visible, chosen.unranked, chosen.budget

@@ -1,0 +1,75 @@
+"""Answers on the chat owner's own API key, on the real emulator with the
+Anthropic SDK talking to canned wire traffic: the owner's key is the one
+sent, a failure says it is theirs, and the key reaches no log and no `error`."""
+
+from __future__ import annotations
+
+import base64
+import logging
+
+import httpx2
+import pytest
+
+from cardchat import keycrypt, personal_keys
+from cardchat.access import AIAccess
+from cardchat.chat.turns import post_message
+from cardchat.generation.engine import generate
+from cardchat.schema import RATE_LIMITS, USERS, UserDoc
+from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message
+from provider_wire import anthropic_text
+
+pytestmark = pytest.mark.emulator
+__all__ = ["anthropic_wire"]  # a fixture, used by name
+
+OWN = "sk-ant-api03-OWNKEY0123456789abcdefghijklmnopqrstuvwxyzWXYZ"
+
+
+@pytest.fixture
+def own_key(db, monkeypatch, anthropic_wire):
+    """u1 holds their own Anthropic key and the deployment holds no Anthropic key."""
+    monkeypatch.setenv(keycrypt.KEY_ENV, base64.b64encode(bytes(range(32))).decode())
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    personal_keys.set_key(db, "u1", "anthropic", OWN)
+    return anthropic_wire
+
+
+def no_grant(db) -> None:
+    """u1 may not use the AI: only their own key lets them chat."""
+    db.collection(USERS).document("u1").set(UserDoc(may_use_ai=False).to_dict())
+
+
+def test_an_answer_on_an_own_key_sends_that_key_and_spends_nothing_of_the_day(db, own_key):
+    first = make_chat(db, "c0", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    no_grant(db)
+    own_key.responses = [anthropic_text("Fine."), anthropic_text("Also fine.")]
+    assert generate(db, first) == "complete"
+    stub = post_message(db, "u1", "c0", "And then?", limits=AIAccess(False, frozenset({"anthropic"})).admit(CLAUDE))
+    assert generate(db, stub) == "complete"
+    assert message(db, stub)["content"] == "Also fine."
+    assert [r.headers["authorization"] for r in own_key.requests] == [f"Bearer {OWN}"] * 2
+    quota = db.collection(RATE_LIMITS).document("u1").get().to_dict()
+    assert quota["reservations"] == [] and quota["day_tokens"] == 0 and len(quota["recent"]) == 1
+
+
+def test_a_failure_on_an_own_key_says_so_and_the_key_reaches_no_log_or_error(db, own_key, caplog):
+    stub = make_chat(db, model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    no_grant(db)
+    echo = {"type": "error", "error": {"type": "authentication_error", "message": f"invalid x-api-key {OWN}"}}
+    own_key.responses = [httpx2.Response(401, json=echo)]
+    with caplog.at_level(logging.DEBUG):
+        assert generate(db, stub) == "failed"
+    failed = message(db, stub)
+    assert failed["error"] == "Your own Anthropic API key failed: Anthropic rejected the API key (HTTP 401)"
+    assert "invalid x-api-key" in caplog.text  # the provider's words are logged...
+    assert OWN not in caplog.text and "OWNKEY" not in caplog.text  # ...without the key
+    assert "OWNKEY" not in repr(failed)
+
+
+def test_an_own_key_deleted_before_the_run_is_not_replaced_by_the_deployments(db, own_key, monkeypatch):
+    stub = make_chat(db, model=CLAUDE)
+    no_grant(db)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-DEPLOYMENT0123456789abcdefghijklmnop")
+    personal_keys.delete_key(db, "u1", "anthropic")
+    assert generate(db, stub) == "failed"
+    assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
+    assert own_key.requests == []
