@@ -35,6 +35,10 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: Personal access tokens (issue 19): the owner-readable listing (label, dates, never the hash) ...
+ACCESS_TOKENS = COLLECTIONS["access_tokens"]
+#: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
+ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -322,6 +326,41 @@ class RateLimit:
     day: str = ""  # YYYY-MM-DD (UTC) the token count belongs to
     day_tokens: int = 0  # settled (used) tokens of `day`
     reservations: list[TokenReservation] = field(default_factory=list)  # answers not yet settled
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+# --- personal access tokens (issue 19) ------------------------------------------
+
+
+@dataclass
+class AccessToken:
+    """access_tokens/{token_id}: one of a user's personal access tokens as its
+    owner lists it (rules: the owner reads, nobody writes). Holds neither the
+    token nor its hash: those exist only in the owner's hands and in
+    AccessTokenHash."""
+
+    owner: str
+    label: str
+    created: datetime = field(default_factory=now)
+    last_used: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class AccessTokenHash:
+    """access_token_hashes/{sha256 hex of the token}: server-only. A request's
+    bearer token is hashed and looked up here; `recent` is the token's own
+    per-minute window (ratelimit.admit), kept beside it so that one
+    transaction checks the token, spends a slot and stamps last_used."""
+
+    owner: str
+    token_id: str
+    created: datetime = field(default_factory=now)
+    recent: list[datetime] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
