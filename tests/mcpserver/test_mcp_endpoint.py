@@ -73,6 +73,11 @@ def post(url: str, body: dict, token: str | None) -> tuple[int, Any, dict]:
         return e.code, e.headers, json.loads(e.read() or b"{}")
 
 
+def owned(db, uid: str) -> list[dict]:
+    """The owner's listing of their tokens (access_tokens)."""
+    return [d.to_dict() for d in db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", uid)).stream()]
+
+
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 
 
@@ -134,12 +139,12 @@ def test_missing_bad_and_revoked_tokens_get_401_with_a_bearer_challenge(url, peo
     assert e.value.status == "NOT_FOUND"
     call("revokeAccessToken", {"id": second["id"]}, a_id)
     assert post(url, LIST_TOOLS, second["token"])[0] == 401
-    assert [d.id for d in app_db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", a_uid)).stream()] == []
+    assert owned(app_db, a_uid) == []
 
 
 def test_a_token_is_stored_only_as_a_hash_and_listed_without_it(app_db, people):
     a_uid, _, token = people["a"]
-    listing = [d.to_dict() for d in app_db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", a_uid)).stream()]
+    listing = owned(app_db, a_uid)
     assert len(listing) == 1 and listing[0]["label"] == "A's laptop" and listing[0]["last_used"] is None
     stored = json.dumps([d.to_dict() for d in app_db.collection(ACCESS_TOKEN_HASHES).stream()], default=str)
     everything = stored + json.dumps(listing, default=str)
@@ -149,8 +154,8 @@ def test_a_token_is_stored_only_as_a_hash_and_listed_without_it(app_db, people):
 def test_last_used_is_stamped(url, app_db, people):
     a_uid, _, token = people["a"]
     assert post(url, LIST_TOOLS, token)[0] == 200
-    (doc,) = app_db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", a_uid)).stream()
-    assert doc.to_dict()["last_used"] is not None
+    (doc,) = owned(app_db, a_uid)
+    assert doc["last_used"] is not None
 
 
 BAD_ARGUMENTS = [
