@@ -40,3 +40,7 @@ export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCT
 export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
   FUNCTIONS.branchChat,
 );
+
+// Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
+export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
+export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);

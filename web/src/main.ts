@@ -7,6 +7,7 @@ import { mountCard } from './views/card';
 import { mountCards } from './views/cards';
 import { mountChat } from './views/chat';
 import { mountChats } from './views/chats';
+import { mountSettings } from './views/settings';
 import { renderSignIn } from './views/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
@@ -25,7 +26,8 @@ function renderUser(s: Session): void {
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
     const isChats = a.dataset.nav === 'chats';
-    const active = isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+    const active = a.dataset.nav === 'settings' ? route.name === 'settings'
+      : isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -63,7 +65,8 @@ function show(route: Route): void {
     renderSignIn(outlet);
     return;
   }
-  if (route.name === 'cards') unmount = mountCards(outlet, route, s);
+  if (route.name === 'settings') unmount = mountSettings(outlet, s);
+  else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
   else unmount = mountChats(outlet, s);
 }
 
