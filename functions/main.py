@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firebase_functions import firestore_fn, https_fn, options
+from flask import Request  # what https_fn.on_request hands over; Flask is already loaded by firebase_functions
 
 from cardchat import keys, llms
 from cardchat.errors import CardchatError, Unauthenticated
@@ -38,8 +39,9 @@ SECRETS = keys.bound_secrets()
 #: answers by whether a key is present: they bind SECRETS, and no other
 #: function does. A new such function goes here; tests/test_secrets.py holds
 #: every declared function to this list.
+#: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
 USES_KEYS = frozenset(
-    {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey"}
+    {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
 )
 
 
@@ -235,6 +237,47 @@ def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     uid = _uid(req)
     chats.delete_chat(db(), uid, parsing.doc_id(req.data, "chat_id"))
     return {}
+
+
+# --- the card MCP endpoint and its personal access tokens (issue 19) -------------
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import access_tokens, parsing
+
+    uid = _uid(req)
+    made = access_tokens.create(db(), uid, parsing.access_token_label(req.data))
+    return {"token": made.token, "id": made.token_id}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import access_tokens, parsing
+
+    uid = _uid(req)
+    token, token_id = parsing.revoke_access_token(req.data)
+    access_tokens.revoke(db(), uid, token=token, token_id=token_id)
+    return {}
+
+
+@https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("mcp"))
+def mcp(req: Request) -> Any:
+    """MCP over Streamable HTTP (cardchat/mcpserver/): a personal access token
+    as the bearer, then the SDK. Refusals are HTTP statuses with a JSON-RPC
+    error body: 401 (with WWW-Authenticate), 429 (with Retry-After), 405."""
+    from cardchat import access_tokens
+    from cardchat.mcpserver import server
+
+    if req.method != "POST":
+        return server.refusal(405, "Only POST: this server is stateless and streams nothing", {"Allow": "POST"})
+    try:
+        uid = access_tokens.authenticate(db(), req.headers.get("Authorization"))
+    except CardchatError as e:
+        return server.refused(e)
+    return server.serve(req.environ, db(), uid)
 
 
 @firestore_fn.on_document_written(

@@ -4,13 +4,14 @@
 
 import { after, before, describe, test } from 'node:test';
 import { assertFails } from '@firebase/rules-unit-testing';
-import { deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
+import { Timestamp, deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
 import {
   ACTORS, C, UID, cardDoc, chatDoc, collection, doc, embeddingDoc, expectFound, fixtures, rateLimitDoc, setUp,
 } from './helpers.mjs';
 
 const CARD = 'card-public';
 const CHAT = 'chat-published';
+const T0 = Timestamp.fromDate(new Date('2026-01-01T00:00:00Z'));
 
 // Each: a name for the test titles, the path of a collection, a document for
 // it (keyed by the owner's uid or card where the server does so), a field to
@@ -23,6 +24,7 @@ const PLACES = [
     name: C.user_api_keys, coll: [C.user_api_keys], id: UID.owner,
     data: { keys: { anthropic: { ciphertext: 'x', nonce: 'n', last4: 'abcd' } } }, change: { keys: {} },
   },
+  { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

@@ -37,6 +37,10 @@ CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
 #: Server-only: users' own provider API keys, encrypted (personal_keys.py). Rules deny every client.
 USER_API_KEYS = COLLECTIONS["user_api_keys"]
+#: Personal access tokens (issue 19): the owner-readable listing (label, dates, never the hash) ...
+ACCESS_TOKENS = COLLECTIONS["access_tokens"]
+#: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
+ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -344,6 +348,41 @@ class StoredApiKey:
     nonce: bytes
     last4: str
     updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+# --- personal access tokens (issue 19) ------------------------------------------
+
+
+@dataclass
+class AccessToken:
+    """access_tokens/{token_id}: one of a user's personal access tokens as its
+    owner lists it (rules: the owner reads, nobody writes). Holds neither the
+    token nor its hash: those exist only in the owner's hands and in
+    AccessTokenHash."""
+
+    owner: str
+    label: str
+    created: datetime = field(default_factory=now)
+    last_used: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class AccessTokenHash:
+    """access_token_hashes/{sha256 hex of the token}: server-only. A request's
+    bearer token is hashed and looked up here; `recent` is the token's own
+    per-minute window (ratelimit.admit), kept beside it so that one
+    transaction checks the token, spends a slot and stamps last_used."""
+
+    owner: str
+    token_id: str
+    created: datetime = field(default_factory=now)
+    recent: list[datetime] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -58,3 +58,6 @@ export interface ApiKeyInfo {
 export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
 export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
 export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
+// Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
+export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
+export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);

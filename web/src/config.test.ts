@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authEmulatorUrl, parseConfig, splitHostPort } from './config';
+import { authEmulatorUrl, mcpUrl, parseConfig, splitHostPort } from './config';
 
 describe('parseConfig', () => {
   it('defaults to the demo project without emulators', () => {
@@ -33,5 +33,14 @@ describe('emulator addresses', () => {
   it('turns host:port into a URL for auth', () => {
     expect(authEmulatorUrl('127.0.0.1:9099')).toBe('http://127.0.0.1:9099');
     expect(authEmulatorUrl('http://127.0.0.1:9099')).toBe('http://127.0.0.1:9099');
+  });
+});
+
+describe('mcpUrl', () => {
+  it('is the deployed function, or the Functions emulator\'s', () => {
+    const deployed = parseConfig({ VITE_FIREBASE_CONFIG: '{"projectId":"p1","apiKey":"k"}' });
+    expect(mcpUrl(deployed, 'us-central1')).toBe('https://us-central1-p1.cloudfunctions.net/mcp');
+    const local = parseConfig({ VITE_EMULATORS: '{"functions":"127.0.0.1:5001"}' });
+    expect(mcpUrl(local, 'us-central1')).toBe('http://127.0.0.1:5001/demo-cardchat/us-central1/mcp');
   });
 });

@@ -62,3 +62,14 @@ export function splitHostPort(value: string): [string, number] {
 export function authEmulatorUrl(value: string): string {
   return /^https?:\/\//.test(value) ? value : `http://${value}`;
 }
+
+/**
+ * The card MCP endpoint's URL (the `mcp` HTTP function): the Functions
+ * emulator's when the app runs against emulators, the deployed one otherwise.
+ */
+export function mcpUrl(config: AppConfig, region: string): string {
+  const project = config.firebase.projectId;
+  const fn = config.emulators?.functions;
+  if (fn) return `http://${splitHostPort(fn).join(':')}/${project}/${region}/mcp`;
+  return `https://${region}-${project}.cloudfunctions.net/mcp`;
+}

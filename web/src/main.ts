@@ -25,9 +25,9 @@ function renderUser(s: Session): void {
 
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
-    const nav = a.dataset.nav;
-    const active = nav === 'settings' ? route.name === 'settings'
-      : nav === 'chats' ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+    const isChats = a.dataset.nav === 'chats';
+    const active = a.dataset.nav === 'settings' ? route.name === 'settings'
+      : isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -65,8 +65,8 @@ function show(route: Route): void {
     renderSignIn(outlet);
     return;
   }
-  if (route.name === 'cards') unmount = mountCards(outlet, route, s);
-  else if (route.name === 'settings') unmount = mountSettings(outlet);
+  if (route.name === 'settings') unmount = mountSettings(outlet, s);
+  else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
   else unmount = mountChats(outlet, s);
 }
 

@@ -240,3 +240,29 @@ export function watchChunks(
 export function setPublished(chatId: string, published: boolean): Promise<void> {
   return updateDoc(doc(db, COLLECTIONS.chats, chatId), { published });
 }
+
+/** access_tokens/{id}: one of the user's personal access tokens (never the token or its hash). */
+export interface AccessTokenDoc {
+  id: string;
+  label: string;
+  created: Date | null;
+  last_used: Date | null;
+}
+
+/** The user's tokens, newest first (sorted here: the rules allow the owner filter alone). */
+export function watchAccessTokens(
+  uid: string,
+  onTokens: (t: AccessTokenDoc[]) => void,
+  onError: (e: FirestoreError) => void,
+): Unsubscribe {
+  const q = query(collection(db, COLLECTIONS.access_tokens), where('owner', '==', uid));
+  return onSnapshot(q, (snap) => {
+    const tokens = snap.docs.map((d) => ({
+      id: d.id,
+      label: String(d.get('label') ?? ''),
+      created: toDate(d.get('created')),
+      last_used: toDate(d.get('last_used')),
+    }));
+    onTokens(tokens.sort((a, b) => (b.created?.getTime() ?? 0) - (a.created?.getTime() ?? 0)));
+  }, onError);
+}

@@ -1,0 +1,124 @@
+"""Personal access tokens: how an MCP client (Claude Desktop, Claude Code,
+Cursor, …) acts as one Cardchat user, and nothing more.
+
+A token is `ccpat_` + 32 random bytes (URL-safe base64), shown to its owner
+once, by createAccessToken. Only its SHA-256 is stored, as the id of a
+server-only document (access_token_hashes); the owner lists their tokens
+through access_tokens/{id}, which holds label and dates but never the hash.
+
+Why a plain SHA-256 and not a slow or keyed hash: a password needs bcrypt or
+scrypt because people pick guessable ones; a token of 256 random bits cannot
+be guessed, so the only attack on a leaked hash is a preimage of SHA-256,
+and a fast hash is what lets a request be checked with one document get by
+id. A key (HMAC with a server secret) would add a secret to manage and rotate
+for no gain against that. The `ccpat_` prefix lets secret scanners and
+people recognise a leaked token.
+
+Each request spends one slot of the token's own per-minute window (the
+callables' ratelimit.admit, CARDCHAT_MCP_RATE_PER_MINUTE, default 60) in the
+transaction that finds the token, so a revoked token fails at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from cardchat import ratelimit
+from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
+from cardchat.schema import AccessToken, AccessTokenHash, now
+
+PREFIX = "ccpat_"
+#: Random bytes per token: 256 bits, beyond guessing (see the module's docstring).
+TOKEN_BYTES = 32
+MAX_TOKENS_PER_USER = 20
+DEFAULT_PER_MINUTE = 60
+
+
+@dataclass(frozen=True)
+class NewToken:
+    token_id: str
+    token: str
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def per_minute(env: Mapping[str, str] | None = None) -> int:
+    env = os.environ if env is None else env
+    raw = env.get("CARDCHAT_MCP_RATE_PER_MINUTE", "").strip()
+    if not raw:
+        return DEFAULT_PER_MINUTE
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"CARDCHAT_MCP_RATE_PER_MINUTE must be a whole number ≥ 1, not {raw!r}")
+    return int(raw)
+
+
+def create(db: Any, uid: str, label: str, when: datetime | None = None) -> NewToken:
+    from cardchat.repo import access_tokens as repo
+
+    if repo.count_owned(db, uid, MAX_TOKENS_PER_USER) >= MAX_TOKENS_PER_USER:
+        raise FailedPrecondition(f"You have {MAX_TOKENS_PER_USER} access tokens; revoke one first")
+    stamp = when or now()
+    token = PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    token_id = secrets.token_hex(10)
+    repo.create(
+        db,
+        token_id,
+        hash_token(token),
+        AccessToken(owner=uid, label=label, created=stamp),
+        AccessTokenHash(owner=uid, token_id=token_id, created=stamp),
+    )
+    return NewToken(token_id, token)
+
+
+def revoke(db: Any, uid: str, token: str | None = None, token_id: str | None = None) -> None:
+    """By the token itself or by its id; someone else's token is not found,
+    exactly like a missing one."""
+    from cardchat.repo import access_tokens as repo
+
+    found: tuple[str, str] | None = None
+    if token is not None:
+        digest = hash_token(token)
+        stored = repo.get_hash(db, digest)
+        found = (str(stored.get("owner")), digest) if stored else None
+        token_id = str(stored.get("token_id")) if stored else None
+    elif token_id is not None:
+        found = repo.find_by_id(db, token_id)
+    if found is None or found[0] != uid or token_id is None:
+        raise NotFound("No such access token")
+    repo.delete(db, token_id, found[1])
+
+
+def authenticate(db: Any, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> str:
+    """The uid a request's `Authorization: Bearer <token>` acts as, one
+    request spent. Unauthenticated for a missing, malformed, unknown or
+    revoked token (the same message for all); ResourceExhausted when the
+    token's window is full."""
+    from cardchat.repo import access_tokens as repo
+
+    scheme, _, token = (authorization or "").partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(token) > 200:
+        raise Unauthenticated("A valid personal access token is required")
+    stamp = when or now()
+    limits = ratelimit.Limits(per_minute=limit or per_minute())
+
+    def spend(state: Any) -> Any:
+        try:
+            return ratelimit.admit(state, stamp, limits)
+        except ResourceExhausted as e:
+            raise ResourceExhausted(
+                f"Too many requests with this token: at most {limits.per_minute} a minute", e.retry_after
+            ) from None
+
+    uid = repo.use(db, hash_token(token), spend, stamp)
+    if uid is None:
+        raise Unauthenticated("A valid personal access token is required")
+    return uid

@@ -1,0 +1,71 @@
+"""Firestore adapter for personal access tokens: access_tokens/{id} (the
+owner's listing) and access_token_hashes/{sha256} (server-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from google.cloud import firestore
+from google.cloud.firestore import FieldFilter
+
+from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, AccessToken, AccessTokenHash, RateLimit
+
+
+def count_owned(db: firestore.Client, uid: str, up_to: int) -> int:
+    """How many tokens `uid` holds, counted up to `up_to` (ids only are read)."""
+    query = db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", uid)).select([]).limit(up_to)
+    return sum(1 for _ in query.stream())
+
+
+def create(db: firestore.Client, token_id: str, digest: str, listing: AccessToken, secret: AccessTokenHash) -> None:
+    """Both documents or neither."""
+    batch = db.batch()
+    batch.create(db.collection(ACCESS_TOKENS).document(token_id), listing.to_dict())
+    batch.create(db.collection(ACCESS_TOKEN_HASHES).document(digest), secret.to_dict())
+    batch.commit()
+
+
+def find_by_id(db: firestore.Client, token_id: str) -> tuple[str, str] | None:
+    """(owner, hash) of the token `token_id`, or None."""
+    query = db.collection(ACCESS_TOKEN_HASHES).where(filter=FieldFilter("token_id", "==", token_id)).limit(1)
+    for snap in query.stream():
+        return str(snap.get("owner")), snap.id
+    return None
+
+
+def get_hash(db: firestore.Client, digest: str) -> dict[str, Any] | None:
+    snap = db.collection(ACCESS_TOKEN_HASHES).document(digest).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def delete(db: firestore.Client, token_id: str, digest: str) -> None:
+    """Both documents in one batch: from its commit on, the hash is not found."""
+    batch = db.batch()
+    batch.delete(db.collection(ACCESS_TOKENS).document(token_id))
+    batch.delete(db.collection(ACCESS_TOKEN_HASHES).document(digest))
+    batch.commit()
+
+
+def use(db: firestore.Client, digest: str, change: Callable[[RateLimit], RateLimit], when: datetime) -> str | None:
+    """The owner of the token hashed to `digest`, having spent one request of
+    its window (`change` may raise to refuse: then nothing is written) and
+    stamped its listing's last_used; None when there is no such token. One
+    transaction: a revocation committed before it makes it find nothing, one
+    committed during it makes it retry and find nothing."""
+    ref = db.collection(ACCESS_TOKEN_HASHES).document(digest)
+
+    @firestore.transactional
+    def run(tx: firestore.Transaction) -> str | None:
+        snap = ref.get(transaction=tx)
+        if not snap.exists:
+            return None
+        data = snap.to_dict() or {}
+        state = change(RateLimit(recent=list(data.get("recent") or [])))
+        tx.update(ref, {"recent": state.recent})
+        tx.update(db.collection(ACCESS_TOKENS).document(str(data.get("token_id"))), {"last_used": when})
+        return str(data.get("owner") or "") or None
+
+    owner: str | None = run(db.transaction(max_attempts=10))
+    return owner

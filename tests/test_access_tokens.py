@@ -1,0 +1,86 @@
+"""Personal access tokens against the Firestore emulator: a token acts as its
+owner, is spent per request against its own minute, and stops at once when
+revoked."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from cardchat import access_tokens
+from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
+from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
+
+pytestmark = pytest.mark.emulator
+
+T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+
+
+def bearer(token: str) -> str:
+    return f"Bearer {token}"
+
+
+def test_a_token_acts_as_its_owner_and_only_its_hash_is_stored(db):
+    made = access_tokens.create(db, "alice", "laptop", when=T0)
+    assert made.token.startswith("ccpat_") and len(made.token) > 40
+    assert access_tokens.authenticate(db, bearer(made.token), T0) == "alice"
+    (stored,) = db.collection(ACCESS_TOKEN_HASHES).stream()
+    assert stored.id == access_tokens.hash_token(made.token) and made.token not in str(stored.to_dict())
+    listing = db.collection(ACCESS_TOKENS).document(made.token_id).get().to_dict()
+    assert listing == {"owner": "alice", "label": "laptop", "created": T0, "last_used": T0}
+
+
+@pytest.mark.parametrize("header", [None, "", "Bearer", "Basic abc", "Bearer ccpat_nope", "bearer  "])
+def test_anything_but_a_known_token_is_unauthenticated(db, header):
+    access_tokens.create(db, "alice", "laptop", when=T0)
+    with pytest.raises(Unauthenticated):
+        access_tokens.authenticate(db, header, T0)
+
+
+def test_each_request_spends_a_slot_of_the_tokens_own_minute(db):
+    mine = access_tokens.create(db, "alice", "laptop", when=T0).token
+    other = access_tokens.create(db, "alice", "desktop", when=T0).token
+    for i in range(3):
+        access_tokens.authenticate(db, bearer(mine), T0 + timedelta(seconds=i), limit=3)
+    with pytest.raises(ResourceExhausted) as e:
+        access_tokens.authenticate(db, bearer(mine), T0 + timedelta(seconds=10), limit=3)
+    assert 49 <= e.value.retry_after <= 50 and "at most 3 a minute" in e.value.message
+    assert access_tokens.authenticate(db, bearer(other), T0 + timedelta(seconds=10), limit=3) == "alice"
+    assert access_tokens.authenticate(db, bearer(mine), T0 + timedelta(seconds=61), limit=3) == "alice"
+
+
+def test_revoking_by_token_or_by_id_stops_it_at_once_and_only_for_its_owner(db):
+    first = access_tokens.create(db, "alice", "one", when=T0)
+    second = access_tokens.create(db, "alice", "two", when=T0)
+    with pytest.raises(NotFound):
+        access_tokens.revoke(db, "mallory", token=first.token)
+    with pytest.raises(NotFound):
+        access_tokens.revoke(db, "mallory", token_id=second.token_id)
+    assert access_tokens.authenticate(db, bearer(first.token), T0) == "alice"
+
+    access_tokens.revoke(db, "alice", token=first.token)
+    with pytest.raises(Unauthenticated):
+        access_tokens.authenticate(db, bearer(first.token), T0)
+    access_tokens.revoke(db, "alice", token_id=second.token_id)
+    with pytest.raises(Unauthenticated):
+        access_tokens.authenticate(db, bearer(second.token), T0)
+    assert list(db.collection(ACCESS_TOKENS).stream()) == []
+    assert list(db.collection(ACCESS_TOKEN_HASHES).stream()) == []
+    with pytest.raises(NotFound):
+        access_tokens.revoke(db, "alice", token_id=second.token_id)
+
+
+def test_a_user_holds_at_most_twenty_tokens(db):
+    for i in range(access_tokens.MAX_TOKENS_PER_USER):
+        access_tokens.create(db, "alice", f"t{i}", when=T0)
+    with pytest.raises(FailedPrecondition):
+        access_tokens.create(db, "alice", "one more", when=T0)
+    access_tokens.create(db, "bob", "his first", when=T0)
+
+
+def test_the_rate_is_configurable():
+    assert access_tokens.per_minute({}) == 60
+    assert access_tokens.per_minute({"CARDCHAT_MCP_RATE_PER_MINUTE": "5"}) == 5
+    with pytest.raises(ValueError, match="CARDCHAT_MCP_RATE_PER_MINUTE"):
+        access_tokens.per_minute({"CARDCHAT_MCP_RATE_PER_MINUTE": "0"})
