@@ -35,6 +35,11 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
+#: anyone only while the chat is published and the owner shows their name.
+CHAT_AUTHORS = COLLECTIONS["chat_authors"]
+#: At most this many people a chat is shared with (Chat.viewers).
+MAX_VIEWERS = 50
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -149,6 +154,10 @@ class Chat:
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
+    # uids the owner shared the chat with (shareChat): they read it as a visitor
+    # of a published chat does. Opaque ids only, never emails: anyone who may
+    # read the chat reads this list.
+    viewers: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -165,7 +174,22 @@ class Chat:
             created=d.get("created") or now(),
             last_updated=d.get("last_updated") or now(),
             message_count=int(d.get("message_count") or 0),
+            viewers=list(d.get("viewers") or []),
         )
+
+
+@dataclass
+class ChatAuthor:
+    """chat_authors/{chat_id}: the name on a chat's author chip, written by
+    shareChat. Apart from the chat (which anyone may read once published) so
+    the name never reaches a visitor unless the owner shows it."""
+
+    owner: str
+    name: str  # the owner's display name, else their email (the owner's own choice to show)
+    shown: bool = False  # visitors of the published link see the chip
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
 
 
 @dataclass
@@ -199,8 +223,10 @@ class ChatPrivate:
             background_tokens=int(d.get("background_tokens") or 0),
             card_ids=list(d.get("card_ids") or []),
             card_count_requested=int(d.get("card_count_requested") or 0),
-            collection=Collection(description=collection.get("description") or "",
-                                  configuration=dict(collection.get("configuration") or {})),
+            collection=Collection(
+                description=collection.get("description") or "",
+                configuration=dict(collection.get("configuration") or {}),
+            ),
             cards_unranked=int(d.get("cards_unranked") or 0),
             branched_from=d.get("branched_from"),
         )
