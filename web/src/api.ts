@@ -40,3 +40,20 @@ export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCT
 export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
   FUNCTIONS.branchChat,
 );
+
+/** One person a chat is shared with, as the owner's Share dialog shows them. */
+export interface Viewer {
+  uid: string;
+  email: string;
+  display_name: string;
+}
+
+export interface ShareChatRequest {
+  chat_id: string;
+  add?: string[];
+  remove?: string[];
+  /** Show the owner's name to visitors of the published link (off by default). */
+  show_author?: boolean;
+}
+
+export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author: boolean }>(FUNCTIONS.shareChat);
