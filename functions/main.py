@@ -280,6 +280,17 @@ def mcp(req: Request) -> Any:
     return server.serve(req.environ, db(), uid)
 
 
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """Issue 14: the owner shares a chat by email; answers the viewers now."""
+    from cardchat import parsing
+    from cardchat.chat import share
+
+    uid = _uid(req)
+    return share.share_chat(db(), uid, parsing.share_chat(req.data))
+
+
 @firestore_fn.on_document_written(
     document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1, secrets=_secrets("embedCard")
 )

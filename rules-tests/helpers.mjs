@@ -34,6 +34,8 @@ export const UID = {
   admin: 'ada',
   viewer: 'vic', // listed in a private card's `viewers`
   notAdmin: 'mallory', // users doc says admin: false, token claims admin
+  chatViewer: 'val', // a chat's owner shared it with them (chats/{id}.viewers)
+  exViewer: 'xena', // shared with once, removed since
 };
 
 /** The matrix's columns: client key in setUp().db → label in test names. */
@@ -80,6 +82,7 @@ export function chatDoc(over = {}) {
     created: T0,
     last_updated: T0,
     message_count: 2,
+    viewers: [],
     ...over,
   });
 }
@@ -154,6 +157,11 @@ export function backgroundDoc(chat, over = {}) {
   });
 }
 
+/** chat_authors/{id}: the name on a chat's author chip. */
+export function authorDoc(over = {}) {
+  return checkShape('ChatAuthor', { owner: UID.owner, name: 'Alice Author', shown: false, ...over });
+}
+
 export function userDoc(over = {}) {
   return checkShape('UserDoc', { may_use_ai: false, admin: false, ...over });
 }
@@ -223,6 +231,8 @@ export async function setUp(projectId, docs = {}) {
     admin: env.authenticatedContext(UID.admin).firestore(),
     viewer: env.authenticatedContext(UID.viewer).firestore(),
     notAdmin: env.authenticatedContext(UID.notAdmin, { admin: true }).firestore(),
+    chatViewer: env.authenticatedContext(UID.chatViewer).firestore(),
+    exViewer: env.authenticatedContext(UID.exViewer).firestore(),
   };
   const h = {
     env,

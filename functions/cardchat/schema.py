@@ -41,6 +41,11 @@ USER_API_KEYS = COLLECTIONS["user_api_keys"]
 ACCESS_TOKENS = COLLECTIONS["access_tokens"]
 #: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
 ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
+#: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
+#: anyone only while the chat is published and the owner shows their name.
+CHAT_AUTHORS = COLLECTIONS["chat_authors"]
+#: At most this many people a chat is shared with (Chat.viewers).
+MAX_VIEWERS = 50
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -155,6 +160,10 @@ class Chat:
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
+    # uids the owner shared the chat with (shareChat): they read it as a visitor
+    # of a published chat does. Opaque ids only, never emails: anyone who may
+    # read the chat reads this list.
+    viewers: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -171,7 +180,22 @@ class Chat:
             created=d.get("created") or now(),
             last_updated=d.get("last_updated") or now(),
             message_count=int(d.get("message_count") or 0),
+            viewers=list(d.get("viewers") or []),
         )
+
+
+@dataclass
+class ChatAuthor:
+    """chat_authors/{chat_id}: the name on a chat's author chip, written by
+    shareChat. Apart from the chat (which anyone may read once published) so
+    the name never reaches a visitor unless the owner shows it."""
+
+    owner: str
+    name: str  # the owner's display name, else their email (the owner's own choice to show)
+    shown: bool = False  # visitors of the published link see the chip
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
 
 
 @dataclass

@@ -61,3 +61,19 @@ export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(F
 // Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
 export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
 export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);
+/** One person a chat is shared with, as the owner's Share dialog shows them. */
+export interface Viewer {
+  uid: string;
+  email: string;
+  display_name: string;
+}
+
+export interface ShareChatRequest {
+  chat_id: string;
+  add?: string[];
+  remove?: string[];
+  /** Show the owner's name to visitors of the published link (off by default). */
+  show_author?: boolean;
+}
+
+export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author: boolean }>(FUNCTIONS.shareChat);

@@ -21,6 +21,8 @@ export interface ChatDoc {
   /** Citation number → id, for public cards only: the links a visitor gets. */
   public_citations: Record<string, string>;
   message_count: number;
+  /** uids the owner shared the chat with (issue 14): they read it as a visitor of a published chat does. */
+  viewers: string[];
 }
 
 /** chat_private/{id}: the owner's data about a chat; the rules give it to no one else. */
@@ -104,6 +106,7 @@ export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
     published: d.published === true,
     public_citations: citations,
     message_count: Number(d.message_count ?? 0),
+    viewers: Array.isArray(d.viewers) ? d.viewers.filter((v: unknown): v is string => typeof v === 'string') : [],
   };
 }
 
@@ -265,4 +268,26 @@ export function watchAccessTokens(
     }));
     onTokens(tokens.sort((a, b) => (b.created?.getTime() ?? 0) - (a.created?.getTime() ?? 0)));
   }, onError);
+}
+
+// --- chats shared with people (issue 14) ------------------------------------
+
+/** "Shared with me": exactly the query the rules allow a viewer, newest first (sorted here: no index). */
+export function watchSharedChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: FirestoreError) => void): Unsubscribe {
+  const q = query(collection(db, COLLECTIONS.chats), where('viewers', 'array-contains', uid));
+  const newest = (a: ChatDoc, b: ChatDoc) => (b.last_updated?.getTime() ?? 0) - (a.last_updated?.getTime() ?? 0);
+  return onSnapshot(q, (snap) => onChats(snap.docs.map(toChat).sort(newest)), onError);
+}
+
+/**
+ * The name on a chat's author chip, or null when the reader may not see it
+ * (a visitor while the owner keeps it hidden) or no one shared the chat yet.
+ */
+export async function getChatAuthor(chatId: string): Promise<string | null> {
+  try {
+    const s = await getDoc(doc(db, COLLECTIONS.chat_authors, chatId));
+    return s.exists() ? String(s.get('name') ?? '') || null : null;
+  } catch {
+    return null; // denied: the chip stays off
+  }
 }

@@ -20,6 +20,7 @@ from google.cloud import firestore
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import (
+    CHAT_AUTHORS,
     CHAT_BACKGROUND_PARTS,
     CHAT_BACKGROUNDS,
     CHAT_MESSAGES,
@@ -161,6 +162,7 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     with ThreadPoolExecutor(max_workers=3) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
+    db.collection(CHAT_AUTHORS).document(chat_id).delete()
     db.collection(CHAT_PRIVATE).document(chat_id).delete()
     db.collection(CHATS).document(chat_id).delete()
 

@@ -9,7 +9,7 @@ import { markdownRenderer, type Renderer } from '../markdown';
 import type { Session } from '../session';
 import { publicCitationIds } from '../citations';
 import {
-  watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
+  getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
 } from '../queries';
 import { ChatHeader } from './chatheader';
 import { mountChatList } from './chats';
@@ -80,7 +80,10 @@ class ChatView {
         this.build();
       },
       (err) => {
-        if (errorCode(err) === 'permission-denied') {
+        if (errorCode(err) === 'permission-denied' && this.chat) {
+          // It was readable a moment ago: the owner removed this reader (or unpublished it).
+          this.showProblem('Your access to this chat was removed.', false, 'access-removed');
+        } else if (errorCode(err) === 'permission-denied') {
           this.showProblem(uid ? 'This chat is not shared with you.' : 'This chat is not published.', !uid);
         } else {
           this.showProblem(`Could not load the chat: ${describeError(err)}`, false);
@@ -112,9 +115,9 @@ class ChatView {
     }, () => {});
   }
 
-  private showProblem(text: string, offerSignIn: boolean): void {
+  private showProblem(text: string, offerSignIn: boolean, testId = 'chat-problem'): void {
     this.failed = true;
-    replaceChildren(this.main, h('section', { class: 'panel', 'data-testid': 'chat-problem' }, h('p', { role: 'alert' }, text)));
+    replaceChildren(this.main, h('section', { class: 'panel', 'data-testid': testId }, h('p', { role: 'alert' }, text)));
     if (offerSignIn) {
       const box = h('div');
       this.main.appendChild(box);
@@ -134,7 +137,9 @@ class ChatView {
     // The owner's citations need their card list: wait for it rather than render them as a visitor's.
     if (isOwner && this.priv === undefined) return;
     if (!this.header) {
-      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid !== null);
+      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid);
+      // The author chip: the rules give its name to viewers, and to visitors only if the owner shows it.
+      if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
       this.composer = isOwner ? new Composer(this.chatId) : null;
       replaceChildren(this.main, this.header.el, this.transcript.el, this.composer?.el ?? null);
     }

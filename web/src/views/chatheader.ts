@@ -7,6 +7,7 @@ import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
 import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../queries';
+import { openShareDialog } from './sharedialog';
 
 const fmt = new Intl.NumberFormat('en-US');
 
@@ -27,13 +28,24 @@ export class ChatHeader {
   private publishBusy = false;
   private publishError = '';
   private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
+  /** The author chip's name (issue 14): set once chat_authors answers, null when the reader may not see it. */
+  private author: string | null = null;
+  /**
+   * What a reader who is not the owner may do with the chat (a viewer, a
+   * visitor): kept across renders. Issue 14's "Continue in my own chat" goes here.
+   */
+  readonly readerActions = h('span', { class: 'reader-actions', 'data-testid': 'reader-actions' });
 
-  /** `signedIn`: a reader who is signed in may continue someone else's chat in their own. */
   constructor(
     private readonly isOwner: boolean,
     private readonly modelLabel: (id: string) => string,
-    private readonly signedIn = false,
+    private readonly uid: string | null = null,
   ) {}
+
+  setAuthor(name: string | null): void {
+    this.author = name;
+    if (this.last) this.render(...this.last);
+  }
 
   /** `priv` is the owner's chat_private (null for a visitor, or while missing). */
   render(chat: ChatDoc, priv: ChatPrivateDoc | null): void {
@@ -47,7 +59,8 @@ export class ChatHeader {
       h('div', { class: 'title-row' },
         this.isOwner ? listToggle : null,
         h('h1', { 'data-testid': 'chat-title' }, chat.title || 'Untitled chat'),
-        chat.published ? h('span', { class: 'chip', 'data-testid': 'published-chip' }, 'published') : null),
+        chat.published ? h('span', { class: 'chip', 'data-testid': 'published-chip' }, 'published') : null,
+        this.author ? h('span', { class: 'chip author-chip', 'data-testid': 'author-chip' }, `by ${this.author}`) : null),
       h('p', { class: 'meta' },
         h('span', { 'data-testid': 'chat-model' }, this.modelLabel(chat.model)),
         priv?.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, priv.collection.description)] : null),
@@ -61,9 +74,15 @@ export class ChatHeader {
           h('a', { href: chatPath(priv.continued_from.chat) }, 'a chat shared with you'),
           ', over the cards of it that you may read.')
         : null,
-      this.isOwner ? this.ownerControls(chat) : h('p', { class: 'hint', 'data-testid': 'read-only-note' }, 'A published chat: read-only.'),
-      !this.isOwner && this.signedIn ? continueButton(chat) : null,
+      this.isOwner ? this.ownerControls(chat) : this.readerNote(chat),
+      !this.isOwner && this.uid !== null ? continueButton(chat) : null,
     );
+  }
+
+  private readerNote(chat: ChatDoc): HTMLElement {
+    const shared = this.uid !== null && chat.viewers.includes(this.uid);
+    return h('p', { class: 'hint reader-row', 'data-testid': 'read-only-note' },
+      shared ? 'Shared with you: read-only.' : 'A published chat: read-only.', ' ', this.readerActions);
   }
 
   private background(chat: ChatDoc, priv: ChatPrivateDoc): HTMLElement {
@@ -97,6 +116,9 @@ export class ChatHeader {
     linkBox.addEventListener('focus', () => linkBox.select());
     const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link' }, 'Copy link');
     copy.addEventListener('click', async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Select and copy the link'));
+    const share = h('button', { type: 'button', class: 'small', 'data-testid': 'share-chat' },
+      chat.viewers.length ? `Shared with ${chat.viewers.length}…` : 'Share…');
+    share.addEventListener('click', () => openShareDialog(chat.id));
     const del = h('button', { type: 'button', class: 'small danger', 'data-testid': 'delete-chat' }, 'Delete…');
     del.addEventListener('click', () => confirmDelete(chat));
     return h('div', { class: 'owner-controls' },
@@ -104,6 +126,7 @@ export class ChatHeader {
       chat.published ? h('span', { class: 'share' }, linkBox, copy) : null,
       errorEl,
       h('span', { class: 'spacer' }),
+      share,
       del);
   }
 }

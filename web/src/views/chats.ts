@@ -3,18 +3,59 @@ import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
 import type { Session } from '../session';
-import { watchChats, type ChatDoc } from '../queries';
+import { getChatAuthor, watchChats, watchSharedChats, type ChatDoc } from '../queries';
 import { renderSignIn } from './signin';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
-/** The chat list, live; used as the sidebar of the chat view. */
+/** The chat list, live, and below it the chats shared with the user; used as the sidebar of the chat view. */
 export function mountChatList(el: HTMLElement, uid: string, activeId: string | null): () => void {
-  replaceChildren(el, h('p', { class: 'muted' }, 'Loading chats…'));
-  return watchChats(
+  const own = h('div');
+  const shared = h('div');
+  replaceChildren(el, own, shared);
+  replaceChildren(own, h('p', { class: 'muted' }, 'Loading chats…'));
+  const stopOwn = watchChats(
     uid,
-    (chats) => renderList(el, chats, activeId),
-    (err) => replaceChildren(el, h('p', { class: 'error', role: 'alert' }, `Could not load chats: ${describeError(err)}`)),
+    (chats) => renderList(own, chats, activeId),
+    (err) => replaceChildren(own, h('p', { class: 'error', role: 'alert' }, `Could not load chats: ${describeError(err)}`)),
+  );
+  const stopShared = mountSharedList(shared, uid, activeId);
+  return () => {
+    stopOwn();
+    stopShared();
+  };
+}
+
+// --- "Shared with me" (issue 14) ---------------------------------------------
+
+/** Author chip names by chat id: one read per shared chat per page load. */
+const authors = new Map<string, Promise<string | null>>();
+
+function authorChip(chatId: string): HTMLElement {
+  const chip = h('span', { class: 'chip author-chip', 'data-testid': 'author-chip', hidden: true });
+  if (!authors.has(chatId)) authors.set(chatId, getChatAuthor(chatId));
+  void authors.get(chatId)?.then((name) => {
+    chip.textContent = name ? `by ${name}` : '';
+    chip.hidden = !name;
+  });
+  return chip;
+}
+
+/** The chats others shared with the user, live (nothing at all while there are none). */
+export function mountSharedList(el: HTMLElement, uid: string, activeId: string | null): () => void {
+  return watchSharedChats(
+    uid,
+    (chats) => replaceChildren(el, chats.length
+      ? [h('h2', { class: 'list-title' }, 'Shared with me'),
+        h('ul', { class: 'chat-items', 'data-testid': 'shared-chat-list' }, chats.map((c) =>
+          h('li', null, h('a', {
+            href: chatPath(c.id), 'data-testid': 'shared-chat-item', 'data-chat-id': c.id,
+            'aria-current': c.id === activeId ? 'page' : undefined,
+          },
+          h('span', { class: 'chat-item-title' }, c.title || 'Untitled chat'),
+          h('span', { class: 'chat-item-meta' }, authorChip(c.id), ' ', c.last_updated ? when.format(c.last_updated) : '')))))]
+      : []),
+    (err) => replaceChildren(el, h('p', { class: 'error', role: 'alert' }, `Could not load shared chats: ${describeError(err)}`)),
   );
 }
 
@@ -41,8 +82,10 @@ export function mountChats(root: HTMLElement, s: Session): () => void {
   }
   replaceChildren(root, h('p', { class: 'muted', role: 'status', 'data-testid': 'chats-loading' }, 'Loading chats…'));
   let done = false;
+  let stopShared: (() => void) | null = null;
+  const uid = s.user.uid;
   const unsubscribe = watchChats(
-    s.user.uid,
+    uid,
     (chats) => {
       if (done) return;
       if (chats.length) {
@@ -50,13 +93,17 @@ export function mountChats(root: HTMLElement, s: Session): () => void {
         router.navigate(chatPath(chats[0].id), { replace: true });
         return;
       }
+      const shared = h('div');
       replaceChildren(root, h('section', { class: 'panel' }, h('h1', null, 'Chats'),
-        h('p', { 'data-testid': 'no-chats' }, 'No chats yet. '), h('a', { href: '/' }, 'Pick some cards and start one.')));
+        h('p', { 'data-testid': 'no-chats' }, 'No chats yet. '), h('a', { href: '/' }, 'Pick some cards and start one.'), shared));
+      stopShared?.();
+      stopShared = mountSharedList(shared, uid, null);
     },
     (err) => replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `Could not load chats: ${describeError(err)}`)),
   );
   return () => {
     done = true;
     unsubscribe();
+    stopShared?.();
   };
 }

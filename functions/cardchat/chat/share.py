@@ -1,0 +1,53 @@
+"""shareChat: the owner shares a chat with people by email, or stops.
+
+Viewers are stored on the chat as uids (`Chat.viewers`), which the rules use
+to let them read it as a visitor of a published chat reads it; their emails
+are looked up in Firebase Auth for each answer and never stored. The author
+chip's name is refreshed on every call (chat_authors/{id}).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardchat.access import require_owner
+from cardchat.errors import FailedPrecondition, NotFound
+from cardchat.parsing import ShareChatRequest
+from cardchat.repo import accounts, sharing
+from cardchat.repo import chats as chats_repo
+from cardchat.schema import MAX_VIEWERS, ChatAuthor
+
+
+def share_chat(db: Any, uid: str, req: ShareChatRequest) -> dict[str, Any]:
+    """{viewers: [{uid, email, display_name}], show_author} after applying
+    `req`. The owner is checked before any address is looked up, so no one
+    else learns which addresses have an account."""
+    stored = require_owner(chats_repo.get_chat(db, req.chat_id), uid)
+    found = accounts.by_email(req.add + req.remove)
+    unknown = [e for e in req.add + req.remove if e not in found]
+    if unknown:
+        raise NotFound(f"No Cardchat account has the address {', '.join(unknown)}")
+    known = accounts.by_uid([uid, *(stored.get("viewers") or [])])
+    known.update({a.uid: a for a in found.values()})
+    owner = known.get(uid)
+    # A viewer whose account was deleted can no longer be named by email: they leave the list here.
+    gone = {v for v in stored.get("viewers") or [] if v not in known}
+    adding = [found[e].uid for e in req.add if found[e].uid != uid]  # sharing with yourself: a no-op
+    removing = {found[e].uid for e in req.remove}
+
+    def decide(chat: dict[str, Any] | None, author: dict[str, Any] | None) -> tuple[list[str], ChatAuthor]:
+        require_owner(chat, uid)  # again: the chat may have gone meanwhile
+        current = list((chat or {}).get("viewers") or [])
+        viewers = [v for v in current if v not in removing and v not in gone]
+        viewers += [a for a in dict.fromkeys(adding) if a not in viewers]
+        if len(viewers) > MAX_VIEWERS and len(viewers) > len(current):
+            raise FailedPrecondition(
+                f"A chat can be shared with at most {MAX_VIEWERS} people; this one would have {len(viewers)}"
+            )
+        shown = bool((author or {}).get("shown")) if req.show_author is None else req.show_author
+        return viewers, ChatAuthor(owner=uid, name=owner.name if owner else "", shown=shown)
+
+    viewers, author = sharing.update_sharing(db, req.chat_id, decide)
+    known.update(accounts.by_uid([v for v in viewers if v not in known]))  # added by another tab meanwhile
+    listed = [known[v].public() if v in known else {"uid": v, "email": "", "display_name": ""} for v in viewers]
+    return {"viewers": listed, "show_author": author.shown}

@@ -1,0 +1,53 @@
+"""Firebase Auth accounts, looked up with the Admin SDK (the Auth emulator
+in tests): who an email address belongs to, and how to name a uid.
+
+Emails are read here and handed back to the owner's Share dialog only; they
+are never written to Firestore (chats keep opaque uids).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Identifiers per get_users call (the Admin SDK's limit).
+_BATCH = 100
+
+
+@dataclass(frozen=True)
+class Account:
+    uid: str
+    email: str
+    display_name: str
+
+    def public(self) -> dict[str, str]:
+        return {"uid": self.uid, "email": self.email, "display_name": self.display_name}
+
+    @property
+    def name(self) -> str:
+        """What an author chip shows: the display name, else the email."""
+        return self.display_name or self.email
+
+
+def _lookup(identifiers: list[object]) -> list[Account]:
+    from firebase_admin import auth
+
+    found: list[Account] = []
+    for start in range(0, len(identifiers), _BATCH):
+        result = auth.get_users(identifiers[start : start + _BATCH])
+        found += [Account(u.uid, (u.email or "").lower(), u.display_name or "") for u in result.users]
+    return found
+
+
+def by_email(emails: Iterable[str]) -> dict[str, Account]:
+    """The accounts of these (lower-case) addresses; an unknown one is absent."""
+    from firebase_admin import auth
+
+    return {a.email: a for a in _lookup([auth.EmailIdentifier(e) for e in dict.fromkeys(emails)])}
+
+
+def by_uid(uids: Iterable[str]) -> dict[str, Account]:
+    """The accounts of these uids; a deleted one is absent."""
+    from firebase_admin import auth
+
+    return {a.uid: a for a in _lookup([auth.UidIdentifier(u) for u in dict.fromkeys(uids)])}

@@ -1,0 +1,217 @@
+"""shareChat and what a viewer may do (issue 14, points 1-3), through the real
+Functions, Auth and Firestore emulators: share and unshare by email, unknown
+addresses, non-owners, the 50-viewer cap, the owner as a no-op, a viewer
+refused by every callable that writes, the author chip's name and toggle."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+import uuid
+
+import pytest
+from conftest import CallError, _post
+from test_endpoints import _rest_get
+
+from cardchat.schema import CHAT_AUTHORS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, MAX_VIEWERS, USERS, UserDoc
+from chat_support import answered_chat
+
+pytestmark = pytest.mark.functions
+
+
+def _email() -> str:
+    return f"s{uuid.uuid4().hex[:10]}@cardchat.test"
+
+
+@pytest.fixture
+def person(sign_up, app_db):
+    """person(display_name=None) -> (uid, token, email) of a fresh account allowed to use the AI,
+    so a refusal below is about the chat, never about AI access."""
+
+    def make(display_name: str | None = None) -> tuple[str, str, str]:
+        email = _email()
+        uid, token = sign_up(email)
+        if display_name:
+            host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+            _post(
+                f"http://{host}/identitytoolkit.googleapis.com/v1/accounts:update?key=demo-key",
+                {"idToken": token, "displayName": display_name},
+            )
+        app_db.collection(USERS).document(uid).set(UserDoc(may_use_ai=True).to_dict())
+        return uid, token, email
+
+    return make
+
+
+@pytest.fixture
+def owned(app_db, person):
+    """(owner uid, owner token, owner email, chat id): an answered chat, unpublished."""
+    uid, token, email = person("Alice Owner")
+    chat_id = answered_chat(app_db, f"c{uuid.uuid4().hex[:8]}", uid, "failed")
+    return uid, token, email, chat_id
+
+
+def _chat(db, chat_id: str) -> dict:
+    return db.collection(CHATS).document(chat_id).get().to_dict()
+
+
+def test_share_and_unshare_by_email(call, app_db, owned, person):
+    _, token, owner_email, chat_id = owned
+    bob, bob_token, bob_email = person("Bob Viewer")
+    carol, carol_token, carol_email = person()
+    assert _rest_get(f"{CHATS}/{chat_id}", bob_token) == 403
+
+    out = call("shareChat", {"chat_id": chat_id, "add": [bob_email.upper(), carol_email]}, token)
+    assert out["viewers"] == [
+        {"uid": bob, "email": bob_email, "display_name": "Bob Viewer"},
+        {"uid": carol, "email": carol_email, "display_name": ""},
+    ]
+    stored = _chat(app_db, chat_id)
+    assert stored["viewers"] == [bob, carol]
+    assert "@" not in json.dumps(stored, default=str)  # opaque ids, no emails
+    author = app_db.collection(CHAT_AUTHORS).document(chat_id).get().to_dict()
+    assert author == {"owner": owned[0], "name": "Alice Owner", "shown": False}
+    assert owner_email not in json.dumps(author)
+
+    # what a viewer reads: the chat and its messages, never the owner's data
+    assert _rest_get(f"{CHATS}/{chat_id}", bob_token) == 200
+    assert _rest_get(f"{CHAT_MESSAGES}/{chat_id}-a1", bob_token) == 200
+    assert _rest_get(f"{CHAT_AUTHORS}/{chat_id}", bob_token) == 200
+    assert _rest_get(f"{CHAT_PRIVATE}/{chat_id}", bob_token) == 403
+
+    out = call("shareChat", {"chat_id": chat_id, "remove": [bob_email]}, token)
+    assert [v["uid"] for v in out["viewers"]] == [carol]
+    assert _chat(app_db, chat_id)["viewers"] == [carol]
+    assert _rest_get(f"{CHATS}/{chat_id}", bob_token) == 403
+    assert _rest_get(f"{CHAT_MESSAGES}/{chat_id}-a1", bob_token) == 403
+    assert _rest_get(f"{CHATS}/{chat_id}", carol_token) == 200
+
+    # no add or remove: the current viewers, for the Share dialog
+    assert call("shareChat", {"chat_id": chat_id}, token)["viewers"] == out["viewers"]
+
+
+def test_an_unknown_address_is_not_found_by_name_and_changes_nothing(call, app_db, owned, person):
+    _, token, _, chat_id = owned
+    _, _, bob_email = person()
+    nobody = _email()
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": chat_id, "add": [bob_email, nobody]}, token)
+    assert e.value.status == "NOT_FOUND"
+    assert nobody in e.value.message and bob_email not in e.value.message
+    assert _chat(app_db, chat_id)["viewers"] == []
+
+
+def test_only_the_owner_may_share_and_no_one_else_learns_which_addresses_exist(call, app_db, owned, person):
+    _, token, _, chat_id = owned
+    _, viewer_token, viewer_email = person()
+    call("shareChat", {"chat_id": chat_id, "add": [viewer_email]}, token)
+    _, stranger_token, stranger_email = person()
+    for caller in (viewer_token, stranger_token):
+        for request in (
+            {"chat_id": chat_id, "add": [stranger_email]},
+            {"chat_id": chat_id, "remove": [viewer_email]},
+            {"chat_id": chat_id, "add": [_email()]},  # unknown address: still PERMISSION_DENIED
+            {"chat_id": chat_id},
+        ):
+            with pytest.raises(CallError) as e:
+                call("shareChat", request, caller)
+            assert e.value.status == "PERMISSION_DENIED", request
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": chat_id}, None)
+    assert e.value.status == "UNAUTHENTICATED"
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": "no-such-chat"}, token)
+    assert e.value.status == "NOT_FOUND"
+    assert len(_chat(app_db, chat_id)["viewers"]) == 1
+
+
+@pytest.mark.parametrize(
+    "request_, field",
+    [
+        ({"add": "a@b.c"}, "add"),
+        ({"add": ["not an address"]}, "add"),
+        ({"remove": [7]}, "remove"),
+        ({"add": ["x@y.z"], "remove": ["X@y.z"]}, "remove"),
+        ({"add": [f"p{i}@cardchat.test" for i in range(MAX_VIEWERS + 1)]}, "add"),
+        ({"show_author": "yes"}, "show_author"),
+    ],
+)
+def test_bad_requests_name_the_field(call, owned, request_, field):
+    _, token, _, chat_id = owned
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": chat_id, **request_}, token)
+    assert e.value.status == "INVALID_ARGUMENT" and e.value.message.startswith(field)
+
+
+def test_sharing_with_the_owner_is_a_no_op(call, app_db, owned):
+    _, token, owner_email, chat_id = owned
+    assert call("shareChat", {"chat_id": chat_id, "add": [owner_email]}, token)["viewers"] == []
+    assert call("shareChat", {"chat_id": chat_id, "remove": [owner_email]}, token)["viewers"] == []
+    assert _chat(app_db, chat_id)["viewers"] == []
+
+
+def test_at_most_fifty_viewers(call, app_db, owned, sign_up):
+    _, token, _, chat_id = owned
+    emails = [_email() for _ in range(MAX_VIEWERS + 1)]
+    for email in emails:
+        sign_up(email)
+    assert len(call("shareChat", {"chat_id": chat_id, "add": emails[:MAX_VIEWERS]}, token)["viewers"]) == MAX_VIEWERS
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": chat_id, "add": emails[MAX_VIEWERS:]}, token)
+    assert e.value.status == "FAILED_PRECONDITION" and str(MAX_VIEWERS) in e.value.message
+    assert len(_chat(app_db, chat_id)["viewers"]) == MAX_VIEWERS
+    # swapping one for another in the same call stays within the cap
+    out = call("shareChat", {"chat_id": chat_id, "add": emails[MAX_VIEWERS:], "remove": emails[:1]}, token)
+    assert len(out["viewers"]) == MAX_VIEWERS and out["viewers"][-1]["email"] == emails[MAX_VIEWERS]
+
+
+def test_a_viewer_is_refused_by_every_callable_that_writes(call, app_db, owned, person):
+    _, token, _, chat_id = owned
+    viewer, viewer_token, viewer_email = person()
+    call("shareChat", {"chat_id": chat_id, "add": [viewer_email]}, token)
+    refused = [
+        ("postMessage", {"chat_id": chat_id, "content": "my turn?"}),
+        ("retryMessage", {"message_id": f"{chat_id}-a1"}),  # failed: the owner could retry it
+        ("branchChat", {"chat_id": chat_id, "message_index": 0, "content": "asked my way"}),
+        ("deleteChat", {"chat_id": chat_id}),
+        ("shareChat", {"chat_id": chat_id, "remove": [viewer_email]}),
+    ]
+    before = {d.id: d.to_dict() for d in app_db.collection(CHAT_MESSAGES).stream()}
+    for name, request in refused:
+        with pytest.raises(CallError) as e:
+            call(name, request, viewer_token)
+        assert e.value.status == "PERMISSION_DENIED", name
+    assert {d.id: d.to_dict() for d in app_db.collection(CHAT_MESSAGES).stream()} == before
+    assert _chat(app_db, chat_id)["viewers"] == [viewer]
+    # publishing is a client write: the rules refuse it (rules-tests/sharing.test.mjs)
+
+
+def _rest_get_signed_out(path: str) -> int:
+    host = os.environ["FIRESTORE_EMULATOR_HOST"]
+    url = f"http://{host}/v1/projects/demo-cardchat/databases/(default)/documents/{path}"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_the_author_chip_reaches_visitors_only_when_the_owner_shows_it(call, app_db, sign_up):
+    email = _email()
+    uid, token = sign_up(email)  # no display name: the chip shows the email
+    chat_id = answered_chat(app_db, f"c{uuid.uuid4().hex[:8]}", uid)
+    app_db.collection(CHATS).document(chat_id).update({"published": True})
+    assert call("shareChat", {"chat_id": chat_id}, token)["show_author"] is False
+    assert app_db.collection(CHAT_AUTHORS).document(chat_id).get().get("name") == email
+    assert _rest_get_signed_out(f"{CHATS}/{chat_id}") == 200
+    assert _rest_get_signed_out(f"{CHAT_AUTHORS}/{chat_id}") == 403
+
+    assert call("shareChat", {"chat_id": chat_id, "show_author": True}, token)["show_author"] is True
+    assert _rest_get_signed_out(f"{CHAT_AUTHORS}/{chat_id}") == 200
+    assert call("shareChat", {"chat_id": chat_id}, token)["show_author"] is True  # kept when not given
+    call("shareChat", {"chat_id": chat_id, "show_author": False}, token)
+    assert _rest_get_signed_out(f"{CHAT_AUTHORS}/{chat_id}") == 403
+
+    call("deleteChat", {"chat_id": chat_id}, token)
+    assert not app_db.collection(CHAT_AUTHORS).document(chat_id).get().exists
