@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 
 from cardchat import llms
 from cardchat.errors import InvalidArgument
-from cardchat.schema import Collection
+from cardchat.schema import Collection, Rating
 
 MAX_CONTENT_CHARS = 32_000
 MAX_CARD_IDS = 20_000
@@ -204,3 +204,31 @@ def branch_chat(data: Any) -> tuple[str, int, str]:
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < _INT64:
         raise InvalidArgument("message_index: must be a whole number ≥ 0")
     return chat_id, index, content(data.get("content"))
+
+
+MAX_COMMENT_CHARS = 2_000
+
+
+@dataclass
+class RateAnswerRequest:
+    message_id: str
+    rating: Rating | None  # None clears the rating
+    comment: str
+
+
+def rate_answer(data: Any) -> RateAnswerRequest:
+    """rateAnswer({message_id, rating: "up" | "down" | null, comment?})"""
+    message_id = doc_id(data, "message_id")
+    if "rating" not in data:
+        raise InvalidArgument('rating: required: "up", "down" or null (clears the rating)')
+    rating = data["rating"]
+    if rating not in (None, "up", "down") or isinstance(rating, bool):
+        raise InvalidArgument('rating: must be "up", "down" or null (clears the rating)')
+    comment = data.get("comment")
+    comment = "" if comment is None else comment
+    if not isinstance(comment, str) or _utf8_bytes(comment) is None:
+        raise InvalidArgument("comment: must be valid text")
+    comment = comment.strip()
+    if len(comment) > MAX_COMMENT_CHARS:
+        raise InvalidArgument(f"comment: {len(comment):,} characters is over the limit of {MAX_COMMENT_CHARS:,}")
+    return RateAnswerRequest(message_id, rating, comment)

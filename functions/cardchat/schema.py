@@ -35,6 +35,10 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: The owner's rating of an answer (AnswerFeedback): owner and admins only, never on the message.
+ANSWER_FEEDBACK = COLLECTIONS["answer_feedback"]
+#: Per owner, UTC day and model: answers, tokens, cost (UsageDay). Owner and admins only.
+USAGE_DAILY = COLLECTIONS["usage_daily"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -231,8 +235,12 @@ class ChatBackground:
 
 @dataclass
 class Usage:
-    input_tokens: int = 0
+    input_tokens: int = 0  # the whole prompt, cached tokens included
     output_tokens: int = 0
+    # of input_tokens, those the provider read from / wrote to its prompt cache,
+    # which it bills at other prices (llms.PRICES); 0 where it reports none
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass
@@ -257,6 +265,8 @@ class ChatMessage:
     cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
+    # sentences of a complete answer that make a claim with no citation (claims.py)
+    uncited_claims: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -281,6 +291,7 @@ class ChatMessage:
             dropped_turns=int(d.get("dropped_turns") or 0),
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
+            uncited_claims=d.get("uncited_claims"),
         )
 
 
@@ -325,3 +336,50 @@ class RateLimit:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+
+# --- answers you can check (issue 16) ---------------------------------------------
+
+Rating = Literal["up", "down"]
+
+
+@dataclass
+class AnswerFeedback:
+    """answer_feedback/{message_id}: the chat owner's rating of one complete
+    answer. Owner and admins read it; visitors and viewers of the chat read
+    its messages, so the rating is never on the message. Written by
+    rateAnswer only; a cleared rating deletes it."""
+
+    owner: str
+    chat: str
+    message: str
+    rating: Rating
+    comment: str = ""
+    model: str = ""
+    created: datetime = field(default_factory=now)
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class UsageDay:
+    """usage_daily/{owner}_{day}_{model}: the answers one owner got from one
+    model on one UTC day, added to in the transaction that completes each
+    answer (never summed by a client). Owner and admins read it."""
+
+    owner: str
+    day: str  # YYYY-MM-DD, UTC
+    model: str
+    answers: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+def usage_day_id(owner: str, day: str, model: str) -> str:
+    return f"{owner}_{day}_{model}"

@@ -19,6 +19,7 @@ from google.cloud import firestore
 
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema import (
+    ANSWER_FEEDBACK,
     CHAT_BACKGROUND_PARTS,
     CHAT_BACKGROUNDS,
     CHAT_MESSAGES,
@@ -157,8 +158,9 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
         db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         bg_ref.collection(CHAT_BACKGROUND_PARTS),
+        db.collection(ANSWER_FEEDBACK).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
     ]
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
     db.collection(CHAT_PRIVATE).document(chat_id).delete()

@@ -23,7 +23,8 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
+from cardchat.repo import usage as usage_repo
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk, UsageDay
 from cardchat.utf8 import well_formed_fields
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
@@ -181,9 +182,12 @@ def finish(
     fields: dict[str, Any],
     chat_id: str | None = None,
     chat_fields: dict[str, Any] | None = None,
+    usage_day: UsageDay | None = None,
 ) -> None:
-    """The run's last write: the message's final fields (and the chat's, in
-    the same commit). Raises LostOwnership if the run no longer owns it."""
+    """The run's last write: the message's final fields (and the chat's, and
+    what the answer adds to its owner's daily usage, in the same commit, so
+    an answer is counted exactly once). Raises LostOwnership if the run no
+    longer owns it."""
     ref = _message_ref(db, message_id)
 
     @firestore.transactional
@@ -192,6 +196,8 @@ def finish(
         tx.update(ref, well_formed_fields(fields))
         if chat_id and chat_fields:
             tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
+        if usage_day is not None:
+            usage_repo.add_in(tx, db, usage_day)
 
     run(db.transaction())
 
