@@ -40,3 +40,6 @@ export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCT
 export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
   FUNCTIONS.branchChat,
 );
+export const rateAnswer = call<
+  { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
+>(FUNCTIONS.rateAnswer);

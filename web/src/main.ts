@@ -7,6 +7,7 @@ import { mountCard } from './views/card';
 import { mountCards } from './views/cards';
 import { mountChat } from './views/chat';
 import { mountChats } from './views/chats';
+import { mountUsage } from './views/usage';
 import { renderSignIn } from './views/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
@@ -25,7 +26,8 @@ function renderUser(s: Session): void {
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
     const isChats = a.dataset.nav === 'chats';
-    const active = isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+    const active = a.dataset.nav === 'usage' ? route.name === 'usage'
+      : isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -64,6 +66,7 @@ function show(route: Route): void {
     return;
   }
   if (route.name === 'cards') unmount = mountCards(outlet, route, s);
+  else if (route.name === 'usage') unmount = mountUsage(outlet, s);
   else unmount = mountChats(outlet, s);
 }
 

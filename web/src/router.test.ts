@@ -14,6 +14,7 @@ describe('parseRoute', () => {
     expect(parseRoute('/chat/abc/', '')).toEqual({ name: 'chat', id: 'abc' });
     expect(parseRoute('/card/x%20y', '')).toEqual({ name: 'card', id: 'x y' });
     expect(parseRoute('/nope/x', '')).toEqual({ name: 'notfound' });
+    expect(parseRoute('/usage', '')).toEqual({ name: 'usage' });
     expect(chatPath('a b')).toBe('/chat/a%20b');
   });
 });

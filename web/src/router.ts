@@ -6,6 +6,7 @@ export type Route =
   | { name: 'card'; id: string }
   | { name: 'chats' }
   | { name: 'chat'; id: string }
+  | { name: 'usage' }
   | { name: 'notfound' };
 
 /** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
@@ -30,6 +31,7 @@ export function parseRoute(pathname: string, search: string): Route {
     };
   }
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
+  if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
   const m = /^\/(card|chat)\/([^/]+)\/?$/.exec(path);
   const id = m ? decodeSegment(m[2]) : null;
   if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };
