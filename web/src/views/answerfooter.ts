@@ -115,8 +115,11 @@ export class AnswerFooter {
   }
 
   private commentForm(rating: Rating): HTMLElement {
+    // a re-render while the comment is written (the rating call returning) keeps the draft
+    const old = this.rating.querySelector('textarea');
+    const draft = old?.value;
     const area = h('textarea', { maxlength: MAX_COMMENT, rows: 2, 'aria-label': 'Comment on this answer', 'data-testid': 'rate-comment-text' });
-    area.value = this.feedback?.comment ?? '';
+    area.value = draft ?? this.feedback?.comment ?? '';
     const form = h('form', { class: 'rate-comment' }, area,
       h('button', { type: 'submit', class: 'small primary', 'data-testid': 'rate-comment-save', disabled: this.busy }, 'Save'),
       h('button', { type: 'button', class: 'small', onclick: () => { this.commenting = false; this.renderRating(); } }, 'Cancel'));
@@ -125,7 +128,7 @@ export class AnswerFooter {
       this.commenting = false;
       void this.rate(rating, area.value);
     });
-    queueMicrotask(() => area.focus());
+    if (!old || document.activeElement === old) queueMicrotask(() => area.focus());
     return form;
   }
 

@@ -60,9 +60,7 @@ export class CitePreview {
 
   private readonly onKey = (e: KeyboardEvent): void => {
     if (e.key === 'Escape' && !this.el.hidden) {
-      const back = this.anchor;
-      this.hide();
-      back?.focus();
+      this.hide(); // focus stays where it was: on the citation, if the keyboard opened it
     }
   };
 
