@@ -291,6 +291,17 @@ def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return share.share_chat(db(), uid, parsing.share_chat(req.data))
 
 
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
+def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat import parsing
+    from cardchat.chat import feedback
+
+    uid = _uid(req)
+    feedback.rate_answer(db(), uid, parsing.rate_answer(req.data))
+    return {}
+
+
 @firestore_fn.on_document_written(
     document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1, secrets=_secrets("embedCard")
 )

@@ -115,12 +115,13 @@ export function messageDoc(chat, over = {}) {
     run_id: 'run-1',
     lease_expires: null,
     attempts: 1,
-    usage: { input_tokens: 100, output_tokens: 10 },
-    timings: { first_token: 0.5 },
+    usage: { input_tokens: 100, output_tokens: 10, cost_usd: 0.00045 },
+    timings: { ttft: 0.5, total: 2.5 },
     error: null,
     dropped_turns: 0,
     cut_off: null,
     provider_wait: null,
+    uncited_claims: 0,
     ...over,
   });
 }
@@ -179,6 +180,22 @@ export function embeddingDoc(over = {}) {
 
 export function rateLimitDoc(over = {}) {
   return checkShape('RateLimit', { recent: [T0], day: '2026-01-01', day_tokens: 1234, reservations: [], ...over });
+}
+
+/** answer_feedback/{message id}: the owner's rating of an answer. */
+export function feedbackDoc(over = {}) {
+  return checkShape('AnswerFeedback', {
+    owner: UID.owner, chat: 'chat-1', message: 'msg-1', rating: 'down', comment: 'missed the second card',
+    model: 'claude-test', created: T0, updated: T0, ...over,
+  });
+}
+
+/** usage_daily/{owner}_{day}_{model}: an owner's figures for one day and model. */
+export function usageDayDoc(over = {}) {
+  return checkShape('UsageDay', {
+    owner: UID.owner, day: '2026-01-01', model: 'claude-test', answers: 3, input_tokens: 3000, output_tokens: 300,
+    cost_usd: 0.0135, ...over,
+  });
 }
 
 /** A chat_messages document builder, or a chat_messages_streaming one. */

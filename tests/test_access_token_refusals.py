@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import CallError
 
-from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
+from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
 
 pytestmark = pytest.mark.functions
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cardchat import access_tokens
+from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
 from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
-from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
 
 pytestmark = pytest.mark.emulator
 

@@ -1,4 +1,4 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,grant-ai,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,grant-ai,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -81,6 +81,20 @@ def _eval(args: argparse.Namespace) -> int:
     return main(args.sets, args.model)
 
 
+def _feedback(args: argparse.Namespace) -> int:
+    from cardchat.admin import feedback
+    from cardchat.schema import now
+
+    try:
+        since = feedback.parse_since(args.since, now())
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    found = feedback.rows(_client(args.project), since)
+    sys.stdout.write(feedback.as_csv(found) if args.csv else feedback.as_table(found))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cardchat")
     project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
@@ -117,6 +131,13 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--revoke", action="store_true")
     s.add_argument("--admin", action="store_true", help="also grant (with --revoke: revoke) admin")
     s.set_defaults(run=_grant_ai)
+
+    s = sub.add_parser(
+        "feedback", parents=[common], help="rated answers: model, rating, comment, question, cited cards"
+    )
+    s.add_argument("--since", default="7d", help="7d, 12h or a date (YYYY-MM-DD); default 7d")
+    s.add_argument("--csv", action="store_true", help="CSV instead of a table")
+    s.set_defaults(run=_feedback)
 
     s = sub.add_parser("eval", help="recall@5/10 and MRR of dense, sparse and hybrid ranking")
     s.add_argument("sets", nargs="*", help="eval set JSON files (default: every eval/sets/*.json)")

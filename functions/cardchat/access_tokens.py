@@ -30,8 +30,9 @@ from datetime import datetime
 from typing import Any
 
 from cardchat import ratelimit
+from cardchat.account_schema import AccessToken, AccessTokenHash
 from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
-from cardchat.schema import AccessToken, AccessTokenHash, now
+from cardchat.schema import now
 
 PREFIX = "ccpat_"
 #: Random bytes per token: 256 bits, beyond guessing (see the module's docstring).

@@ -91,3 +91,71 @@ def default_model_id(env: Mapping[str, str] | None = None, own_keys: frozenset[s
     """The first keyed model (the caller's own keys count), else the offline answerer."""
     keyed = [m for m in available_models(env, own_keys) if m.key_env]
     return keyed[0].id if keyed else OFFLINE_MODEL_ID
+
+
+# --- prices (issue 16): what an answer cost ------------------------------------
+
+
+@dataclass(frozen=True)
+class Price:
+    """A model's list price in US dollars per million tokens, as published on
+    `as_of` (a price change is a new entry with a new date, so old answers keep
+    the cost they were charged). Cached input is what the provider bills for
+    prompt tokens read from its cache, cache writes what it bills for storing
+    them (Anthropic only); both are part of the prompt's token count."""
+
+    as_of: str  # YYYY-MM-DD the figures were read off the provider's price page
+    input: float
+    output: float
+    cached_input: float | None = None  # None: the provider reports no cached tokens for it
+    cache_write: float | None = None
+    # Gemini 2.5 Pro bills a prompt longer than this at the second price for the whole call
+    long_prompt_above: int | None = None
+    long_prompt: Price | None = None
+
+
+#: One entry per model of MODELS (tests/test_prices.py holds them to that).
+PRICES: dict[str, Price] = {
+    OFFLINE_MODEL_ID: Price("2025-10-01", 0.0, 0.0),
+    # anthropic.com/pricing: cache reads 0.1x input, 5-minute cache writes 1.25x
+    "claude-sonnet-4-6": Price("2025-10-01", 3.00, 15.00, cached_input=0.30, cache_write=3.75),
+    "claude-haiku-4-5": Price("2025-10-01", 1.00, 5.00, cached_input=0.10, cache_write=1.25),
+    # openai.com/api/pricing: cached input is reported as prompt_tokens_details.cached_tokens
+    "gpt-4.1": Price("2025-10-01", 2.00, 8.00, cached_input=0.50),
+    "gpt-4o-mini": Price("2025-10-01", 0.15, 0.60, cached_input=0.075),
+    "o3": Price("2025-10-01", 2.00, 8.00, cached_input=0.50),
+    # ai.google.dev/gemini-api/docs/pricing: thinking is billed as output
+    "gemini-2.5-flash": Price("2025-10-01", 0.30, 2.50, cached_input=0.03),
+    "gemini-2.5-pro": Price(
+        "2025-10-01",
+        1.25,
+        10.00,
+        cached_input=0.125,
+        long_prompt_above=200_000,
+        long_prompt=Price("2025-10-01", 2.50, 15.00, cached_input=0.25),
+    ),
+}
+
+
+def cost_usd(
+    model_id: str, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0, cache_write_tokens: int = 0
+) -> float:
+    """What one call cost in US dollars. `input_tokens` is the whole prompt,
+    cached reads and cache writes included; an unknown model costs 0 (it
+    cannot have been called)."""
+    price = PRICES.get(model_id)
+    if price is None:
+        return 0.0
+    if price.long_prompt is not None and price.long_prompt_above is not None and input_tokens > price.long_prompt_above:
+        price = price.long_prompt
+    cached = cached_input_tokens if price.cached_input is not None else 0
+    written = cache_write_tokens if price.cache_write is not None else 0
+    fresh = max(0, input_tokens - cached - written)
+    dollars = (
+        fresh * price.input
+        + cached * (price.cached_input or 0.0)
+        + written * (price.cache_write or 0.0)
+        + output_tokens * price.output
+    ) / 1_000_000
+    # a millionth of a cent is far below any price; rounding keeps stored sums readable
+    return round(dollars, 8)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from cardchat import llms
+from cardchat.account_schema import Rating
 from cardchat.errors import InvalidArgument
 from cardchat.schema import MAX_VIEWERS, Collection
 
@@ -330,3 +331,31 @@ def share_chat(data: Any) -> ShareChatRequest:
     if both:
         raise InvalidArgument(f"remove: {both[0]!r} is also in add")
     return ShareChatRequest(chat_id, add, remove, show)
+
+
+MAX_COMMENT_CHARS = 2_000
+
+
+@dataclass
+class RateAnswerRequest:
+    message_id: str
+    rating: Rating | None  # None clears the rating
+    comment: str
+
+
+def rate_answer(data: Any) -> RateAnswerRequest:
+    """rateAnswer({message_id, rating: "up" | "down" | null, comment?})"""
+    message_id = doc_id(data, "message_id")
+    if "rating" not in data:
+        raise InvalidArgument('rating: required: "up", "down" or null (clears the rating)')
+    rating = data["rating"]
+    if rating not in (None, "up", "down") or isinstance(rating, bool):
+        raise InvalidArgument('rating: must be "up", "down" or null (clears the rating)')
+    comment = data.get("comment")
+    comment = "" if comment is None else comment
+    if not isinstance(comment, str) or _utf8_bytes(comment) is None:
+        raise InvalidArgument("comment: must be valid text")
+    comment = comment.strip()
+    if len(comment) > MAX_COMMENT_CHARS:
+        raise InvalidArgument(f"comment: {len(comment):,} characters is over the limit of {MAX_COMMENT_CHARS:,}")
+    return RateAnswerRequest(message_id, rating, comment)

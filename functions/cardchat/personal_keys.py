@@ -17,10 +17,10 @@ from datetime import datetime
 from typing import Any
 
 from cardchat import keycrypt
+from cardchat.account_schema import StoredApiKey
 from cardchat.llms import ModelSpec
 from cardchat.providers.base import ProviderError
 from cardchat.repo import api_keys as repo
-from cardchat.schema import StoredApiKey
 from cardchat.schema import now as utc_now
 
 

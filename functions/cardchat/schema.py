@@ -35,12 +35,6 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
-#: Server-only: users' own provider API keys, encrypted (personal_keys.py). Rules deny every client.
-USER_API_KEYS = COLLECTIONS["user_api_keys"]
-#: Personal access tokens (issue 19): the owner-readable listing (label, dates, never the hash) ...
-ACCESS_TOKENS = COLLECTIONS["access_tokens"]
-#: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
-ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
 #: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
@@ -266,8 +260,12 @@ class ChatBackground:
 
 @dataclass
 class Usage:
-    input_tokens: int = 0
+    input_tokens: int = 0  # the whole prompt, cached tokens included
     output_tokens: int = 0
+    # of input_tokens, those the provider read from / wrote to its prompt cache,
+    # which it bills at other prices (llms.PRICES); 0 where it reports none
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass
@@ -292,6 +290,8 @@ class ChatMessage:
     cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
+    # sentences of a complete answer that make a claim with no citation (claims.py)
+    uncited_claims: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -316,6 +316,7 @@ class ChatMessage:
             dropped_turns=int(d.get("dropped_turns") or 0),
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
+            uncited_claims=d.get("uncited_claims"),
         )
 
 
@@ -357,56 +358,6 @@ class RateLimit:
     day: str = ""  # YYYY-MM-DD (UTC) the token count belongs to
     day_tokens: int = 0  # settled (used) tokens of `day`
     reservations: list[TokenReservation] = field(default_factory=list)  # answers not yet settled
-
-    def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
-
-
-@dataclass
-class StoredApiKey:
-    """user_api_keys/{uid}.keys.<provider>: server-only. The key sealed with
-    AES-GCM (keycrypt.py) under a key kept in env / Firebase secrets; only
-    `last4` is ever shown back."""
-
-    ciphertext: bytes
-    nonce: bytes
-    last4: str
-    updated: datetime = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
-
-
-# --- personal access tokens (issue 19) ------------------------------------------
-
-
-@dataclass
-class AccessToken:
-    """access_tokens/{token_id}: one of a user's personal access tokens as its
-    owner lists it (rules: the owner reads, nobody writes). Holds neither the
-    token nor its hash: those exist only in the owner's hands and in
-    AccessTokenHash."""
-
-    owner: str
-    label: str
-    created: datetime = field(default_factory=now)
-    last_used: datetime | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
-
-
-@dataclass
-class AccessTokenHash:
-    """access_token_hashes/{sha256 hex of the token}: server-only. A request's
-    bearer token is hashed and looked up here; `recent` is the token's own
-    per-minute window (ratelimit.admit), kept beside it so that one
-    transaction checks the token, spends a slot and stamps last_used."""
-
-    owner: str
-    token_id: str
-    created: datetime = field(default_factory=now)
-    recent: list[datetime] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

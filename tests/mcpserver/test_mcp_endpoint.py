@@ -18,7 +18,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, CARDS, USERS, Card, UserDoc
+from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
+from cardchat.schema import CARDS, USERS, Card, UserDoc
 
 pytestmark = pytest.mark.functions
 

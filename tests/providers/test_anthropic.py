@@ -42,7 +42,7 @@ def test_streams_text_deltas_then_usage_and_sends_background_as_cached_system():
 
     assert items[:-1] == ["Tides follow", " the moon [1]."]
     # input = uncached + cache writes + cache reads; output from message_delta
-    assert items[-1] == Usage(input_tokens=1225, output_tokens=9)
+    assert items[-1] == Usage(input_tokens=1225, output_tokens=9, cache_write_tokens=1200)
     assert len(wire.requests) == 1
     request = wire.requests[0]
     assert request.url.path == "/v1/messages"
@@ -124,7 +124,7 @@ def test_registry_stream_uses_the_table_and_clamps_max_tokens(monkeypatch):
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     text, usage = providers.complete("claude-haiku-4-5", MESSAGES, BACKGROUND, max_tokens=10**9)
     assert text == "Tides follow the moon [1]."
-    assert usage == Usage(1225, 9)
+    assert usage == Usage(1225, 9, cache_write_tokens=1200)
     body = wire.body()
     assert body["model"] == "claude-haiku-4-5"
     assert body["max_tokens"] == MODELS["claude-haiku-4-5"].max_output_tokens

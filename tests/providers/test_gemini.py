@@ -34,7 +34,7 @@ def test_streams_parts_then_usage_with_system_instruction():
 
     assert items[:-1] == ["Tides follow", " the moon [1]."]
     # thinking tokens are billed as output
-    assert items[-1] == Usage(input_tokens=1190, output_tokens=8 + 45)
+    assert items[-1] == Usage(input_tokens=1190, output_tokens=8 + 45, cached_input_tokens=1024)
     request = wire.requests[0]
     assert request.url.path.endswith("/models/gemini-2.5-flash:streamGenerateContent")
     assert request.url.params["alt"] == "sse"
@@ -122,5 +122,5 @@ def test_registry_complete(monkeypatch):
     monkeypatch.setitem(providers.PROVIDERS, "gemini", lambda: GeminiProvider(wire.client()))
     assert providers.complete("gemini-2.5-flash", MESSAGES, BACKGROUND) == (
         "Tides follow the moon [1].",
-        Usage(1190, 53),
+        Usage(1190, 53, cached_input_tokens=1024),
     )

@@ -33,7 +33,11 @@ def test_streams_deltas_then_final_usage_chunk_with_system_message_first():
     wire = Wire(sse("openai_stream.sse"))
     items = list(OpenAIProvider(wire.client()).stream(SPEC, MESSAGES, BACKGROUND, 700))
 
-    assert items == ["Tides follow", " the moon [1].", Usage(input_tokens=1187, output_tokens=8)]
+    assert items == [
+        "Tides follow",
+        " the moon [1].",
+        Usage(input_tokens=1187, output_tokens=8, cached_input_tokens=1024),
+    ]
     request = wire.requests[0]
     assert request.url.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
@@ -99,7 +103,10 @@ def test_500_echoing_the_prompt_is_scrubbed():
 def test_registry_complete(monkeypatch):
     wire = Wire(sse("openai_stream.sse"))
     monkeypatch.setitem(providers.PROVIDERS, "openai", lambda: OpenAIProvider(wire.client()))
-    assert providers.complete("gpt-4o-mini", MESSAGES, BACKGROUND, 50) == ("Tides follow the moon [1].", Usage(1187, 8))
+    assert providers.complete("gpt-4o-mini", MESSAGES, BACKGROUND, 50) == (
+        "Tides follow the moon [1].",
+        Usage(1187, 8, cached_input_tokens=1024),
+    )
     assert wire.body()["model"] == "gpt-4o-mini"
 
 

@@ -77,3 +77,6 @@ export interface ShareChatRequest {
 }
 
 export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author: boolean }>(FUNCTIONS.shareChat);
+export const rateAnswer = call<
+  { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
+>(FUNCTIONS.rateAnswer);

@@ -33,7 +33,9 @@ describe('citations', () => {
     expect(html).toContain('href="/card/pub-b"');
     expect(html).toContain('href="/card/pub-d"');
     expect(html.match(/<a /g)?.length).toBe(2);
-    expect(html).toContain('[1]');
+    // the others stay plain numbers, focusable so their preview can say "a card you cannot view"
+    expect(html).toContain('<span class="cite-unavailable" tabindex="0">1</span>');
+    expect(html.match(/cite-unavailable/g)?.length).toBe(2);
   });
   it('links the background cards by id, or through the chat when the list is long', () => {
     expect(backgroundCardsHref('c1', ['a', 'b c'])).toBe('/?cards=a,b%20c');

@@ -8,6 +8,7 @@ import { mountCards } from './views/cards';
 import { mountChat } from './views/chat';
 import { mountChats } from './views/chats';
 import { mountSettings } from './views/settings';
+import { mountUsage } from './views/usage';
 import { renderSignIn } from './views/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
@@ -25,9 +26,9 @@ function renderUser(s: Session): void {
 
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
-    const isChats = a.dataset.nav === 'chats';
-    const active = a.dataset.nav === 'settings' ? route.name === 'settings'
-      : isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+    const nav = a.dataset.nav;
+    const active = nav === 'settings' || nav === 'usage' ? route.name === nav
+      : nav === 'chats' ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -66,6 +67,7 @@ function show(route: Route): void {
     return;
   }
   if (route.name === 'settings') unmount = mountSettings(outlet, s);
+  else if (route.name === 'usage') unmount = mountUsage(outlet, s);
   else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
   else unmount = mountChats(outlet, s);
 }

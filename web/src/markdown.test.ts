@@ -33,6 +33,7 @@ describe('markdown', () => {
     const links = [...el.querySelectorAll('a.cite')].map((a) => a.getAttribute('href'));
     expect(links).toEqual(['/card/card-a', '/card/card-b', '/card/card-a', '/card/card-b']);
     expect(el.textContent).toContain('[7]');
+    expect(el.querySelector('.cite-unavailable')?.getAttribute('tabindex')).toBe('0'); // previewable as "a card you cannot view"
     expect(el.querySelector('code')!.textContent).toBe('arr[1]');
   });
   it('does not treat Markdown links as citations', () => {

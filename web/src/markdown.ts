@@ -33,7 +33,8 @@ function citationExtension(cardIds: readonly string[]): TokenizerAndRendererExte
         const id = citedCardId(n, cardIds);
         return id
           ? `<a ${trustedMark()} class="cite" href="${escapeAttr(cardHref(id))}" data-card-id="${escapeAttr(id)}" title="Card ${n} of the background">${n}</a>`
-          : `${n}`;
+          // a number naming no card this reader may know: focusable, so its preview can say so
+          : `<span ${trustedMark()} class="cite-unavailable" tabindex="0">${n}</span>`;
       });
       return `<span ${trustedMark()} class="citation">[${parts.join(', ')}]</span>`;
     },

@@ -1,7 +1,7 @@
 // Firestore reads (and the one client write) behind typed functions. The
 // queries are exactly the ones firestore.rules allows.
 import {
-  collection, doc, getDoc, onSnapshot, orderBy, query, updateDoc, where,
+  collection, doc, getDoc, getDocs, onSnapshot, orderBy, query, updateDoc, where,
   type DocumentData, type DocumentSnapshot, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
@@ -58,6 +58,18 @@ export interface MessageDoc {
   provider_wait: ProviderWait | null;
   /** Runs that have claimed this answer so far. */
   attempts: number;
+  /** A complete answer's figures (issue 16); null before it completes. */
+  usage: AnswerUsage | null;
+  timings: { ttft: number; total: number } | null;
+  /** Claims in the answer with no citation, counted by the server. */
+  uncited_claims: number | null;
+}
+
+export interface AnswerUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cost_usd: number;
 }
 
 export interface ProviderWait {
@@ -150,6 +162,19 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
       ? { reason: String(d.provider_wait.reason), call: Number(d.provider_wait.call ?? 2) }
       : null,
     attempts: Number(d.attempts ?? 0),
+    usage: d.usage ? toUsage(d.usage) : null,
+    timings: typeof d.timings?.total === 'number'
+      ? { ttft: Number(d.timings.ttft ?? d.timings.total), total: Number(d.timings.total) } : null,
+    uncited_claims: typeof d.uncited_claims === 'number' ? d.uncited_claims : null,
+  };
+}
+
+function toUsage(u: Record<string, unknown>): AnswerUsage {
+  return {
+    input_tokens: Number(u.input_tokens ?? 0),
+    output_tokens: Number(u.output_tokens ?? 0),
+    cached_input_tokens: Number(u.cached_input_tokens ?? 0),
+    cost_usd: Number(u.cost_usd ?? 0),
   };
 }
 
@@ -290,4 +315,50 @@ export async function getChatAuthor(chatId: string): Promise<string | null> {
   } catch {
     return null; // denied: the chip stays off
   }
+}
+
+// --- issue 16: ratings and usage, the owner's own documents ----------------------
+
+export type Rating = 'up' | 'down';
+
+export interface FeedbackDoc {
+  message: string;
+  rating: Rating;
+  comment: string;
+}
+
+/** The owner's ratings of one chat's answers (the rules want the owner filter). */
+export function watchFeedback(
+  uid: string,
+  chatId: string,
+  onFeedback: (byMessage: Map<string, FeedbackDoc>) => void,
+  onError: (e: FirestoreError) => void,
+): Unsubscribe {
+  const q = query(collection(db, COLLECTIONS.answer_feedback), where('owner', '==', uid), where('chat', '==', chatId));
+  return onSnapshot(q, (snap) => onFeedback(new Map(snap.docs.map((d) => {
+    const f = d.data();
+    return [d.id, { message: d.id, rating: f.rating === 'up' ? 'up' : 'down', comment: String(f.comment ?? '') }];
+  }))), onError);
+}
+
+export interface UsageDayDoc {
+  day: string;
+  model: string;
+  answers: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+/** The owner's daily usage per model from `since` (YYYY-MM-DD) on: a few small documents, never the messages. */
+export async function getUsageDays(uid: string, since: string): Promise<UsageDayDoc[]> {
+  const q = query(collection(db, COLLECTIONS.usage_daily), where('owner', '==', uid), where('day', '>=', since));
+  const snap = await getDocs(q);
+  return snap.docs.map((d) => {
+    const u = d.data();
+    return {
+      day: String(u.day ?? ''), model: String(u.model ?? ''), answers: Number(u.answers ?? 0),
+      input_tokens: Number(u.input_tokens ?? 0), output_tokens: Number(u.output_tokens ?? 0), cost_usd: Number(u.cost_usd ?? 0),
+    };
+  });
 }

@@ -16,6 +16,7 @@ describe('parseRoute', () => {
     expect(parseRoute('/nope/x', '')).toEqual({ name: 'notfound' });
     expect(parseRoute('/settings', '')).toEqual({ name: 'settings' });
     expect(parseRoute('/settings/', '')).toEqual({ name: 'settings' });
+    expect(parseRoute('/usage', '')).toEqual({ name: 'usage' });
     expect(chatPath('a b')).toBe('/chat/a%20b');
   });
 });

@@ -7,6 +7,7 @@ export type Route =
   | { name: 'chats' }
   | { name: 'chat'; id: string }
   | { name: 'settings' }
+  | { name: 'usage' }
   | { name: 'notfound' };
 
 /** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
@@ -32,6 +33,7 @@ export function parseRoute(pathname: string, search: string): Route {
   }
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
   if (/^\/settings\/?$/.test(path)) return { name: 'settings' };
+  if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
   const m = /^\/(card|chat)\/([^/]+)\/?$/.exec(path);
   const id = m ? decodeSegment(m[2]) : null;
   if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };

@@ -30,7 +30,7 @@ const CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = {
 };
 
 /** The attributes our own renderer may set on elements it marks as trusted. */
-const TRUSTED_ATTRS = new Set(['class', 'data-card-id']);
+const TRUSTED_ATTRS = new Set(['class', 'data-card-id', 'tabindex']);
 const TRUST_ATTR = 'data-cardchat-trust';
 // Fresh on every page load, so text written before it (a card, an answer)
 // cannot carry it.

@@ -31,7 +31,7 @@ from typing import Any
 from cardchat import providers
 from cardchat.chat.recheck import current_background
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
-from cardchat.generation import run_log
+from cardchat.generation import accounting, run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.ids import new_run_id
@@ -166,7 +166,9 @@ class _Run:
 
     def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
         fields = {**fields, "lease_expires": None, "provider_wait": None}
-        repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields)
+        day = accounting.usage_day(self.owner, fields, self.now())  # added to in the same transaction
+        repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields, day)
+        accounting.log_answer(self.message_id, fields, self.spec, self.msg)
 
 
 def generate(
@@ -286,13 +288,8 @@ def _complete(run: _Run) -> str:
             "status": "complete",
             "content": content,
             "model": run.spec.id,
-            "usage": {"input_tokens": run.usage.input_tokens, "output_tokens": run.usage.output_tokens},
-            "timings": {
-                "ttft": round(run.ttft if run.ttft is not None else total, 3),
-                "total": round(total, 3),
-                "chunks": chunks,
-                "provider_retries": run.retries,
-            },
+            **accounting.answer_fields(run.spec, run.usage, content),
+            "timings": accounting.timings(run.ttft, total, chunks, run.retries),
             "dropped_turns": run.window.dropped,
             "cut_off": run.cut_off,
             "error": None,

@@ -58,6 +58,8 @@ class AnthropicProvider(SDKProvider):
                         + (getattr(u, "cache_read_input_tokens", None) or 0)
                     )
                     usage.output_tokens = u.output_tokens or 0
+                    usage.cached_input_tokens = getattr(u, "cache_read_input_tokens", None) or 0
+                    usage.cache_write_tokens = getattr(u, "cache_creation_input_tokens", None) or 0
                 elif event.type == "content_block_delta":
                     if event.delta.type == "text_delta" and event.delta.text:
                         yield event.delta.text

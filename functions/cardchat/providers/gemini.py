@@ -81,6 +81,7 @@ class GeminiProvider(SDKProvider):
                         meta.prompt_token_count or 0,
                         # thinking is billed as output
                         (meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0),
+                        cached_input_tokens=meta.cached_content_token_count or 0,
                     )
         except errors.APIError as e:
             raise fail.http(

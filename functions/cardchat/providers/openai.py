@@ -59,7 +59,12 @@ class OpenAIProvider(SDKProvider):
                     if choice.finish_reason:
                         finished = True
                 if chunk.usage is not None:
-                    usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+                    details = chunk.usage.prompt_tokens_details
+                    usage = Usage(
+                        chunk.usage.prompt_tokens or 0,
+                        chunk.usage.completion_tokens or 0,
+                        cached_input_tokens=(details.cached_tokens or 0) if details else 0,
+                    )
         except openai.APIStatusError as e:
             raise fail.http(e.status_code, _code(e), _detail(e), e.response.headers) from None
         except openai.APITimeoutError as e:  # a subclass of APIConnectionError

@@ -10,7 +10,8 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
-from cardchat.schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, AccessToken, AccessTokenHash, RateLimit
+from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, AccessToken, AccessTokenHash
+from cardchat.schema import RateLimit
 
 
 def count_owned(db: firestore.Client, uid: str, up_to: int) -> int:

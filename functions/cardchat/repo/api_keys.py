@@ -8,7 +8,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.schema import USER_API_KEYS, StoredApiKey
+from cardchat.account_schema import USER_API_KEYS, StoredApiKey
 
 
 def get(db: firestore.Client, uid: str) -> dict[str, dict[str, Any]]:

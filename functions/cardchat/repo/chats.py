@@ -17,6 +17,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from cardchat.account_schema import ANSWER_FEEDBACK
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import (
@@ -158,8 +159,9 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
         db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         bg_ref.collection(CHAT_BACKGROUND_PARTS),
+        db.collection(ANSWER_FEEDBACK).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
     ]
-    with ThreadPoolExecutor(max_workers=3) as pool:
+    with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
     db.collection(CHAT_AUTHORS).document(chat_id).delete()

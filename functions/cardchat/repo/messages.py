@@ -21,8 +21,10 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from cardchat.account_schema import UsageDay
 from cardchat.ids import chunk_id
 from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
 from cardchat.utf8 import well_formed_fields
@@ -182,9 +184,12 @@ def finish(
     fields: dict[str, Any],
     chat_id: str | None = None,
     chat_fields: dict[str, Any] | None = None,
+    usage_day: UsageDay | None = None,
 ) -> None:
-    """The run's last write: the message's final fields (and the chat's, in
-    the same commit). Raises LostOwnership if the run no longer owns it."""
+    """The run's last write: the message's final fields (and the chat's, and
+    what the answer adds to its owner's daily usage, in the same commit, so
+    an answer is counted exactly once). Raises LostOwnership if the run no
+    longer owns it."""
     ref = _message_ref(db, message_id)
 
     @firestore.transactional
@@ -193,6 +198,8 @@ def finish(
         tx.update(ref, well_formed_fields(fields))
         if chat_id and chat_fields:
             tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
+        if usage_day is not None:
+            usage_repo.add_in(tx, db, usage_day)
 
     run(db.transaction())
 

@@ -9,7 +9,8 @@ import { markdownRenderer, type Renderer } from '../markdown';
 import type { Session } from '../session';
 import { publicCitationIds } from '../citations';
 import {
-  getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
+  getChatAuthor, watchChat, watchChatPrivate, watchFeedback, watchMessages, type ChatDoc, type ChatPrivateDoc,
+  type FeedbackDoc, type MessageDoc,
 } from '../queries';
 import { ChatHeader } from './chatheader';
 import { mountChatList } from './chats';
@@ -38,10 +39,16 @@ class ChatView {
   private composer: Composer | null = null;
   private render: Renderer | null = null;
   private renderKey = '';
+  // the owner's ratings of this chat's answers (answer_feedback: theirs alone)
+  private feedback = new Map<string, FeedbackDoc>();
+  private feedbackWatched = false;
 
   constructor(root: HTMLElement, private readonly chatId: string, private readonly uid: string | null) {
     const preparing = justCreated.delete(chatId);
-    this.transcript = new Transcript(chatId, preparing, () => this.render, () => this.composer);
+    this.transcript = new Transcript(chatId, preparing, () => this.render, () => this.composer, {
+      feedback: (id) => this.feedback.get(id) ?? null,
+      modelLabel: (id) => this.modelLabels.get(id) ?? id,
+    });
     this.layout(root, preparing);
     this.watch();
     if (uid) this.loadModelLabels();
@@ -133,6 +140,10 @@ class ChatView {
       this.privWatched = true;
       const settle = (p: ChatPrivateDoc | null) => { this.priv = p; this.build(); };
       this.cleanups.push(watchChatPrivate(this.chatId, settle, () => settle(null)));
+    }
+    if (isOwner && this.uid && !this.feedbackWatched) {
+      this.feedbackWatched = true;
+      this.cleanups.push(watchFeedback(this.uid, this.chatId, (f) => { this.feedback = f; this.transcript.refresh(); }, () => {}));
     }
     // The owner's citations need their card list: wait for it rather than render them as a visitor's.
     if (isOwner && this.priv === undefined) return;

@@ -9,7 +9,9 @@ import type { Renderer } from '../markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from '../messagestate';
-import { watchChunks, type MessageDoc } from '../queries';
+import { watchChunks, type FeedbackDoc, type MessageDoc } from '../queries';
+import { markUncited } from '../claims';
+import { AnswerFooter } from './answerfooter';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
 
@@ -17,6 +19,9 @@ export interface MessageContext {
   chatId: string;
   render: Renderer;
   readOnly: boolean;
+  /** The owner's rating of an answer (null for none, or for a reader who is not the owner). */
+  feedback: (messageId: string) => FeedbackDoc | null;
+  modelLabel: (model: string) => string;
   /** the transcript grew: keep it scrolled if the reader is following */
   grew: () => void;
 }
@@ -37,6 +42,7 @@ export class MessageView {
   private autoRetried = false;
   private retryError = '';
   private editor: BranchEditor | null = null;
+  private readonly footer: AnswerFooter | null;
 
   /**
    * `fresh`: the message appeared while the reader was watching (not in the
@@ -59,6 +65,8 @@ export class MessageView {
       h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }),
         isUser && !ctx.readOnly ? this.editButton() : null, copy),
       this.notice, this.body, this.cutOff, this.state);
+    this.footer = isUser ? null : new AnswerFooter(!ctx.readOnly, ctx.modelLabel);
+    if (this.footer) this.el.appendChild(this.footer.el);
     if (!isUser) {
       this.body.setAttribute('aria-live', 'polite');
       this.body.setAttribute('aria-atomic', 'false');
@@ -98,6 +106,7 @@ export class MessageView {
       this.revealer?.stop();
       this.show(msg.content);
     }
+    this.footer?.update(msg, this.ctx.feedback(msg.id));
     if (phaseChanged && live) this.retrying = false;
     if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {
       this.autoRetried = true;
@@ -138,6 +147,7 @@ export class MessageView {
     if (this.shownContent === content) return;
     this.shownContent = content;
     this.body.innerHTML = this.ctx.render(content);
+    if (this.msg.status === 'complete') markUncited(this.body);
     this.ctx.grew();
   }
 
@@ -168,6 +178,7 @@ export class MessageView {
     return new StreamRevealer((visible, done) => {
       this.el.classList.toggle('revealing', !done);
       this.body.innerHTML = this.ctx.render(visible);
+      if (done && this.msg.status === 'complete') markUncited(this.body);
       this.shownContent = done ? visible : null;
       this.ctx.grew();
     });

@@ -7,7 +7,8 @@ import { answerInProgress, messagePhase, msUntilStall } from '../messagestate';
 import type { MessageDoc } from '../queries';
 import { ScrollFollower } from '../scrollfollow';
 import type { Composer } from './composer';
-import { MessageView } from './message';
+import { CitePreview } from './citepreview';
+import { MessageView, type MessageContext } from './message';
 
 export class Transcript {
   readonly el = h('div', { class: 'transcript', 'data-testid': 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
@@ -26,7 +27,17 @@ export class Transcript {
     private readonly preparing: boolean,
     private readonly render: () => Renderer | null,
     private readonly composer: () => Composer | null,
-  ) {}
+    private readonly extras: Pick<MessageContext, 'feedback' | 'modelLabel'> = { feedback: () => null, modelLabel: (m) => m },
+  ) {
+    this.preview = new CitePreview(this.el);
+  }
+
+  private readonly preview: CitePreview;
+
+  /** Re-renders with the same messages (the owner's ratings changed). */
+  refresh(): void {
+    this.renderMessages();
+  }
 
   show(messages: MessageDoc[]): void {
     this.messages = messages;
@@ -36,6 +47,7 @@ export class Transcript {
   dispose(): void {
     clearTimeout(this.stallTimer);
     this.views.forEach((v) => v.dispose());
+    this.preview.dispose();
   }
 
   private renderMessages(): void {
@@ -66,6 +78,7 @@ export class Transcript {
       render: (md: string) => this.render()?.(md) ?? '',
       readOnly: !this.composer(),
       grew: () => this.follower.contentChanged(),
+      ...this.extras,
     };
     let previous: Element | null = null;
     for (const m of this.messages) {

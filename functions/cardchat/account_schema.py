@@ -1,0 +1,120 @@
+"""Shapes of the per-user documents kept beside the chats: users' own API keys,
+personal access tokens, the owner's answer feedback and daily usage. One
+definition each, like schema.py (whose helpers they share); apart so that
+neither module outgrows a reader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from cardchat.schema import COLLECTIONS, _dict, now
+
+#: Server-only: users' own provider API keys, encrypted (personal_keys.py). Rules deny every client.
+USER_API_KEYS = COLLECTIONS["user_api_keys"]
+#: Personal access tokens (issue 19): the owner-readable listing (label, dates, never the hash) ...
+ACCESS_TOKENS = COLLECTIONS["access_tokens"]
+#: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
+ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
+#: The owner's rating of an answer (AnswerFeedback): owner and admins only, never on the message.
+ANSWER_FEEDBACK = COLLECTIONS["answer_feedback"]
+#: Per owner, UTC day and model: answers, tokens, cost (UsageDay). Owner and admins only.
+USAGE_DAILY = COLLECTIONS["usage_daily"]
+
+
+@dataclass
+class StoredApiKey:
+    """user_api_keys/{uid}.keys.<provider>: server-only. The key sealed with
+    AES-GCM (keycrypt.py) under a key kept in env / Firebase secrets; only
+    `last4` is ever shown back."""
+
+    ciphertext: bytes
+    nonce: bytes
+    last4: str
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+# --- personal access tokens (issue 19) ------------------------------------------
+
+
+@dataclass
+class AccessToken:
+    """access_tokens/{token_id}: one of a user's personal access tokens as its
+    owner lists it (rules: the owner reads, nobody writes). Holds neither the
+    token nor its hash: those exist only in the owner's hands and in
+    AccessTokenHash."""
+
+    owner: str
+    label: str
+    created: datetime = field(default_factory=now)
+    last_used: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class AccessTokenHash:
+    """access_token_hashes/{sha256 hex of the token}: server-only. A request's
+    bearer token is hashed and looked up here; `recent` is the token's own
+    per-minute window (ratelimit.admit), kept beside it so that one
+    transaction checks the token, spends a slot and stamps last_used."""
+
+    owner: str
+    token_id: str
+    created: datetime = field(default_factory=now)
+    recent: list[datetime] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+# --- answers you can check (issue 16) ---------------------------------------------
+
+Rating = Literal["up", "down"]
+
+
+@dataclass
+class AnswerFeedback:
+    """answer_feedback/{message_id}: the chat owner's rating of one complete
+    answer. Owner and admins read it; visitors and viewers of the chat read
+    its messages, so the rating is never on the message. Written by
+    rateAnswer only; a cleared rating deletes it."""
+
+    owner: str
+    chat: str
+    message: str
+    rating: Rating
+    comment: str = ""
+    model: str = ""
+    created: datetime = field(default_factory=now)
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class UsageDay:
+    """usage_daily/{owner}_{day}_{model}: the answers one owner got from one
+    model on one UTC day, added to in the transaction that completes each
+    answer (never summed by a client). Owner and admins read it."""
+
+    owner: str
+    day: str  # YYYY-MM-DD, UTC
+    model: str
+    answers: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+def usage_day_id(owner: str, day: str, model: str) -> str:
+    return f"{owner}_{day}_{model}"

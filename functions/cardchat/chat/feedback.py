@@ -1,0 +1,46 @@
+"""rateAnswer: the chat owner's thumbs up or down, with an optional comment,
+on a complete answer (issue 16, point 4). Stored in answer_feedback, which
+only the owner and admins read: visitors and viewers read the chat's
+messages, so nothing of the rating goes on the message."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cardchat.access import require_owner
+from cardchat.account_schema import AnswerFeedback
+from cardchat.errors import FailedPrecondition, NotFound
+from cardchat.parsing import RateAnswerRequest
+from cardchat.repo import chats as chats_repo
+from cardchat.repo import feedback as repo
+from cardchat.repo import messages as messages_repo
+from cardchat.schema import MESSAGE_STATUS, ChatMessage
+from cardchat.schema import now as utc_now
+
+
+def rate_answer(db: Any, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:
+    stored = messages_repo.get_message(db, request.message_id)
+    if stored is None:
+        raise NotFound("message not found")
+    msg = ChatMessage.from_dict(stored)
+    require_owner(chats_repo.get_chat(db, msg.chat) if msg.chat else None, uid)
+    if msg.role != "assistant":
+        raise FailedPrecondition("only an answer can be rated, not a question")
+    if msg.status != MESSAGE_STATUS["complete"]:
+        raise FailedPrecondition(f"only a complete answer can be rated; this one is {msg.status}")
+    if request.rating is None:
+        repo.clear_feedback(db, request.message_id)
+        return
+    stamp = now or utc_now()
+    feedback = AnswerFeedback(
+        owner=uid,
+        chat=msg.chat,
+        message=request.message_id,
+        rating=request.rating,
+        comment=request.comment,
+        model=msg.model or "",
+        created=stamp,
+        updated=stamp,
+    )
+    repo.put_feedback(db, request.message_id, feedback)

@@ -1,0 +1,94 @@
+"""What an answer cost and how it went, recorded when its run finishes
+(issue 16, points 2, 3 and 5): the message's `usage` with its cost and
+`uncited_claims`, the owner's daily aggregate (written in the finish
+transaction: repo.messages.finish), and one structured log line per answer
+that Cloud Logging turns into metrics (README, "Operator metrics")."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+from cardchat import claims
+from cardchat.account_schema import UsageDay
+from cardchat.llms import ModelSpec, cost_usd
+from cardchat.schema import Usage
+
+#: jsonPayload.event of the per-answer log line (the log-based metrics filter on it).
+LOG_EVENT = "cardchat.answer"
+
+
+def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]:
+    """A complete answer's `usage` (with its cost) and `uncited_claims`."""
+    return {
+        "usage": {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cached_input_tokens": usage.cached_input_tokens,
+            "cache_write_tokens": usage.cache_write_tokens,
+            "cost_usd": cost_usd(
+                spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
+            ),
+        },
+        "uncited_claims": claims.uncited_count(content),
+    }
+
+
+def timings(ttft: float | None, total: float, chunks: int, retries: int) -> dict[str, Any]:
+    """A complete answer's `timings` in seconds: to its first token (the whole
+    time when it had none), in all; its chunk writes and provider retries."""
+    return {
+        "ttft": round(ttft if ttft is not None else total, 3),
+        "total": round(total, 3),
+        "chunks": chunks,
+        "provider_retries": retries,
+    }
+
+
+def usage_day(owner: str | None, fields: dict[str, Any], now: datetime) -> UsageDay | None:
+    """What a complete answer adds to its owner's day; None for anything else."""
+    usage = fields.get("usage")
+    if not owner or fields.get("status") != "complete" or not usage:
+        return None
+    return UsageDay(
+        owner=owner,
+        day=now.date().isoformat(),
+        model=str(fields.get("model") or ""),
+        answers=1,
+        input_tokens=int(usage["input_tokens"]),
+        output_tokens=int(usage["output_tokens"]),
+        cost_usd=float(usage["cost_usd"]),
+    )
+
+
+def log_line(message_id: str, fields: dict[str, Any], model: str, attempts: int) -> dict[str, Any]:
+    """The answer's figures, never its content, question or error text."""
+    usage = fields.get("usage") or {}
+    timings = fields.get("timings") or {}
+    return {
+        "severity": "INFO" if fields.get("status") == "complete" else "WARNING",
+        "message": f"answer {message_id} {fields.get('status')}",
+        "event": LOG_EVENT,
+        "message_id": message_id,
+        "model": model,
+        "status": fields.get("status"),
+        "input_tokens": usage.get("input_tokens"),
+        "output_tokens": usage.get("output_tokens"),
+        "cost_usd": usage.get("cost_usd"),
+        "ttft_s": timings.get("ttft"),
+        "total_s": timings.get("total"),
+        "attempts": attempts,
+        "provider_retries": timings.get("provider_retries"),
+        "uncited_claims": fields.get("uncited_claims"),
+        "cut_off": fields.get("cut_off"),
+    }
+
+
+def log_answer(message_id: str, fields: dict[str, Any], spec: ModelSpec | None, msg: dict[str, Any]) -> None:
+    """One JSON line on stdout for the run's final write (`msg` as claimed):
+    Cloud Logging stores it as jsonPayload."""
+    model = spec.id if spec else str(msg.get("model") or "")
+    line = log_line(message_id, fields, model, int(msg.get("attempts") or 0))
+    print(json.dumps(line, default=str), file=sys.stdout, flush=True)

@@ -1,0 +1,130 @@
+// Issue 16: answers you can check. A citation previews its card (hover,
+// keyboard, Escape, the 390 px layout); the details toggle shows the stored
+// figures; the owner rates an answer (stored where only they read it); the
+// Usage page shows the day's answer from the server's aggregate.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  adminGet, adminList, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, PHONE, signIn,
+  signInRest, visibleTo,
+} from './support.mjs';
+
+const ANSWER_TIMEOUT = 120_000;
+let browser;
+let chatId;
+let cards;
+before(async () => {
+  browser = await launch();
+  const { uid, idToken } = await signInRest();
+  cards = (await adminList(COLLECTIONS.cards))
+    .filter((c) => visibleTo(c, uid) && `${c.title}\n${c.body}`.toLowerCase().includes('rebase'))
+    .slice(0, 40);
+  const offline = (await callFunction('listModels', {}, idToken)).models.find((m) => m.offline).id;
+  ({ chat_id: chatId } = await callFunction('createChat', {
+    card_ids: cards.map((c) => c.id), initial_message: 'How do I squash my last commits with an interactive rebase?', model: offline,
+  }, idToken));
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function openAnswer(page) {
+  await page.goto(`${APP_URL}/chat/${encodeURIComponent(chatId)}`);
+  const answer = page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first();
+  await answer.waitFor({ timeout: ANSWER_TIMEOUT });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=message].revealing'), null, { timeout: 30_000 });
+  return answer;
+}
+
+/** 1. Hover a citation: the cited card's title; Escape closes; focus opens it again. */
+async function previewsACitation(page, answer) {
+  const cite = answer.locator('a.cite').first();
+  await cite.waitFor({ timeout: 10_000 });
+  const card = await adminGet(`${COLLECTIONS.cards}/${await cite.getAttribute('data-card-id')}`);
+  await cite.hover();
+  const preview = page.getByTestId('cite-preview');
+  await page.getByTestId('cite-preview-title').waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('cite-preview-title').textContent(), card.title);
+  assert.ok(await preview.locator('mark').count() === 1, 'the best-matching passage is highlighted');
+  await page.keyboard.press('Escape');
+  await preview.waitFor({ state: 'hidden' });
+  await cite.focus();
+  await preview.waitFor({ state: 'visible' });
+  assert.equal(await cite.getAttribute('aria-describedby'), 'cite-preview');
+  await page.keyboard.press('Escape');
+  await preview.waitFor({ state: 'hidden' });
+  return cite;
+}
+
+/** ... and in the 390 px layout the preview stays on the screen. */
+async function previewFitsAPhone(page, cite) {
+  const preview = page.getByTestId('cite-preview');
+  await page.setViewportSize(PHONE);
+  await cite.scrollIntoViewIfNeeded();
+  await cite.blur();
+  await cite.focus();
+  await page.getByTestId('cite-preview-title').waitFor({ timeout: 10_000 });
+  const box = await preview.boundingBox();
+  assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width && box.y >= 0 && box.y + box.height <= PHONE.height,
+    JSON.stringify(box));
+  await page.keyboard.press('Escape');
+  await preview.waitFor({ state: 'hidden' });
+  await page.setViewportSize(DESKTOP);
+}
+
+/** 2. The details toggle: the message's own figures. */
+async function showsTheDetails(answer, stored) {
+  await answer.getByTestId('details-toggle').click();
+  await answer.getByTestId('answer-details').waitFor();
+  assert.match((await answer.getByTestId('detail-model').textContent()) ?? '', /offline/i);
+  assert.equal(await answer.getByTestId('detail-cost').textContent(), '$0');
+  const tokens = (await answer.getByTestId('detail-tokens').textContent()) ?? '';
+  assert.ok(tokens.startsWith(`${stored.usage.input_tokens.toLocaleString('en-US')} in`), tokens);
+  assert.ok(tokens.endsWith(`${stored.usage.output_tokens.toLocaleString('en-US')} out`), tokens);
+  assert.match((await answer.getByTestId('detail-ttft').textContent()) ?? '', /^\d+\.\d+ s$/);
+  assert.match((await answer.getByTestId('detail-total').textContent()) ?? '', /^\d+\.\d+ s$/);
+}
+
+/** 3. Rate it down with a comment: stored in answer_feedback, not on the message. */
+async function ratesItDown(page, answer, messageId) {
+  await answer.getByTestId('rate-down').click();
+  await answer.getByTestId('rate-comment').click();
+  await answer.getByTestId('rate-comment-text').fill('Missed the autosquash option.');
+  await answer.getByTestId('rate-comment-save').click();
+  let fb = null;
+  for (let i = 0; i < 60 && fb?.comment !== 'Missed the autosquash option.'; i++) {
+    await page.waitForTimeout(250);
+    fb = await adminGet(`${COLLECTIONS.answer_feedback}/${messageId}`);
+  }
+  assert.equal(fb?.rating, 'down');
+  assert.equal(fb?.comment, 'Missed the autosquash option.');
+  assert.equal((await adminGet(`${COLLECTIONS.chat_messages}/${messageId}`)).rating, undefined);
+  await page.waitForFunction((id) => document.querySelector(`[data-message-id="${id}"] [data-testid=rate-down]`)
+    ?.getAttribute('aria-pressed') === 'true', messageId);
+}
+
+/** 4. The Usage page: today's answers from usage_daily. */
+async function opensUsage(page) {
+  await page.getByTestId('nav-usage').click();
+  await page.getByTestId('usage-page').waitFor({ timeout: 30_000 });
+  assert.match((await page.getByTestId('usage-total-answers').textContent()) ?? '', /^[1-9]\d* answers$/);
+  await page.getByTestId('usage-chart').waitFor();
+  assert.ok(await page.getByTestId('usage-row').count() >= 1);
+}
+
+test('checkable answers: citation preview, details, rating, usage page', async () => {
+  const context = await newContext(browser, DESKTOP);
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await signIn(page);
+  const answer = await openAnswer(page);
+  const messageId = await answer.getAttribute('data-message-id');
+  const stored = await adminGet(`${COLLECTIONS.chat_messages}/${messageId}`);
+  const cite = await previewsACitation(page, answer);
+  await previewFitsAPhone(page, cite);
+  await showsTheDetails(answer, stored);
+  await ratesItDown(page, answer, messageId);
+  await opensUsage(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
