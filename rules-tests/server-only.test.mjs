@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits and any collection the rules do not name:
+// card_embeddings, rate_limits, chat_sources and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write.
 
@@ -18,6 +18,8 @@ const CHAT = 'chat-published';
 const PLACES = [
   { name: C.card_embeddings, coll: [C.card_embeddings], id: CARD, data: embeddingDoc(), change: { dim: 5 } },
   { name: C.rate_limits, coll: [C.rate_limits], id: UID.owner, data: rateLimitDoc(), change: { day_tokens: 0 } },
+  // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
+  { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1 }, change: { card_ids: [] } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

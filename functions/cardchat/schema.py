@@ -35,6 +35,8 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: Server-only: the card ids a chat was made from, which each follow-up ranks anew (chat/turn_context.py).
+CHAT_SOURCES = COLLECTIONS["chat_sources"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
@@ -186,6 +188,12 @@ class ChatPrivate:
     cards_unranked: int = 0
     # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
     branched_from: dict[str, Any] | None = None
+    # What the context holds, for the owner's "why" (chat/turn_context.py): cards ranked when the chat
+    # was made, cards in the context now, cards the first budget left out, and per follow-up a ContextTurn.
+    cards_considered: int = 0
+    cards_packed: int = 0
+    cards_cut: int = 0
+    context_turns: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -203,6 +211,38 @@ class ChatPrivate:
                                   configuration=dict(collection.get("configuration") or {})),
             cards_unranked=int(d.get("cards_unranked") or 0),
             branched_from=d.get("branched_from"),
+            cards_considered=int(d.get("cards_considered") or 0),
+            cards_packed=int(d.get("cards_packed") or 0),
+            cards_cut=int(d.get("cards_cut") or 0),
+            context_turns=list(d.get("context_turns") or []),
+        )
+
+
+@dataclass
+class ContextTurn:
+    """One follow-up's change to the context, in ChatPrivate.context_turns (owner-only):
+    the cards ranked anew, those added (each {"card", "n", "rank", "score"}: its
+    citation number, 1-based rank among `considered`, cosine similarity to the
+    question or None when unembedded), how many of the best candidates the per-turn
+    budget cut, and the numbers of older additions dropped to make room."""
+
+    message_index: int  # the answer this context was built for
+    considered: int
+    added: list[dict[str, Any]] = field(default_factory=list)
+    cut: int = 0
+    dropped: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ContextTurn:
+        return cls(
+            message_index=int(d.get("message_index") or 0),
+            considered=int(d.get("considered") or 0),
+            added=list(d.get("added") or []),
+            cut=int(d.get("cut") or 0),
+            dropped=[int(n) for n in d.get("dropped") or []],
         )
 
 
@@ -223,6 +263,25 @@ class ChatBackground:
     model: str
     tokens: int
     parts: int
+    created: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatSource:
+    """chat_sources/{chat_id}: server-only, rules deny every client. The card
+    ids the chat was made from (visible to its owner then, in request order),
+    ranked again on every follow-up. One document: parsing caps the ids at
+    MAX_CARD_ID_BYTES, under the 1 MiB a document may hold."""
+
+    chat: str
+    owner: str
+    card_ids: list[str]
+    # the answer whose question the background was ranked for (createChat: the
+    # first, 1), which ranks nothing more; -1 for a branch, whose question is new
+    ranked_for: int = 1
     created: datetime = field(default_factory=now)
 
     def to_dict(self) -> dict[str, Any]:

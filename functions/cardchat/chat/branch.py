@@ -12,18 +12,21 @@ the edited question follows and is answered as in any chat.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from cardchat import llms, ratelimit
+from cardchat.background import card_numbers
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
-from cardchat.chat.turns import question_and_stub, require_owner, said_before, token_bound
+from cardchat.chat.turn_context import branch_context
+from cardchat.chat.turns import question_and_stub, require_owner, said_before, token_bound, turn_budget
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, TokenReservation
+from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, ChatSource, Collection, TokenReservation
 from cardchat.schema import now as utc_now
 
 #: Appended to the source's title: both chats show in the list.
@@ -61,12 +64,13 @@ def branch_chat(
 
     bound = token_bound(
         spec,
-        chats_repo.background_tokens(db, chat_id) or 0,
+        (chats_repo.background_tokens(db, chat_id) or 0) + turn_budget(spec),
         [m.get("content") or "" for m in said_before(messages, message_index)] + [text],
     )
     ratelimit.check(db, uid, bound, when, rules)
 
     new_id = new_chat_id()
+    copied = said_before(messages, message_index)
     history = [
         (
             new_message_id(),
@@ -80,7 +84,7 @@ def branch_chat(
                 model=m.get("model"),
             ),
         )
-        for i, m in enumerate(said_before(messages, message_index))
+        for i, m in enumerate(copied)
     ]
     n = len(history)
     # At the start, the ids createChat gives: the first answer then retitles the branch.
@@ -99,6 +103,11 @@ def branch_chat(
         int(private.get("background_tokens") or 0),
         spec.tokenizer,
     )
+    renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(copied)}
+    text_, tokens, turns = branch_context(
+        ChatPrivate.from_dict(private), checked.text, checked.tokens, message_index, renumber, spec.tokenizer
+    )
+    checked = replace(checked, text=text_, tokens=tokens)
     chat = Chat(
         owner=uid,
         title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
@@ -114,17 +123,28 @@ def branch_chat(
         db,
         new_id,
         chat,
-        _private_copy(private, uid, checked, chat_id, message_index),
+        _private_copy(private, uid, checked, chat_id, message_index, turns),
         background,
         checked.text,
         history,
         [(question_id, question), (stub_id, stub)],
         (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
+        _source_copy(chats_repo.get_source(db, chat_id), new_id, uid, when),
     )
     return new_id
 
 
-def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:
+def _source_copy(source: dict[str, Any] | None, new_id: str, uid: str, when: datetime) -> ChatSource | None:
+    """The source chat's cards, ranked again for the branch's own question
+    (its first answer: ranked_for -1); None when the source kept none."""
+    if source is None:
+        return None
+    return ChatSource(chat=new_id, owner=uid, card_ids=list(source.get("card_ids") or []), ranked_for=-1, created=when)
+
+
+def _private_copy(
+    source: dict[str, Any], uid: str, checked: Checked, chat_id: str, message_index: int, turns: list[dict[str, Any]]
+) -> ChatPrivate:
     collection = source.get("collection") or {}
     return ChatPrivate(
         owner=uid,
@@ -137,4 +157,8 @@ def _private_copy(source: dict[str, Any], uid: str, checked: Checked, chat_id: s
         ),
         cards_unranked=int(source.get("cards_unranked") or 0),
         branched_from={"chat": chat_id, "message_index": message_index},
+        cards_considered=int(source.get("cards_considered") or 0),
+        cards_packed=len(card_numbers(checked.text)) if checked.card_ids else 0,
+        cards_cut=int(source.get("cards_cut") or 0),
+        context_turns=turns,
     )

@@ -22,7 +22,8 @@ from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied
 from cardchat.parsing import CreateChatRequest
-from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
+from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, ChatSource, TokenReservation, now
+from cardchat.schema import public_citations
 
 if TYPE_CHECKING:
     from cardchat.background import Background
@@ -156,6 +157,7 @@ def create_chat(
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
+        ChatSource(chat=chat_id, owner=uid, card_ids=ids, created=stamp),  # what follow-ups rank (turn_context.py)
     )
     lap("write")
     return CreateChatResult(chat_id, t)
@@ -190,6 +192,9 @@ def _chat_documents(
         card_count_requested=len(req.card_ids),
         collection=req.collection,
         cards_unranked=unranked,
+        cards_considered=len(cards),
+        cards_packed=len(bg.card_ids),
+        cards_cut=len(cards) - len(bg.card_ids),
     )
     return chat, private
 

@@ -123,7 +123,8 @@ def post_message(
         _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
         spec = _spec(chat)
         user, stub = question_and_stub(chat_id, n, text, spec.id, when)
-        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, n)] + [text])
+        said = [m.get("content") or "" for m in said_before(messages, n)] + [text]
+        bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
@@ -156,7 +157,8 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {msg.get('status')}")
         spec = _spec(chat)
         index = int(msg.get("message_index") or 0)
-        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, index)])
+        said = [m.get("content") or "" for m in said_before(messages, index)]
+        bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         # the next claim makes it attempt attempts + 1: the run that settles this
         hold = TokenReservation(
             message=message_id, attempt=int(msg.get("attempts") or 0) + 1, tokens=bound, created=when
@@ -213,6 +215,13 @@ def output_reserve(spec: ModelSpec) -> int:
     """Room kept for the answer: the model's output limit, but never more than
     a quarter of its window (a 64k-output model must not starve the history)."""
     return min(spec.max_output_tokens, spec.context_window // 4)
+
+
+def turn_budget(spec: ModelSpec) -> int:
+    """Tokens one follow-up may add to the background (chat/turn_context.py):
+    a sixteenth of the window, at most 8,000 (a few cards). Reserved with the
+    answer's tokens, since its run adds them before the provider is called."""
+    return min(spec.context_window // 16, 8_000)
 
 
 def fit_history(
