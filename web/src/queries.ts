@@ -34,6 +34,39 @@ export interface ChatPrivateDoc {
   collection: { description: string; configuration: Record<string, unknown> };
   /** Set on a branch: the chat and question it re-asks. */
   branched_from: { chat: string; message_index: number } | null;
+  /** What the context holds (the owner's "why"): cards ranked, in the context now, left out by the first budget. */
+  cards_considered: number;
+  cards_packed: number;
+  cards_cut: number;
+  /** Per follow-up: the cards its ranking added (chat/turn_context.py). */
+  context_turns: ContextTurnDoc[];
+}
+
+export interface ContextTurnDoc {
+  message_index: number;
+  considered: number;
+  /** score: cosine similarity to the question, null for a card not embedded yet. */
+  added: { card: string; n: number; rank: number; score: number | null }[];
+  cut: number;
+  dropped: number[];
+}
+
+function toContextTurns(raw: unknown): ContextTurnDoc[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((t: Record<string, unknown>) => ({
+    message_index: Number(t.message_index ?? 0),
+    considered: Number(t.considered ?? 0),
+    added: Array.isArray(t.added)
+      ? t.added.map((a: Record<string, unknown>) => ({
+        card: String(a.card ?? ''),
+        n: Number(a.n ?? 0),
+        rank: Number(a.rank ?? 0),
+        score: typeof a.score === 'number' ? a.score : null,
+      }))
+      : [],
+    cut: Number(t.cut ?? 0),
+    dropped: Array.isArray(t.dropped) ? t.dropped.map(Number) : [],
+  }));
 }
 
 export interface MessageDoc {
@@ -120,6 +153,10 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     branched_from: d.branched_from?.chat
       ? { chat: String(d.branched_from.chat), message_index: Number(d.branched_from.message_index ?? 0) }
       : null,
+    cards_considered: Number(d.cards_considered ?? 0),
+    cards_packed: Number(d.cards_packed ?? 0),
+    cards_cut: Number(d.cards_cut ?? 0),
+    context_turns: toContextTurns(d.context_turns),
   };
 }
 
