@@ -128,3 +128,24 @@ def test_withdrawn_entries_stay_empty_and_are_never_matched():
     assert plan.card_ids == ["c0", "", "c1"]  # readable again: a new number, [2] is never reused
     assert card_numbers(plan.text) == [1, 3]
     assert isinstance(ContextTurn.from_dict(plan.turn.to_dict()), ContextTurn)
+
+
+def test_the_follow_up_alone_outweighs_its_reading_with_the_previous_question():
+    from cardchat.chat.turn_context import fuse
+
+    assert fuse([0, 1, 2], None, 3) == [0, 1, 2]
+    # card 2 is first when read with the previous question, card 0 for the follow-up alone
+    assert fuse([0, 1, 2], [2, 1, 0], 3)[0] == 0
+    assert fuse([0, 1, 2], [2, 1, 0], 3)[1] == 1
+
+
+def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_additions():
+    from cardchat.chat.turn_context import turn_room
+    from cardchat.chat.turns import turn_budget
+
+    spec = MODELS[OFFLINE_MODEL_ID]
+    budget = turn_budget(spec)
+    assert turn_room(spec, 1_000, 1_000, ["q"]) == 2 * budget  # nothing added yet: two turns' worth
+    assert turn_room(spec, 1_000, 1_000 + 2 * budget, ["q"]) == 0  # full: the oldest additions must go
+    # a history that fills the window leaves no room, whatever the budget
+    assert turn_room(spec, 1_000, 1_000, ["x" * spec.context_window * 4]) < 0
