@@ -9,7 +9,8 @@ import time
 
 from google.cloud import firestore
 
-ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "offline", "scrub", "pipeline"]
+ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
+ALL += ["scrub", "pipeline"]
 
 
 def main(argv: list[str]) -> int:

@@ -99,6 +99,10 @@ export function chatPrivateDoc(over = {}) {
     cards_unranked: 1,
     branched_from: { chat: 'chat-earlier', message_index: 0 },
     continued_from: null,
+    cards_considered: 3,
+    cards_packed: 2,
+    cards_cut: 1,
+    context_turns: [{ message_index: 3, considered: 3, added: [{ card: 'card-b', n: 2, rank: 1, score: 0.5 }], cut: 0, dropped: [] }],
     ...over,
   });
 }

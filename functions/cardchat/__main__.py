@@ -95,6 +95,12 @@ def _feedback(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_turns(args: argparse.Namespace) -> int:
+    from cardchat.admin.turn_evaluation import main
+
+    return main(args.sets, args.model)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cardchat")
     project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
@@ -143,6 +149,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="eval set JSON files (default: every eval/sets/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval)
+
+    s = sub.add_parser("eval-turns", help="share of follow-ups whose answering card is in the context")
+    s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
+    s.add_argument("--model", default="minilm")
+    s.set_defaults(run=_eval_turns)
     return p
 
 

@@ -267,6 +267,17 @@ def parse_background(text: str) -> list[tuple[int, str, str]]:
     return cards
 
 
+def card_block(n: int, title: str, body: str) -> str:
+    """One card as a <card> block numbered `n`, for appending to a background
+    (a follow-up's additions: chat/turn_context.py)."""
+    return _block(n, _content(title, body))
+
+
+def card_numbers(text: str) -> list[int]:
+    """The citation numbers of the cards in a background, in text order."""
+    return [n for n, _, _, _ in _card_spans(text)]
+
+
 def drop_cards(text: str, numbers: set[int]) -> str:
     """The background without the cards numbered `numbers`. The others keep
     their numbers, so [n] in answers already given still means the same card."""

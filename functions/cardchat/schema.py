@@ -212,6 +212,12 @@ class ChatPrivate:
     branched_from: dict[str, Any] | None = None
     # set on a continued chat (chat/continuation.py): {"chat": the chat it continues, "messages": turns copied}
     continued_from: dict[str, Any] | None = None
+    # What the context holds, for the owner's "why" (chat/turn_context.py): cards ranked when the chat
+    # was made, cards in the context now, cards the first budget left out, and per follow-up a ContextTurn.
+    cards_considered: int = 0
+    cards_packed: int = 0
+    cards_cut: int = 0
+    context_turns: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -232,6 +238,10 @@ class ChatPrivate:
             cards_unranked=int(d.get("cards_unranked") or 0),
             branched_from=d.get("branched_from"),
             continued_from=d.get("continued_from"),
+            cards_considered=int(d.get("cards_considered") or 0),
+            cards_packed=int(d.get("cards_packed") or 0),
+            cards_cut=int(d.get("cards_cut") or 0),
+            context_turns=list(d.get("context_turns") or []),
         )
 
 

@@ -1,7 +1,7 @@
 // Firestore reads (and the one client write) behind typed functions. The
 // queries are exactly the ones firestore.rules allows.
 import {
-  collection, doc, getDoc, getDocs, onSnapshot, orderBy, query, updateDoc, where,
+  collection, doc, getDoc, onSnapshot, orderBy, query, updateDoc, where,
   type DocumentData, type DocumentSnapshot, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
@@ -38,6 +38,39 @@ export interface ChatPrivateDoc {
   branched_from: { chat: string; message_index: number } | null;
   /** Set on a chat continued from one shared with its owner (continueChat). */
   continued_from: { chat: string; messages: number } | null;
+  /** What the context holds (the owner's "why"): cards ranked, in the context now, left out by the first budget. */
+  cards_considered: number;
+  cards_packed: number;
+  cards_cut: number;
+  /** Per follow-up: the cards its ranking added (chat/turn_context.py). */
+  context_turns: ContextTurnDoc[];
+}
+
+export interface ContextTurnDoc {
+  message_index: number;
+  considered: number;
+  /** score: cosine similarity to the question, null for a card not embedded yet. */
+  added: { card: string; n: number; rank: number; score: number | null }[];
+  cut: number;
+  dropped: number[];
+}
+
+function toContextTurns(raw: unknown): ContextTurnDoc[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((t: Record<string, unknown>) => ({
+    message_index: Number(t.message_index ?? 0),
+    considered: Number(t.considered ?? 0),
+    added: Array.isArray(t.added)
+      ? t.added.map((a: Record<string, unknown>) => ({
+        card: String(a.card ?? ''),
+        n: Number(a.n ?? 0),
+        rank: Number(a.rank ?? 0),
+        score: typeof a.score === 'number' ? a.score : null,
+      }))
+      : [],
+    cut: Number(t.cut ?? 0),
+    dropped: Array.isArray(t.dropped) ? t.dropped.map(Number) : [],
+  }));
 }
 
 export interface MessageDoc {
@@ -140,6 +173,10 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     continued_from: d.continued_from?.chat
       ? { chat: String(d.continued_from.chat), messages: Number(d.continued_from.messages ?? 0) }
       : null,
+    cards_considered: Number(d.cards_considered ?? 0),
+    cards_packed: Number(d.cards_packed ?? 0),
+    cards_cut: Number(d.cards_cut ?? 0),
+    context_turns: toContextTurns(d.context_turns),
   };
 }
 
@@ -315,50 +352,4 @@ export async function getChatAuthor(chatId: string): Promise<string | null> {
   } catch {
     return null; // denied: the chip stays off
   }
-}
-
-// --- issue 16: ratings and usage, the owner's own documents ----------------------
-
-export type Rating = 'up' | 'down';
-
-export interface FeedbackDoc {
-  message: string;
-  rating: Rating;
-  comment: string;
-}
-
-/** The owner's ratings of one chat's answers (the rules want the owner filter). */
-export function watchFeedback(
-  uid: string,
-  chatId: string,
-  onFeedback: (byMessage: Map<string, FeedbackDoc>) => void,
-  onError: (e: FirestoreError) => void,
-): Unsubscribe {
-  const q = query(collection(db, COLLECTIONS.answer_feedback), where('owner', '==', uid), where('chat', '==', chatId));
-  return onSnapshot(q, (snap) => onFeedback(new Map(snap.docs.map((d) => {
-    const f = d.data();
-    return [d.id, { message: d.id, rating: f.rating === 'up' ? 'up' : 'down', comment: String(f.comment ?? '') }];
-  }))), onError);
-}
-
-export interface UsageDayDoc {
-  day: string;
-  model: string;
-  answers: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-
-/** The owner's daily usage per model from `since` (YYYY-MM-DD) on: a few small documents, never the messages. */
-export async function getUsageDays(uid: string, since: string): Promise<UsageDayDoc[]> {
-  const q = query(collection(db, COLLECTIONS.usage_daily), where('owner', '==', uid), where('day', '>=', since));
-  const snap = await getDocs(q);
-  return snap.docs.map((d) => {
-    const u = d.data();
-    return {
-      day: String(u.day ?? ''), model: String(u.model ?? ''), answers: Number(u.answers ?? 0),
-      input_tokens: Number(u.input_tokens ?? 0), output_tokens: Number(u.output_tokens ?? 0), cost_usd: Number(u.cost_usd ?? 0),
-    };
-  });
 }

@@ -18,9 +18,12 @@ from typing import Any
 
 from cardchat import llms, ratelimit
 from cardchat.access import require_owner
+from cardchat.background import card_numbers
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import question_and_stub, said_before, token_bound
+from cardchat.chat.turn_context import branch_context
+from cardchat.chat.turns import question_and_stub, said_before, token_bound, turn_budget
+from cardchat.context_schema import ChatSource
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.repo import chats as chats_repo
@@ -58,7 +61,9 @@ def branch_chat(
         raise FailedPrecondition(f"the chat's model {source.model!r} is not available any more")
     earlier = _said_before_question(messages_repo.chat_messages(db, chat_id), message_index)
     bound = token_bound(
-        spec, chats_repo.background_tokens(db, chat_id) or 0, [m.get("content") or "" for m in earlier] + [text]
+        spec,
+        (chats_repo.background_tokens(db, chat_id) or 0) + turn_budget(spec),
+        [m.get("content") or "" for m in earlier] + [text],
     )
     ratelimit.check(db, uid, bound, when, rules)
 
@@ -68,8 +73,7 @@ def branch_chat(
     if stored is None:
         raise NotFound("chat not found")
     private = ChatPrivate.from_dict(stored)
-    background = chats_repo.read_background(db, chat_id)
-    checked = check(db, uid, private.card_ids, background, private.background_tokens, spec.tokenizer)
+    checked, turns = _checked_context(db, uid, chat_id, private, earlier, message_index, spec.tokenizer)
     n = len(history)
     chat = Chat(
         owner=uid,
@@ -80,9 +84,31 @@ def branch_chat(
         last_updated=when,
         message_count=n + 2,
     )
-    copy = _private_copy(private, uid, checked, chat_id, message_index)
-    _write(db, new_id, chat, copy, checked, history, text, spec, bound, when, rules)
+    copy = _private_copy(private, uid, checked, chat_id, message_index, turns)
+    source_ids = _source_copy(chats_repo.get_source(db, chat_id), new_id, uid, when)
+    _write(db, new_id, chat, copy, checked, history, text, spec, bound, when, rules, source_ids)
     return new_id
+
+
+def _checked_context(
+    db: Any, uid: str, chat_id: str, private: ChatPrivate, earlier: list[dict[str, Any]], index: int, tokenizer: str
+) -> tuple[Checked, list[dict[str, Any]]]:
+    """The source's background less the cards `uid` may no longer read, and
+    less the per-turn additions made for the turns the branch replaces
+    (turn_context.branch_context); with the kept turns' records, renumbered."""
+    background = chats_repo.read_background(db, chat_id)
+    checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer)
+    renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(earlier)}
+    text, tokens, turns = branch_context(private, checked.text, checked.tokens, index, renumber, tokenizer)
+    return replace(checked, text=text, tokens=tokens), turns
+
+
+def _source_copy(source: dict[str, Any] | None, new_id: str, uid: str, when: datetime) -> ChatSource | None:
+    """The source chat's cards, ranked again for the branch's own question
+    (its first answer: ranked_for -1); None when the source kept none."""
+    if source is None:
+        return None
+    return ChatSource(chat=new_id, owner=uid, card_ids=list(source.get("card_ids") or []), ranked_for=-1, created=when)
 
 
 def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_index: int) -> list[dict[str, Any]]:
@@ -133,6 +159,7 @@ def _write(
     bound: int,
     when: datetime,
     rules: ratelimit.Limits,
+    source_ids: ChatSource | None,
 ) -> None:
     """The branch, its background, the copied turns, the edited question and its answer stub, in one commit
     with the rate-limit slot and the answer's token reservation."""
@@ -154,10 +181,13 @@ def _write(
         history,
         [(question_id, question), (stub_id, stub)],
         (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
+        source_ids,
     )
 
 
-def _private_copy(source: ChatPrivate, uid: str, checked: Checked, chat_id: str, message_index: int) -> ChatPrivate:
+def _private_copy(
+    source: ChatPrivate, uid: str, checked: Checked, chat_id: str, message_index: int, turns: list[dict[str, Any]]
+) -> ChatPrivate:
     """The source's owner data for the branch: its collection and counts, the cards still readable."""
     return replace(
         source,
@@ -165,4 +195,6 @@ def _private_copy(source: ChatPrivate, uid: str, checked: Checked, chat_id: str,
         background_tokens=checked.tokens,
         card_ids=checked.card_ids,
         branched_from={"chat": chat_id, "message_index": message_index},
+        cards_packed=len(card_numbers(checked.text)) if checked.card_ids else 0,
+        context_turns=turns,
     )

@@ -24,6 +24,7 @@ from cardchat.chat.branch import copy_history
 from cardchat.chat.create import select_background
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turns import said_before
+from cardchat.context_schema import ChatSource
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.repo import chats as chats_repo
@@ -103,6 +104,8 @@ def continue_chat(
         history,
         [],
         (uid, lambda quota: ratelimit.admit(quota, when, rules)),
+        # what its follow-ups rank (turn_context.py): the source's cards the caller may view
+        ChatSource(chat=new_id, owner=uid, card_ids=list(visible), ranked_for=-1, created=when),
     )
     return new_id
 

@@ -21,6 +21,7 @@ from cardchat import access, llms, ratelimit
 # Re-exported for callers that predate access.py (main.py and other branches used chats.check_may_use_ai).
 from cardchat.access import check_may_use_ai as check_may_use_ai
 from cardchat.chat.turns import question_and_stub, token_bound
+from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
@@ -79,7 +80,7 @@ def create_chat(
     )
     chat_id = new_chat_id()
     chat, private = _chat_documents(uid, req, chosen.background, chosen.budget, chosen.unranked, chosen.visible, stamp)
-    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules)
+    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, list(chosen.visible))
     lap("write")
     return CreateChatResult(chat_id, lap.timings_ms)
 
@@ -216,6 +217,7 @@ def _write(
     question: str,
     stamp: datetime,
     rules: ratelimit.Limits,
+    source_ids: list[str],
 ) -> None:
     """Chat, background and the first two messages in one transaction with the rate-limit slot and the
     first answer's token reservation."""
@@ -238,6 +240,9 @@ def _write(
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
+        ChatSource(
+            chat=chat_id, owner=uid, card_ids=source_ids, created=stamp
+        ),  # what follow-ups rank (turn_context.py)
     )
 
 
@@ -270,6 +275,9 @@ def _chat_documents(
         card_count_requested=len(req.card_ids),
         collection=req.collection,
         cards_unranked=unranked,
+        cards_considered=len(cards),
+        cards_packed=len(bg.card_ids),
+        cards_cut=len(cards) - len(bg.card_ids),
     )
     return chat, private
 

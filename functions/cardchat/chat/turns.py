@@ -121,7 +121,8 @@ def post_message(
         _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
         spec = _spec(owned)
         user, stub = question_and_stub(chat_id, n, text, spec.id, when)
-        bound = token_bound(spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, n)] + [text])
+        said = [m.get("content") or "" for m in said_before(messages, n)] + [text]
+        bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
         return (
             [(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
@@ -154,9 +155,8 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
         if not may_retry(msg, when):
             raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {answer.status}")
         spec = _spec(owned)
-        bound = token_bound(
-            spec, bg_tokens, [m.get("content") or "" for m in said_before(messages, answer.message_index)]
-        )
+        said = [m.get("content") or "" for m in said_before(messages, answer.message_index)]
+        bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         # the next claim makes it attempt attempts + 1: the run that settles this
         hold = TokenReservation(message=message_id, attempt=answer.attempts + 1, tokens=bound, created=when)
         return {
@@ -211,6 +211,15 @@ def output_reserve(spec: ModelSpec) -> int:
     """Room kept for the answer: the model's output limit, but never more than
     a quarter of its window (a 64k-output model must not starve the history)."""
     return min(spec.max_output_tokens, spec.context_window // 4)
+
+
+def turn_budget(spec: ModelSpec) -> int:
+    """Tokens one follow-up may add to the background (chat/turn_context.py):
+    an eighth of the window, at most 16,000 (4,096 for the offline model: the
+    answering card in the context for 0.86 of follow-ups, 0.73 at 2,048).
+    Reserved with the answer's tokens: its run adds them before the provider
+    is called."""
+    return min(spec.context_window // 8, 16_000)
 
 
 def fit_history(

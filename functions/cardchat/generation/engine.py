@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat import providers
-from cardchat.chat.recheck import current_background
+from cardchat.chat import turn_context
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
 from cardchat.generation import accounting, run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
@@ -230,11 +230,14 @@ def _prepare(run: _Run) -> str | None:
     run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         repo.delete_chunks(run.db, run.message_id)  # left by a run that died
-    # cards its owner may no longer read are withdrawn first (recheck.py)
-    run.background, run.background_tokens = current_background(run.db, run.msg["chat"], stored_chat, spec.tokenizer)
+    history = [m for _, m in repo.chat_messages(run.db, run.msg["chat"])]
+    # cards its owner may no longer read are withdrawn (recheck.py), then a follow-up's cards added
+    index = run.msg["message_index"]
+    run.background, run.background_tokens = turn_context.context_for(
+        run.db, run.msg["chat"], stored_chat, history, index, spec
+    )
     try:
-        history = [m for _, m in repo.chat_messages(run.db, run.msg["chat"])]
-        run.window = window_for(history, run.msg["message_index"], run.background_tokens, spec)
+        run.window = window_for(history, index, run.background_tokens, spec)
     except ContextTooSmall as e:
         log.info("generate %s: %s", run.message_id, e)
         return _fail(run, headline(spec.provider, "context_too_long"), "")

@@ -18,6 +18,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.account_schema import ANSWER_FEEDBACK
+from cardchat.context_schema import CHAT_SOURCES, ChatSource
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import (
@@ -54,12 +55,13 @@ def write_new_chat(
     background_text: str,
     messages: Sequence[tuple[str, ChatMessage]],
     ledger: ratelimit_repo.Ledger | None = None,
+    source: ChatSource | None = None,
 ) -> None:
-    """Chat, its private data, background and first messages in one atomic
-    commit: a reader never sees a chat without its background, or a stub
-    without its chat. With a `ledger` the commit is a transaction that also
-    admits the caller (rate-limit slot, token reservation); a refusal there
-    writes nothing."""
+    """Chat, its private data, background, source (the card ids follow-ups
+    rank) and first messages in one atomic commit: a reader never sees a chat
+    without its background, or a stub without its chat. With a `ledger` the
+    commit is a transaction that also admits the caller (rate-limit slot,
+    token reservation); a refusal there writes nothing."""
     parts = split_parts(background_text)
     background.parts = len(parts)
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
@@ -72,6 +74,8 @@ def write_new_chat(
             writer.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
         for message_id, message in messages:
             writer.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
+        if source is not None:
+            writer.set(db.collection(CHAT_SOURCES).document(chat_id), source.to_dict())
 
     if ledger is None:
         batch = db.batch()
@@ -97,6 +101,7 @@ def write_branch(
     history: Sequence[tuple[str, ChatMessage]],
     first: Sequence[tuple[str, ChatMessage]],
     ledger: ratelimit_repo.Ledger | None = None,
+    source: ChatSource | None = None,
 ) -> None:
     """A branch (chat/branch.py): its copied history first, in batches (a long
     conversation outgrows one), then the chat, background and new turn in one
@@ -109,7 +114,7 @@ def write_branch(
             for ref, (_, message) in zip(refs[start : start + _BATCH], history[start : start + _BATCH]):
                 batch.set(ref, message.to_dict())
             batch.commit()
-        write_new_chat(db, chat_id, chat, private, background, background_text, first, ledger)
+        write_new_chat(db, chat_id, chat, private, background, background_text, first, ledger, source)
     except Exception:
         for start in range(0, len(refs), _BATCH):
             batch = db.batch()
@@ -165,6 +170,7 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
     db.collection(CHAT_AUTHORS).document(chat_id).delete()
+    db.collection(CHAT_SOURCES).document(chat_id).delete()
     db.collection(CHAT_PRIVATE).document(chat_id).delete()
     db.collection(CHATS).document(chat_id).delete()
 
@@ -189,6 +195,29 @@ def replace_background(
 ) -> None:
     """The background after cards were withdrawn from it (chat/recheck.py), with the
     counts and citations that follow, in one atomic batch."""
+    from cardchat.background import card_numbers
+
+    packed = len(card_numbers(text))
+    write_context(db, chat_id, text, tokens, public_citations, {"card_ids": card_ids, "cards_packed": packed})
+
+
+def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
+    """The chat's server-only source (context_schema.ChatSource), None for a chat made before sources were kept."""
+    snap = db.collection(CHAT_SOURCES).document(chat_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def write_context(
+    db: firestore.Client,
+    chat_id: str,
+    text: str,
+    tokens: int,
+    public_citations: dict[str, str],
+    private_fields: dict[str, Any],
+) -> None:
+    """A changed background (cards withdrawn: chat/recheck.py; a follow-up's
+    additions: chat/turn_context.py) with the owner's record of it and the
+    citations visitors may follow, in one atomic batch."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)
     parts = split_parts(text)
@@ -198,7 +227,7 @@ def replace_background(
     for i in range(len(parts), old):
         batch.delete(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"))
     batch.update(bg_ref, {"tokens": tokens, "parts": len(parts)})
-    batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {"card_ids": card_ids, "background_tokens": tokens})
+    batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {**private_fields, "background_tokens": tokens})
     batch.update(db.collection(CHATS).document(chat_id), {"public_citations": public_citations})
     batch.commit()
 

@@ -6,7 +6,8 @@
 import { rateAnswer } from '../api';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
-import type { FeedbackDoc, MessageDoc, Rating } from '../queries';
+import type { MessageDoc } from '../queries';
+import type { FeedbackDoc, Rating } from '../ownerqueries';
 import { formatCost, formatSeconds, formatTokens } from '../usage';
 
 const HIDE_KEY = 'cardchat.hideUncited';

@@ -8,10 +8,8 @@ import { errorCode, describeError } from '../errors';
 import { markdownRenderer, type Renderer } from '../markdown';
 import type { Session } from '../session';
 import { publicCitationIds } from '../citations';
-import {
-  getChatAuthor, watchChat, watchChatPrivate, watchFeedback, watchMessages, type ChatDoc, type ChatPrivateDoc,
-  type FeedbackDoc, type MessageDoc,
-} from '../queries';
+import { getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../queries';
+import { watchFeedback, type FeedbackDoc } from '../ownerqueries';
 import { ChatHeader } from './chatheader';
 import { mountChatList } from './chats';
 import { Composer } from './composer';

@@ -3,6 +3,7 @@
 // owner's alone: it comes from chat_private, which a visitor never reads.
 import { continueChat, deleteChat } from '../api';
 import { backgroundCardsHref } from '../citations';
+import { contextSummary, contextTurns } from '../contextwhy';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
@@ -85,12 +86,12 @@ export class ChatHeader {
       shared ? 'Shared with you: read-only.' : 'A published chat: read-only.', ' ', this.readerActions);
   }
 
-  private background(chat: ChatDoc, priv: ChatPrivateDoc): HTMLElement {
+  private background(chat: ChatDoc, priv: ChatPrivateDoc): HTMLElement[] {
     const n = priv.card_ids.filter(Boolean).length;
-    return h('p', { class: 'meta' },
+    return [h('p', { class: 'meta' },
       h('span', { 'data-testid': 'chat-counts' }, chatCounts(priv)), ' · ',
       h('a', { href: backgroundCardsHref(chat.id, priv.card_ids), 'data-testid': 'background-cards-link' },
-        `Open the ${n} card${n === 1 ? '' : 's'} in the background`));
+        `Open the ${n} card${n === 1 ? '' : 's'} in the background`)), ...contextWhy(priv)];
   }
 
   private ownerControls(chat: ChatDoc): HTMLElement {
@@ -129,6 +130,18 @@ export class ChatHeader {
       share,
       del);
   }
+}
+
+/** The owner's "why" (contextwhy.ts): what the context holds, and each follow-up's cards. */
+function contextWhy(priv: ChatPrivateDoc): HTMLElement[] {
+  const summary = contextSummary(priv);
+  const turns = contextTurns(priv);
+  if (!summary && !turns.length) return [];
+  return [h('details', { class: 'meta context-why', 'data-testid': 'context-why' },
+    h('summary', null, summary || 'What the context holds'),
+    turns.map((t) => h('p', { 'data-testid': 'context-turn' }, `${t.heading}: `,
+      t.cards.flatMap((c) => [h('a', { href: c.href, title: c.title }, c.label), ` (${c.title}) `]),
+      h('span', { class: 'hint' }, t.note))))];
 }
 
 function confirmDelete(chat: ChatDoc): void {

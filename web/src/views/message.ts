@@ -9,7 +9,8 @@ import type { Renderer } from '../markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from '../messagestate';
-import { watchChunks, type FeedbackDoc, type MessageDoc } from '../queries';
+import { watchChunks, type MessageDoc } from '../queries';
+import { type FeedbackDoc } from '../ownerqueries';
 import { markUncited } from '../claims';
 import { AnswerFooter } from './answerfooter';
 import { BranchEditor } from './branchedit';

@@ -3,7 +3,7 @@
 // aggregates (usage_daily: at most 30 x models small documents, never the messages).
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
-import { getUsageDays, type UsageDayDoc } from '../queries';
+import { getUsageDays, type UsageDayDoc } from '../ownerqueries';
 import type { Session } from '../session';
 import { byModel, dayString, formatCost, formatTokens, lastDays, USAGE_DAYS, type DayRow } from '../usage';
 

@@ -1,0 +1,102 @@
+"""Per-turn retrieval (chat/turn_context.py): what a follow-up's run pays
+before the provider is called to rank the chat's whole source again and
+append its best cards. Warm (the instance has ranked this source before:
+vectors and the BM25 index cached), for sources of 1,000 and 10,000 cards
+with stored embeddings, split into its steps."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from functools import partial
+
+import numpy as np
+
+from cardchat.background import fit_background
+from cardchat.chat import turn_context
+from cardchat.context_schema import ChatSource
+from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import text_hash
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.repo.chats import write_new_chat
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding, Chat, ChatBackground, ChatPrivate
+
+OWNER = "bench-owner"
+SPEC = MODELS[OFFLINE_MODEL_ID]
+WORDS = "branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog".split()
+
+
+def _seed(db, n: int) -> dict[str, Card]:
+    rng = random.Random(n)
+    np_rng = np.random.default_rng(n)
+    model_id = get_embedder().model_id
+    cards, batch = {}, db.batch()
+    for i in range(n):
+        card = Card(f"Card {i}", " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 160))) + ".", OWNER)
+        cid = f"turn-{n}-{i:05d}"
+        vec = np_rng.standard_normal(384).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        batch.set(
+            db.collection(CARD_EMBEDDINGS).document(cid),
+            CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
+        )
+        cards[cid] = card
+        if i % 200 == 199:
+            batch.commit()
+            batch = db.batch()
+    batch.commit()
+    return cards
+
+
+def _chat(db, chat_id: str, cards: dict[str, Card]) -> str:
+    bg = fit_background(list(cards.items())[:40], 1_600, SPEC.tokenizer)
+    private = ChatPrivate(OWNER, 1_600, bg.tokens, bg.card_ids, len(cards))
+    write_new_chat(
+        db,
+        chat_id,
+        Chat(owner=OWNER, title="t", model=SPEC.id),
+        private,
+        ChatBackground(chat=chat_id, owner=OWNER, model=SPEC.id, tokens=bg.tokens, parts=0),
+        bg.text,
+        [],
+        None,
+        ChatSource(chat=chat_id, owner=OWNER, card_ids=list(cards)),
+    )
+    return bg.text
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def run(db) -> list[str]:
+    lines = []
+    history = [
+        {"role": "user", "content": "how do I rebase?", "message_index": 0},
+        {"role": "assistant", "content": "Like so [1].", "message_index": 1, "status": "complete"},
+        {"role": "user", "content": "and how do I stash my work?", "message_index": 2},
+    ]
+    for n in (1_000, 10_000):
+        cards = _seed(db, n)
+        chat_id = f"bench-turn-{n}"
+        text = _chat(db, chat_id, cards)
+        source = list(cards)
+        ranks, totals = [], []
+        for i in range(6):
+            query = f"how do I stash my work? take {i}"
+            if i:  # the first run warms the caches
+                ranks.append(_timed(partial(turn_context.rank_source, db, OWNER, source, query)))
+            history[2]["content"] = query
+            total = _timed(partial(turn_context.ground_turn, db, chat_id, text, 0, history, 3, SPEC))
+            if i:
+                totals.append(total)
+        lines.append(
+            f"{n:>6,} cards, warm, median of 5: rank the source (read cards, vectors, embed query, rank) "
+            f"{statistics.median(ranks):,.0f} ms; the whole per-turn step (+ read source, plan, write) "
+            f"{statistics.median(totals):,.0f} ms"
+        )
+    return lines

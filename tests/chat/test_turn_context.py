@@ -1,0 +1,152 @@
+"""What one follow-up adds to a chat's context (chat/turn_context.plan_turn):
+the best cards not already in it, within the per-turn budget and the room
+the window leaves; older additions go first when the room is short; a card
+keeps its citation number for the life of the chat."""
+
+from __future__ import annotations
+
+from cardchat.background import card_numbers, fit_background, parse_background
+from cardchat.chat.turn_context import TURN_CANDIDATES, Ranked, plan_turn, turn_query
+from cardchat.context_schema import ContextTurn
+from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.schema import Card
+from cardchat.tokens import count_tokens
+
+TOKENIZER = MODELS[OFFLINE_MODEL_ID].tokenizer
+CARDS = {f"c{i}": Card(f"Card {i}", f"Body of card {i}, about topic {i}. " * 3, "u1") for i in range(20)}
+ROOMY = 100_000
+
+
+def background(ids: list[str]):
+    return fit_background([(c, CARDS[c]) for c in ids], 100_000, TOKENIZER)
+
+
+def ranked(ids: list[str]) -> Ranked:
+    return Ranked(ids, CARDS, {c: round(1 - i / 100, 4) for i, c in enumerate(ids)})
+
+
+def size(card: str, n: int = 10) -> int:
+    from cardchat.background import card_block
+
+    return count_tokens([card_block(n, CARDS[card].title, CARDS[card].body)], TOKENIZER)[0]
+
+
+def test_a_follow_up_adds_its_best_cards_not_in_the_context_with_the_next_numbers():
+    bg = background(["c0", "c1", "c2"])
+    order = ["c1", "c7", "c0", "c8", "c9"]
+    plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(order), 3, ROOMY, 10_000, TOKENIZER)
+
+    assert plan.card_ids == ["c0", "c1", "c2", "c7", "c8", "c9"]  # the first three keep [1]-[3]
+    assert plan.turn.added == [
+        {"card": "c7", "n": 4, "rank": 2, "score": 0.99},
+        {"card": "c8", "n": 5, "rank": 4, "score": 0.97},
+        {"card": "c9", "n": 6, "rank": 5, "score": 0.96},
+    ]
+    assert (plan.turn.message_index, plan.turn.considered, plan.turn.cut, plan.turn.dropped) == (3, 5, 0, [])
+    assert plan.text.startswith(bg.text)
+    assert [(n, t) for n, t, _ in parse_background(plan.text)][3:] == [(4, "Card 7"), (5, "Card 8"), (6, "Card 9")]
+    assert plan.tokens == count_tokens([plan.text], TOKENIZER)[0]
+
+
+def test_the_budget_and_the_candidate_count_bound_what_one_turn_adds():
+    bg = background(["c0"])
+    order = [f"c{i}" for i in range(1, 20)]
+    plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(order), 3, ROOMY, 2 * size("c1") + 5, TOKENIZER)
+    assert [a["card"] for a in plan.turn.added] == ["c1", "c2"]
+    assert plan.turn.cut == TURN_CANDIDATES - 2
+    assert plan.card_ids == ["c0", "c1", "c2"]  # a card cut by the budget takes no number
+
+    roomy = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(order), 3, ROOMY, 100_000, TOKENIZER)
+    assert len(roomy.turn.added) == TURN_CANDIDATES
+
+
+def test_when_the_window_is_tight_older_additions_go_before_the_original_background():
+    bg = background(["c0", "c1"])
+    first = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(["c5", "c6"]), 3, ROOMY, 10_000, TOKENIZER)
+    second = plan_turn(
+        first.text, first.tokens, first.card_ids, [first.turn], ranked(["c7"]), 5, ROOMY, 10_000, TOKENIZER
+    )
+    turns = [first.turn, second.turn]
+    # no room beside the context: the oldest turn's cards leave, then the next turn's, never c0 or c1
+    tight = plan_turn(second.text, second.tokens, second.card_ids, turns, ranked(["c9"]), 7, 0, 10_000, TOKENIZER)
+
+    assert tight.turn.dropped == [3, 4]  # c5, c6: the oldest additions
+    assert card_numbers(tight.text) == [1, 2, 5, 6]  # c7 stays, c9 came in as [6]
+    assert tight.card_ids == ["c0", "c1", "c5", "c6", "c7", "c9"]  # dropped cards keep their numbers
+    assert [a["card"] for a in tight.turn.added] == ["c9"]
+
+
+def test_a_dropped_card_ranked_again_comes_back_under_its_old_number():
+    bg = background(["c0"])
+    first = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(["c5"]), 3, ROOMY, 10_000, TOKENIZER)
+    squeezed = plan_turn(
+        first.text, first.tokens, first.card_ids, [first.turn], ranked(["c6"]), 5, 0, 10_000, TOKENIZER
+    )
+    assert card_numbers(squeezed.text) == [1, 3]
+    back = plan_turn(
+        squeezed.text,
+        squeezed.tokens,
+        squeezed.card_ids,
+        [first.turn, squeezed.turn],
+        ranked(["c5", "c6"]),
+        7,
+        ROOMY,
+        10_000,
+        TOKENIZER,
+    )
+    assert back.turn.added == [{"card": "c5", "n": 2, "rank": 1, "score": 1.0}]
+    assert back.card_ids == ["c0", "c5", "c6"]
+
+
+def test_a_retry_replaces_what_its_turn_added_and_keeps_the_numbers():
+    bg = background(["c0"])
+    first = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(["c5", "c6"]), 3, ROOMY, 10_000, TOKENIZER)
+    again = plan_turn(
+        first.text, first.tokens, first.card_ids, [first.turn], ranked(["c6", "c5"]), 3, ROOMY, 10_000, TOKENIZER
+    )
+    assert again.turn.added == [
+        {"card": "c6", "n": 3, "rank": 1, "score": 1.0},
+        {"card": "c5", "n": 2, "rank": 2, "score": 0.99},
+    ]
+    assert sorted(card_numbers(again.text)) == [1, 2, 3]
+    assert again.card_ids == first.card_ids
+
+
+def test_a_follow_up_is_read_with_the_question_before_it():
+    assert turn_query("and how do I undo that?", "how do I rebase onto main") == (
+        "and how do I undo that?\nhow do I rebase onto main"
+    )
+    assert turn_query("why?", "") == "why?"
+
+
+def test_withdrawn_entries_stay_empty_and_are_never_matched():
+    bg = background(["c0", "c1"])
+    ids = ["c0", ""]  # c1 withdrawn (chat/recheck.py): its block is gone too
+    from cardchat.background import drop_cards
+
+    text = drop_cards(bg.text, {2})
+    plan = plan_turn(text, count_tokens([text], TOKENIZER)[0], ids, [], ranked(["c1"]), 3, ROOMY, 10_000, TOKENIZER)
+    assert plan.card_ids == ["c0", "", "c1"]  # readable again: a new number, [2] is never reused
+    assert card_numbers(plan.text) == [1, 3]
+    assert isinstance(ContextTurn.from_dict(plan.turn.to_dict()), ContextTurn)
+
+
+def test_the_follow_up_alone_outweighs_its_reading_with_the_previous_question():
+    from cardchat.chat.turn_context import fuse
+
+    assert fuse([0, 1, 2], None, 3) == [0, 1, 2]
+    # card 2 is first when read with the previous question, card 0 for the follow-up alone
+    assert fuse([0, 1, 2], [2, 1, 0], 3)[0] == 0
+    assert fuse([0, 1, 2], [2, 1, 0], 3)[1] == 1
+
+
+def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_additions():
+    from cardchat.chat.turn_context import turn_room
+    from cardchat.chat.turns import turn_budget
+
+    spec = MODELS[OFFLINE_MODEL_ID]
+    budget = turn_budget(spec)
+    assert turn_room(spec, 1_000, 1_000, ["q"]) == 2 * budget  # nothing added yet: two turns' worth
+    assert turn_room(spec, 1_000, 1_000 + 2 * budget, ["q"]) == 0  # full: the oldest additions must go
+    # a history that fills the window leaves no room, whatever the budget
+    assert turn_room(spec, 1_000, 1_000, ["x" * spec.context_window * 4]) < 0

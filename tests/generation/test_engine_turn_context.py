@@ -1,0 +1,155 @@
+"""Per-turn retrieval end to end on the real emulator: createChat ranks for the
+first question, a follow-up on another topic brings its card into the hidden
+context, the model is given it (the recorded wire request), the offline
+answerer quotes it under a number that stays the card's across turns,
+retries and branches, and no client-readable document learns of it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from google.cloud.firestore import FieldFilter
+
+from cardchat import parsing
+from cardchat.chat import branch as branches
+from cardchat.chat import create as chats
+from cardchat.chat.turns import post_message, retry_message
+from cardchat.embeddings import get_embedder
+from cardchat.generation.engine import generate
+from cardchat.repo import embeddings as emb_repo
+from cardchat.repo import messages as messages_repo
+from cardchat.repo.chats import read_background
+from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from engine_support import CLAUDE, anthropic_wire, quick
+from provider_wire import anthropic_text
+
+pytestmark = pytest.mark.emulator
+__all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
+
+LENS = "card-lighthouse-lens"
+# Longer than the room a full background leaves, so createChat's packing cannot slip it in at the end.
+LENS_CARD = Card(
+    "The lighthouse lens",
+    "The lighthouse on the headland uses a first-order Fresnel lens, ground in Paris in 1871.\n\n"
+    + "The keeper's log lists every storm, every ship that passed and every repair of the lamp. " * 12,
+    "u1",
+)
+FOLLOW_UP = "What kind of lens does the lighthouse use?"
+
+
+def seed(db) -> list[str]:
+    """Thirty cards about tides (enough to fill a 5 % background) and a few
+    on other topics, one of them the lens card; all embedded, so the ranking
+    does not depend on how fast the machine embeds."""
+    cards = {
+        f"tide-{i:02d}": Card(
+            f"Tide note {i}",
+            f"Tides rise and fall twice a day as the moon pulls the sea; note {i} on spring and neap tides, "
+            "tide tables, the harbour gate and the tidal range. " * 4,
+            "u1",
+        )
+        for i in range(30)
+    }
+    cards |= {
+        "garden": Card("Garden", "Tomatoes want sun and water every evening. " * 30, "u1"),
+        "bread": Card("Bread", "Sourdough rises overnight in a cool kitchen. " * 30, "u1"),
+        LENS: LENS_CARD,
+    }
+    batch = db.batch()
+    for cid, card in cards.items():
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+    batch.commit()
+    emb_repo.embed_and_store(db, cards, get_embedder())
+    return list(cards)
+
+
+def new_chat(db, model: str = "offline-extractive") -> str:
+    req = parsing.create_chat(
+        {
+            "card_ids": seed(db),
+            "initial_message": "Why are there two tides a day?",
+            "model": model,
+            "background_percentage": 0.05 if model == "offline-extractive" else 0.01,
+        },
+        env={"ANTHROPIC_API_KEY": "k"},
+    )
+    return chats.create_chat(db, "u1", req).chat_id
+
+
+def private(db, chat_id: str) -> dict:
+    return db.collection(CHAT_PRIVATE).document(chat_id).get().to_dict()
+
+
+def last_answer(db, chat_id: str) -> tuple[str, dict]:
+    return messages_repo.chat_messages(db, chat_id)[-1]
+
+
+def client_readable(db, chat_id: str) -> str:
+    """Everything a visitor of the published chat may read of it."""
+    docs = [db.collection(CHATS).document(chat_id).get().to_dict()]
+    for name in (CHAT_MESSAGES, CHAT_MESSAGES_STREAMING):
+        docs += [d.to_dict() for d in db.collection(name).where(filter=FieldFilter("chat", "==", chat_id)).stream()]
+    return json.dumps(docs, default=str)
+
+
+def test_a_follow_up_on_another_topic_is_answered_from_its_card_under_a_stable_number(db):
+    chat_id = new_chat(db)
+    first_id, _ = last_answer(db, chat_id)
+    assert generate(db, first_id) == "complete"
+    start = private(db, chat_id)
+    assert LENS not in start["card_ids"] and "Fresnel" not in read_background(db, chat_id)
+    assert start["cards_considered"] == 33 and start["cards_packed"] == len(start["card_ids"])
+    assert start["cards_cut"] == 33 - len(start["card_ids"]) > 0
+
+    stub = post_message(db, "u1", chat_id, FOLLOW_UP)
+    assert generate(db, stub) == "complete"
+    after = private(db, chat_id)
+    n = after["card_ids"].index(LENS) + 1
+    assert after["card_ids"][: len(start["card_ids"])] == start["card_ids"]  # earlier numbers unchanged
+    assert n > len(start["card_ids"])
+    answer = last_answer(db, chat_id)[1]["content"]
+    assert "Fresnel lens" in answer and f"[{n}]" in answer
+    (turn,) = after["context_turns"]
+    assert turn["message_index"] == 3 and turn["considered"] == 33
+    added = {a["card"]: a for a in turn["added"]}
+    assert added[LENS]["n"] == n and added[LENS]["rank"] >= 1 and added[LENS]["score"] > 0
+    assert after["cards_packed"] == len(start["card_ids"]) + len(turn["added"])
+    assert "Fresnel" in read_background(db, chat_id)
+    readable = client_readable(db, chat_id)
+    assert LENS not in readable and "lighthouse-lens" not in readable  # a private card's id
+    assert "Fresnel" not in json.dumps(db.collection(CHATS).document(chat_id).get().to_dict(), default=str)
+
+    # a retry of the follow-up: ranked again, the same card under the same number, one record
+    db.collection(CHAT_MESSAGES).document(stub).update({"status": "failed", "error": "x"})
+    retry_message(db, "u1", stub)
+    assert generate(db, stub) == "complete"
+    again = private(db, chat_id)
+    assert again["card_ids"] == after["card_ids"]
+    assert [t["message_index"] for t in again["context_turns"]] == [3]
+    assert f"[{n}]" in last_answer(db, chat_id)[1]["content"]
+    assert read_background(db, chat_id).count("Fresnel lens") == 1
+
+    # a branch re-asking the follow-up: the source's additions for it are not copied, and the
+    # branch's own ranking brings the lens back under the number it has in the source
+    branch_id = branches.branch_chat(db, "u1", chat_id, 2, "Which lens does the lighthouse have?")
+    assert "Fresnel" not in read_background(db, branch_id)
+    assert private(db, branch_id)["card_ids"] == after["card_ids"]
+    assert generate(db, last_answer(db, branch_id)[0]) == "complete"
+    assert f"[{n}]" in last_answer(db, branch_id)[1]["content"]
+    assert private(db, branch_id)["card_ids"].index(LENS) + 1 == n
+
+
+def test_the_provider_is_given_the_follow_ups_cards(db, anthropic_wire):
+    chat_id = new_chat(db, CLAUDE)
+    anthropic_wire.responses = [anthropic_text("Twice [1]."), anthropic_text("A Fresnel lens.")]
+    assert generate(db, last_answer(db, chat_id)[0]) == "complete"
+    stub = post_message(db, "u1", chat_id, FOLLOW_UP)
+    assert generate(db, stub) == "complete"
+
+    first, follow_up = (anthropic_wire.body(i)["system"][0]["text"] for i in (0, 1))
+    assert "Fresnel" not in first
+    n = private(db, chat_id)["card_ids"].index(LENS) + 1
+    assert f'<card n="{n}" ' in follow_up and "first-order Fresnel lens, ground in Paris" in follow_up
+    assert follow_up.startswith(first)  # the original background, unchanged, then the additions
+    assert LENS not in client_readable(db, chat_id)
