@@ -26,11 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cardchat import card_validity
 from cardchat.schema import Card, now
 
-MAX_BODY_BYTES = 900_000  # a Firestore document holds at most 1 MiB
-MAX_TITLE = 500
-VISIBILITIES = ("public", "private")
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
 
 
@@ -183,20 +181,16 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
             bad("id", f"{cid!r} repeats {seen[cid]}")
         else:
             seen[cid] = src.where
-        title, body = d.get("title"), d.get("body")
-        _check_text(title, body, bad)
         card_owner = _owner(d.get("owner"), owner, bad)
-        vis = d.get("visibility") or visibility or "private"
-        if vis not in VISIBILITIES:
-            bad("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
-        lists = {}
-        for fld in ("viewers", "tags"):
-            value = d.get(fld) or []
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-                bad(fld, "must be a list of non-empty strings")
-            lists[fld] = value
+        fields = {
+            "title": d.get("title"),
+            "body": d.get("body"),
+            "visibility": d.get("visibility") or visibility or "private",
+            # a single tag or viewer may be given as a string
+            **{fld: [d[fld]] if isinstance(d.get(fld), str) else d.get(fld) or [] for fld in ("viewers", "tags")},
+        }
+        for fld, why in card_validity.problems(fields):
+            bad(fld, why)
         dates = {}
         for fld in ("created", "updated"):
             if d.get(fld) is None:
@@ -209,12 +203,12 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
             continue
         stamp = now()
         card = Card(
-            title=title.strip(),
-            body=body,
+            title=fields["title"].strip(),
+            body=fields["body"],
             owner=card_owner,
-            visibility=vis,
-            viewers=lists["viewers"],
-            tags=lists["tags"],
+            visibility=fields["visibility"],
+            viewers=fields["viewers"],
+            tags=fields["tags"],
             created=dates.get("created", stamp),
             updated=dates.get("updated", dates.get("created", stamp)),
         )
@@ -222,17 +216,6 @@ def validate(sources: list[SourceCard], owner: str | None = None, visibility: st
     if problems:
         raise CardImportError(problems)
     return parsed
-
-
-def _check_text(title: Any, body: Any, bad: Any) -> None:
-    if not isinstance(title, str) or not title.strip():
-        bad("title", "is missing or empty")
-    elif len(title) > MAX_TITLE:
-        bad("title", f"is longer than {MAX_TITLE} characters")
-    if not isinstance(body, str) or not body.strip():
-        bad("body", "is missing or empty")
-    elif len(body.encode()) > MAX_BODY_BYTES:
-        bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
 
 
 def _owner(named: Any, cli_owner: str | None, bad: Any) -> str | None:
