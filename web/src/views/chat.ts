@@ -12,6 +12,7 @@ import {
   watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
 } from '../queries';
 import { ChatHeader } from './chatheader';
+import { transcriptButton } from './transcriptdownload';
 import { mountChatList } from './chats';
 import { Composer } from './composer';
 import { renderSignIn } from './signin';
@@ -136,7 +137,8 @@ class ChatView {
     if (!this.header) {
       this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id);
       this.composer = isOwner ? new Composer(this.chatId) : null;
-      replaceChildren(this.main, this.header.el, this.transcript.el, this.composer?.el ?? null);
+      const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
+      replaceChildren(this.main, this.header.el, exportBar, this.transcript.el, this.composer?.el ?? null);
     }
     this.header.render(chat, this.priv ?? null);
     const ids = this.priv ? this.priv.card_ids : publicCitationIds(chat.public_citations);
