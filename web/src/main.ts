@@ -4,9 +4,11 @@ import { h, replaceChildren } from './dom';
 import { router, type Route } from './router';
 import { onSession, session, signOutNow, startSession, type Session } from './session';
 import { mountCard } from './views/card';
+import { mountCardEditor } from './views/cardeditor';
 import { mountCards } from './views/cards';
 import { mountChat } from './views/chat';
 import { mountChats } from './views/chats';
+import { mountImport } from './views/importpage';
 import { renderSignIn } from './views/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
@@ -25,7 +27,8 @@ function renderUser(s: Session): void {
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
     const isChats = a.dataset.nav === 'chats';
-    const active = isChats ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+    const active = isChats ? route.name === 'chat' || route.name === 'chats'
+      : ['cards', 'card', 'cardedit', 'import'].includes(route.name);
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -64,6 +67,8 @@ function show(route: Route): void {
     return;
   }
   if (route.name === 'cards') unmount = mountCards(outlet, route, s);
+  else if (route.name === 'cardedit') unmount = mountCardEditor(outlet, route.id, s);
+  else if (route.name === 'import') unmount = mountImport(outlet, s);
   else unmount = mountChats(outlet, s);
 }
 
