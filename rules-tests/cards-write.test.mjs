@@ -17,8 +17,8 @@ const ACTORS = {
   owner: 'owner', viewer: 'listed viewer', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin',
 };
 const now = () => ({ created: serverTimestamp(), updated: serverTimestamp() });
-/** A card as a client writes it: cardDoc's shape, timestamps the time of the write. */
-const fresh = (over = {}) => cardDoc({ ...now(), ...over });
+/** A card as a client writes it: cardDoc's shape, timestamps the time of the write, then `over` (which may break the shape). */
+const fresh = (over = {}) => ({ ...cardDoc(now()), ...over });
 const strings = (n, len, prefix = 'x') => Array.from({ length: n }, (_, i) => `${prefix}${i}`.padEnd(len, 'x'));
 
 // Cards a new owner may not write, each named by what is wrong with it.
@@ -35,6 +35,8 @@ const INVALID = {
   'an unknown visibility': { visibility: 'secret' },
   'tags as a string': { tags: 'ocean' },
   'a number among the tags': { tags: ['ocean', 3] },
+  'a boolean among the viewers': { viewers: [UID.viewer, true] },
+  'a line break in a tag': { tags: ['two\nlines'] },
   'an empty tag': { tags: ['ocean', ''] },
   [`${L.tags_max + 1} tags`]: { tags: strings(L.tags_max + 1, 3, 't') },
   [`a tag over ${L.tag_max_chars} characters`]: { tags: ['t'.repeat(L.tag_max_chars + 1)] },
@@ -68,6 +70,14 @@ describe('cards: writes', () => {
     title: 't'.repeat(L.title_max_chars),
     body: 'é'.repeat(L.body_max_bytes / 2),
     tags: strings(L.tags_max, L.tag_max_chars, 't'),
+    viewers: strings(L.viewers_max, L.viewer_max_chars, 'v'),
+  }))));
+  test('allow: owner creates a card with title, body and tags at their limits', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({
+    title: 't'.repeat(L.title_max_chars),
+    body: 'é'.repeat(L.body_max_bytes / 2),
+    tags: strings(L.tags_max, L.tag_max_chars, 't'),
+  }))));
+  test('allow: owner creates a card with viewers at their limit', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({
     viewers: strings(L.viewers_max, L.viewer_max_chars, 'v'),
   }))));
   test('allow: owner creates a public card', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({ visibility: 'public' }))));

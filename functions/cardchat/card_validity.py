@@ -49,8 +49,8 @@ def problems(card: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _list_problems(name: str, value: Any, max_items: int, max_chars: int) -> list[tuple[str, str]]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        return [(name, "must be a list of non-empty strings")]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() and "\n" not in v for v in value):
+        return [(name, "must be a list of non-empty strings without line breaks")]
     if len(value) > max_items:
         return [(name, f"has more than {max_items} entries")]
     if any(len(v) > max_chars for v in value):

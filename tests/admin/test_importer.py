@@ -230,12 +230,12 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
 
 
 def test_cards_near_the_size_limit_are_written_in_batches_that_fit(db, tmp_path, capsys):
-    """Five cards of ~890 KB: one commit of them all would be over the
-    emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
-    cards = [_card(f"big{i}", body=f"{i} " + "x" * 890_000) for i in range(5)]
+    """Fifty cards of ~100 KB (a card's limit): one commit of them all would be
+    over the emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
+    cards = [_card(f"big{i}", body=f"{i:02d} " + "x" * 102_000) for i in range(50)]
     assert main(["import", _export(tmp_path, cards)]) == 0
-    assert "wrote 5 cards" in capsys.readouterr().out
-    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 890_002 for i in range(5)}
+    assert "wrote 50 cards" in capsys.readouterr().out
+    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 102_003 for i in range(50)}
 
 
 def test_grant_ai_writes_user_doc(db):

@@ -24,7 +24,9 @@ function isNonBlank(v: unknown): v is string {
 }
 
 function listProblem(name: string, value: unknown, maxItems: number, maxChars: number): Problem | null {
-  if (!Array.isArray(value) || !value.every(isNonBlank)) return { field: name, why: 'must be a list of non-empty strings' };
+  if (!Array.isArray(value) || !value.every((v) => isNonBlank(v) && !v.includes('\n'))) {
+    return { field: name, why: 'must be a list of non-empty strings without line breaks' };
+  }
   if (value.length > maxItems) return { field: name, why: `has more than ${maxItems} entries` };
   if (value.some((v: string) => v.length > maxChars)) return { field: name, why: `has an entry longer than ${maxChars} characters` };
   return null;
