@@ -1,15 +1,13 @@
 // cards: public cards by anyone, signed in or not; private cards by their
 // owner, the uids in `viewers` and admins. A missing card is denied as a
 // private one is. The SPA's three list queries are
-// allowed; nobody but an admin lists cards without one of them. No client
-// writes a card.
+// allowed; nobody but an admin lists cards without one of them. Who writes
+// a card: cards-write.test.mjs.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFails } from '@firebase/rules-unit-testing';
-import {
-  arrayUnion, deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where,
-} from 'firebase/firestore';
+import { getDoc, getDocs, query, where } from 'firebase/firestore';
 import {
   C, UID, cardDoc, collection, doc, expectFound, fixtures, setUp,
 } from './helpers.mjs';
@@ -98,33 +96,5 @@ describe('cards', () => {
     () => assertFails(getDocs(query(cards('other'), where('viewers', 'array-contains', UID.viewer)))));
   test('deny: signed-out visitor lists cards shared with a user',
     () => assertFails(getDocs(query(cards('signedOut'), where('viewers', 'array-contains', UID.viewer)))));
-
-  // --- writes: the importer writes through the server --------------------
-  for (const [actor, label] of Object.entries(ACTORS)) {
-    test(`deny: ${label} creates a card`, () => {
-      const owner = actor === 'signedOut' ? UID.owner : UID[actor];
-      return assertFails(setDoc(card(actor, w.newId('new')), cardDoc({ owner, visibility: 'public' })));
-    });
-    for (const [visibility, over] of [['public', { visibility: 'public' }], ['private', { viewers: [UID.viewer] }]]) {
-      const upd = w.add(C.cards, cardDoc(over), 'card');
-      test(`deny: ${label} updates the body of the owner's ${visibility} card`,
-        () => assertFails(updateDoc(card(actor, upd), { body: 'rewritten' })));
-      const del = w.add(C.cards, cardDoc(over), 'card');
-      test(`deny: ${label} deletes the owner's ${visibility} card`, () => assertFails(deleteDoc(card(actor, del))));
-    }
-  }
-  {
-    const id = w.add(C.cards, cardDoc(), 'card');
-    test('deny: owner makes own private card public', () => assertFails(updateDoc(card('owner', id), { visibility: 'public' })));
-  }
-  {
-    const id = w.add(C.cards, cardDoc(), 'card');
-    test('deny: owner adds a viewer to own card',
-      () => assertFails(updateDoc(card('owner', id), { viewers: arrayUnion(UID.other) })));
-  }
-  {
-    const id = w.add(C.cards, cardDoc(), 'card');
-    test('deny: other user adds themself to the viewers of a private card',
-      () => assertFails(updateDoc(card('other', id), { viewers: arrayUnion(UID.other) })));
-  }
+  // Writes: rules-tests/cards-write.test.mjs.
 });

@@ -20,6 +20,8 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = JSON.parse(readFileSync(resolve(REPO, 'common/collections.json'), 'utf8'));
 /** Collection names, from common/collections.json. */
 export const C = shared.collections;
+/** What a valid card may hold, from common/collections.json (firestore.rules' validCard()). */
+export const CARD_LIMITS = shared.card_limits;
 
 /** The rules under test: CARDCHAT_RULES_FILE (run.mjs swaps in permissive.rules). */
 export function rulesPath() {
@@ -178,6 +180,7 @@ export function embeddingDoc(over = {}) {
     vector: Bytes.fromUint8Array(new Uint8Array(new Float32Array([0.1, 0.2, 0.3, 0.4]).buffer)),
     text_hash: 'abc123',
     updated: T0,
+    owner: UID.owner,
     ...over,
   });
 }

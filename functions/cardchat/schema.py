@@ -18,6 +18,8 @@ _COMMON = Path(__file__).resolve().parent / "common" / "collections.json"
 if not _COMMON.exists():  # running from the repository, not a deployed copy
     _COMMON = Path(__file__).resolve().parents[2] / "common" / "collections.json"
 _SHARED = json.loads(_COMMON.read_text())
+#: common/collections.json as read (card_validity.py takes its `card_limits`).
+SHARED: dict[str, Any] = _SHARED
 
 #: Collection names, shared with the SPA through common/collections.json.
 COLLECTIONS: dict[str, str] = _SHARED["collections"]
@@ -119,6 +121,8 @@ class CardEmbedding:
 
     `vector` is little-endian float32 bytes (see embeddings.pack): 1.5 KB for
     384-d, read back with one numpy.frombuffer and no per-element decoding.
+    `owner` is the card's: its owner may count their embeddings (an import's
+    "embedded n / N"); no one else reads any.
     """
 
     model: str
@@ -126,6 +130,7 @@ class CardEmbedding:
     vector: bytes
     text_hash: str
     updated: datetime = field(default_factory=now)
+    owner: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

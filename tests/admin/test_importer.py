@@ -46,11 +46,11 @@ def _docs(db):
 
 def test_json_import_writes_cards_with_dates(db, tmp_path, capsys):
     assert db.project == "demo-cardchat-test"
-    path = _export(tmp_path, [_card("a"), _card("b", visibility="public", viewers=["u2"])])
+    path = _export(tmp_path, [_card("a", viewers=["u2"]), _card("b", visibility="public")])
     assert main(["import", path]) == 0
     docs = _docs(db)
     assert set(docs) == {"a", "b"}
-    assert docs["b"]["visibility"] == "public" and docs["b"]["viewers"] == ["u2"]
+    assert docs["b"]["visibility"] == "public" and docs["a"]["viewers"] == ["u2"]
     assert docs["a"]["created"] == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert "wrote 2 cards, 0 unchanged" in capsys.readouterr().out
 
@@ -61,6 +61,23 @@ def test_invalid_card_writes_nothing_and_names_file_and_field(db, tmp_path, caps
     err = capsys.readouterr().err
     assert "mine.json card #1 ('bad')" in err and "'visibility'" in err
     assert "mine.json card #2 ('c')" in err and "'title'" in err
+    assert _docs(db) == {}
+
+
+def test_cli_and_browser_share_one_definition_of_a_valid_card(db, tmp_path, capsys):
+    """The limits of common/collections.json (card_limits), not the importer's own."""
+    cards = [
+        _card("long", title="t" * 301),
+        _card("shared-public", visibility="public", viewers=["u2"]),
+        _card("tags", tags=[f"t{i}" for i in range(51)]),
+        _card("big", body="b" * 102_401),
+    ]
+    assert main(["import", _export(tmp_path, cards, name="limits.json")]) == 2
+    err = capsys.readouterr().err
+    assert "('long'): field 'title' is longer than 300 characters" in err
+    assert "('shared-public'): field 'viewers' may name people only on a private card" in err
+    assert "('tags'): field 'tags' has more than 50 entries" in err
+    assert "('big'): field 'body' is larger than 102,400 bytes" in err
     assert _docs(db) == {}
 
 
@@ -213,12 +230,12 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
 
 
 def test_cards_near_the_size_limit_are_written_in_batches_that_fit(db, tmp_path, capsys):
-    """Five cards of ~890 KB: one commit of them all would be over the
-    emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
-    cards = [_card(f"big{i}", body=f"{i} " + "x" * 890_000) for i in range(5)]
+    """Fifty cards of ~100 KB (a card's limit): one commit of them all would be
+    over the emulator's 4 MiB request limit (Firestore's is 10 MiB)."""
+    cards = [_card(f"big{i}", body=f"{i:02d} " + "x" * 102_000) for i in range(50)]
     assert main(["import", _export(tmp_path, cards)]) == 0
-    assert "wrote 5 cards" in capsys.readouterr().out
-    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 890_002 for i in range(5)}
+    assert "wrote 50 cards" in capsys.readouterr().out
+    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 102_003 for i in range(50)}
 
 
 def test_grant_ai_writes_user_doc(db):

@@ -12,6 +12,7 @@ import pytest
 from google.cloud.firestore import FieldFilter
 
 from cardchat import parsing
+from cardchat.access import grant_ai
 from cardchat.chat import branch as branches
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message, retry_message
@@ -65,6 +66,7 @@ def seed(db) -> list[str]:
 
 
 def new_chat(db, model: str = "offline-extractive") -> str:
+    grant_ai(db, "u1")  # an answer on the deployment's key needs AI use granted (checked again by the run)
     req = parsing.create_chat(
         {
             "card_ids": seed(db),

@@ -52,6 +52,7 @@ def test_refresh_lifecycle(db, embedder):
     data = snap.to_dict()
     assert data["model"] == "all-MiniLM-L6-v2-int8" and data["dim"] == 384
     assert data["text_hash"] == text_hash(card.title, card.body)
+    assert data["owner"] == "u1"  # what the owner's "embedded n / N" counts by
     vec = unpack(data["vector"], 384)
     assert abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
     assert np.allclose(vec, embedder.embed(["Cache design\nWe keep Firestore reads in an LRU cache."])[0], atol=1e-5)
@@ -73,6 +74,20 @@ def test_refresh_lifecycle(db, embedder):
 
     assert repo.refresh_card_embedding(db, "c1", None, embedder) == "deleted"
     assert not _emb(db, "c1").exists
+
+
+def test_a_vector_stored_without_its_owner_gets_it_without_being_recomputed(db, embedder):
+    card = Card(title="Owned", body="A card embedded before vectors named their owner.", owner="u7")
+    h = text_hash(card.title, card.body)
+    legacy = CardEmbedding(model=embedder.model_id, dim=3, vector=pack(np.ones(3)), text_hash=h).to_dict()
+    del legacy["owner"]
+    db.collection(CARD_EMBEDDINGS).document("legacy").set(legacy)
+    assert repo.refresh_card_embedding(db, "legacy", card, embedder) == "unchanged"
+    data = _emb(db, "legacy").to_dict()
+    assert data["owner"] == "u7" and data["dim"] == 3  # the vector itself untouched
+
+    repo.embed_and_store(db, {"bulk": card}, embedder)
+    assert _emb(db, "bulk").to_dict()["owner"] == "u7"
 
 
 def test_a_vector_of_another_model_is_replaced(db, embedder):

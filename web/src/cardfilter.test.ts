@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc } from './cardfilter';
+import {
+  cardScope, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardDoc,
+} from './cardfilter';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
   return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0 };
@@ -39,5 +41,24 @@ describe('helpers', () => {
     expect(parseIdList('a, b,,a')).toEqual(['a', 'b']);
     expect(parseIdList('')).toBeNull();
     expect(parseIdList(null)).toBeNull();
+  });
+});
+
+describe('whose cards (issue 18)', () => {
+  const mine = { ...card('m', 'Mine'), owner: 'me', visibility: 'private' as const };
+  const shared = { ...card('s', 'Shared'), owner: 'bob', visibility: 'private' as const, viewers: ['me'] };
+  const pub = { ...card('p', 'Public'), owner: 'bob' };
+  const myPublic = { ...card('mp', 'My public'), owner: 'me' };
+  it('tells yours, shared with you and public apart: your own public card is yours', () => {
+    expect([mine, shared, pub, myPublic].map((c) => cardScope(c, 'me'))).toEqual(['yours', 'shared', 'public', 'yours']);
+  });
+  it('filters on it', () => {
+    const all = [mine, shared, pub, myPublic];
+    expect(filterCards(all, { tag: null, text: '', ids: null, scope: 'yours' }, 'me').map((c) => c.id)).toEqual(['m', 'mp']);
+    expect(filterCards(all, { tag: null, text: '', ids: null, scope: 'shared' }, 'me').map((c) => c.id)).toEqual(['s']);
+    expect(filterCards(all, { tag: null, text: '', ids: null, scope: null }, 'me')).toHaveLength(4);
+    expect(describeCollection({ tag: 'git', text: '', ids: null, scope: 'shared' }, null)).toBe('Cards shared with me with tag “git”');
+    expect(parseScope('public')).toBe('public');
+    expect(parseScope('everyone')).toBeNull();
   });
 });

@@ -16,6 +16,20 @@ export interface CardFilter {
   tag: string | null;
   text: string;
   ids: readonly string[] | null; // exactly these cards, in this order
+  scope?: CardScope | null; // whose cards: null or absent, all
+}
+
+/** Whose a card is, as the reader sees it: theirs, shared with them by its owner, or public. */
+export type CardScope = 'yours' | 'shared' | 'public';
+export const CARD_SCOPES: readonly CardScope[] = ['yours', 'shared', 'public'];
+
+export function cardScope(c: CardDoc, uid: string): CardScope {
+  if (c.owner === uid) return 'yours';
+  return c.visibility === 'public' ? 'public' : 'shared';
+}
+
+export function parseScope(raw: string | null): CardScope | null {
+  return CARD_SCOPES.includes(raw as CardScope) ? (raw as CardScope) : null;
 }
 
 /** Union of the query results; a card in several results appears once. */
@@ -35,7 +49,7 @@ function words(text: string): string[] {
   return text.toLowerCase().split(/\s+/).filter(Boolean);
 }
 
-export function filterCards(cards: readonly CardDoc[], f: CardFilter): CardDoc[] {
+export function filterCards(cards: readonly CardDoc[], f: CardFilter, uid = ''): CardDoc[] {
   let out: CardDoc[];
   if (f.ids) {
     const byId = new Map(cards.map((c) => [c.id, c]));
@@ -43,6 +57,7 @@ export function filterCards(cards: readonly CardDoc[], f: CardFilter): CardDoc[]
   } else {
     out = [...cards];
   }
+  if (f.scope) out = out.filter((c) => cardScope(c, uid) === f.scope);
   if (f.tag) out = out.filter((c) => c.tags.includes(f.tag!));
   const ws = words(f.text);
   if (ws.length) {
@@ -60,7 +75,8 @@ export function describeCollection(f: CardFilter, selected: number | null): stri
   if (f.ids) parts.push(`${f.ids.length} listed cards`);
   if (f.tag) parts.push(`tag “${f.tag}”`);
   if (f.text.trim()) parts.push(`matching “${f.text.trim()}”`);
-  const scope = parts.length ? `Cards with ${parts.join(', ')}` : 'All my visible cards';
+  const whose = f.scope ? { yours: 'My own cards', shared: 'Cards shared with me', public: 'Public cards' }[f.scope] : null;
+  const scope = parts.length ? `${whose ?? 'Cards'} with ${parts.join(', ')}` : whose ?? 'All my visible cards';
   return selected === null ? scope : `${selected} selected from: ${scope}`;
 }
 

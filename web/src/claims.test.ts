@@ -22,7 +22,7 @@ describe('uncited claims', () => {
       const root = dom(c.markdown);
       const text = root.textContent;
       expect(markUncited(root)).toBe(c.uncited.length);
-      expect(root.querySelectorAll('[data-testid="no-source"]').length).toBe(c.uncited.length);
+      expect(root.querySelectorAll('.no-source').length).toBe(c.uncited.length);
       expect(root.textContent).toBe(text); // the marker adds no words
     });
   }

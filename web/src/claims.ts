@@ -83,10 +83,9 @@ export function markUncited(root: Element): number {
     for (const end of ends.reverse()) { // from the end, so earlier offsets stay valid
       insertAt(nodes, end, () => {
         const mark = document.createElement('span');
-        mark.className = 'no-source';
+        mark.className = 'no-source'; // a class, not an app attribute: it sits inside the answer's own HTML
         mark.setAttribute('role', 'note');
         mark.setAttribute('aria-label', 'no source');
-        mark.dataset.testid = 'no-source';
         return mark;
       });
       count += 1;

@@ -4,11 +4,13 @@ import { h, replaceChildren } from './dom';
 import { router, type Route } from './router';
 import { onSession, session, signOutNow, startSession, type Session } from './session';
 import { mountCard } from './views/card';
+import { mountCardEditor } from './views/cardeditor';
 import { mountCards } from './views/cards';
 import { mountChat } from './views/chat';
 import { mountChats } from './views/chats';
 import { mountSettings } from './views/settings';
 import { mountUsage } from './views/usage';
+import { mountImport } from './views/importpage';
 import { renderSignIn } from './views/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
@@ -28,7 +30,8 @@ function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
     const nav = a.dataset.nav;
     const active = nav === 'settings' || nav === 'usage' ? route.name === nav
-      : nav === 'chats' ? route.name === 'chat' || route.name === 'chats' : route.name === 'cards' || route.name === 'card';
+      : nav === 'chats' ? route.name === 'chat' || route.name === 'chats'
+        : ['cards', 'card', 'cardedit', 'import'].includes(route.name);
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -69,6 +72,8 @@ function show(route: Route): void {
   if (route.name === 'settings') unmount = mountSettings(outlet, s);
   else if (route.name === 'usage') unmount = mountUsage(outlet, s);
   else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
+  else if (route.name === 'cardedit') unmount = mountCardEditor(outlet, route.id, s);
+  else if (route.name === 'import') unmount = mountImport(outlet, s);
   else unmount = mountChats(outlet, s);
 }
 

@@ -121,7 +121,7 @@ function toDate(v: unknown): Date | null {
   return v instanceof Date ? v : null;
 }
 
-function toCard(s: DocumentSnapshot<DocumentData>): CardDoc {
+export function toCard(s: DocumentSnapshot<DocumentData>): CardDoc {
   const d = s.data() ?? {};
   return {
     id: s.id,

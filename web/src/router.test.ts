@@ -3,7 +3,9 @@ import { chatPath, isInAppClick, parseRoute } from './router';
 
 describe('parseRoute', () => {
   it('parses the cards view with its filters', () => {
-    expect(parseRoute('/', '?tag=git&q=rebase')).toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null });
+    expect(parseRoute('/', '?tag=git&q=rebase')).toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null, scope: null });
+    expect(parseRoute('/', '?scope=shared')).toMatchObject({ name: 'cards', scope: 'shared' });
+    expect(parseRoute('/', '?scope=bogus')).toMatchObject({ name: 'cards', scope: null });
     expect(parseRoute('/', '?cards=a,b')).toMatchObject({ name: 'cards', cards: 'a,b' });
     expect(parseRoute('/', '?chat=c1')).toMatchObject({ name: 'cards', chat: 'c1' });
   });
@@ -17,6 +19,9 @@ describe('parseRoute', () => {
     expect(parseRoute('/settings', '')).toEqual({ name: 'settings' });
     expect(parseRoute('/settings/', '')).toEqual({ name: 'settings' });
     expect(parseRoute('/usage', '')).toEqual({ name: 'usage' });
+    expect(parseRoute('/new', '')).toEqual({ name: 'cardedit', id: null });
+    expect(parseRoute('/card/x%20y/edit', '')).toEqual({ name: 'cardedit', id: 'x y' });
+    expect(parseRoute('/import/', '')).toEqual({ name: 'import' });
     expect(chatPath('a b')).toBe('/chat/a%20b');
   });
 });

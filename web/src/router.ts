@@ -1,13 +1,17 @@
 // Client-side routing over the History API. Hosting rewrites every path to
 // index.html, so a reload of any of these URLs lands here.
+import { parseScope, type CardScope } from './cardfilter';
 
 export type Route =
-  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null }
+  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null; scope: CardScope | null }
   | { name: 'card'; id: string }
   | { name: 'chats' }
   | { name: 'chat'; id: string }
   | { name: 'settings' }
   | { name: 'usage' }
+  // issue 18: the owner's card editor (id null: a new card) and the import page
+  | { name: 'cardedit'; id: string | null }
+  | { name: 'import' }
   | { name: 'notfound' };
 
 /** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
@@ -29,15 +33,25 @@ export function parseRoute(pathname: string, search: string): Route {
       q: params.get('q') ?? '',
       cards: params.get('cards'),
       chat: params.get('chat') || null,
+      scope: parseScope(params.get('scope')),
     };
   }
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
   if (/^\/settings\/?$/.test(path)) return { name: 'settings' };
   if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
+  if (/^\/new\/?$/.test(path)) return { name: 'cardedit', id: null };
+  if (/^\/import\/?$/.test(path)) return { name: 'import' };
+  const edit = /^\/card\/([^/]+)\/edit\/?$/.exec(path);
+  const editId = edit ? decodeSegment(edit[1]) : null;
+  if (editId !== null) return { name: 'cardedit', id: editId };
   const m = /^\/(card|chat)\/([^/]+)\/?$/.exec(path);
   const id = m ? decodeSegment(m[2]) : null;
   if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };
   return { name: 'notfound' };
+}
+
+export function cardEditPath(id: string): string {
+  return `/card/${encodeURIComponent(id)}/edit`;
 }
 
 export function chatPath(id: string): string {

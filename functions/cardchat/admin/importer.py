@@ -27,11 +27,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from cardchat import card_validity
 from cardchat.schema import Card, Visibility, now
 
-MAX_BODY_BYTES = 900_000  # a Firestore document holds at most 1 MiB
-MAX_TITLE = 500
-VISIBILITIES = ("public", "private")
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
 #: Records one problem of the card being validated: (field, why).
 Complain = Callable[[str, str], None]
@@ -198,25 +196,27 @@ def _parse_card(
         bad(fld, why)
 
     cid = _card_id(d.get("id"), where, seen, complain)
-    title, body = d.get("title"), d.get("body")
-    _check_text(title, body, complain)
     card_owner = _owner(d.get("owner"), owner, complain)
-    vis = d.get("visibility") or visibility or "private"
-    if vis not in VISIBILITIES:
-        complain("visibility", f"must be one of {', '.join(VISIBILITIES)}, not {vis!r}")
-    lists = _string_lists(d, complain)
+    fields: dict[str, Any] = {
+        "title": d.get("title"),
+        "body": d.get("body"),
+        "visibility": d.get("visibility") or visibility or "private",
+        # a single tag or viewer may be given as a string
+        **{fld: [d[fld]] if isinstance(d.get(fld), str) else d.get(fld) or [] for fld in ("viewers", "tags")},
+    }
+    for fld, why in card_validity.problems(fields):  # the one definition, shared with the rules and the SPA
+        complain(fld, why)
     dates = _dates(d, complain)
-    # (the isinstance tests only tell the type checker what the checks above made sure of)
-    if problems or cid is None or card_owner is None or not isinstance(title, str) or not isinstance(body, str):
+    if problems or cid is None or card_owner is None:
         return None
     stamp = now()
     card = Card(
-        title=title.strip(),
-        body=body,
+        title=str(fields["title"]).strip(),
+        body=str(fields["body"]),
         owner=card_owner,
-        visibility=cast(Visibility, vis),
-        viewers=lists["viewers"],
-        tags=lists["tags"],
+        visibility=cast(Visibility, fields["visibility"]),
+        viewers=list(fields["viewers"]),
+        tags=list(fields["tags"]),
         created=dates.get("created", stamp),
         updated=dates.get("updated", dates.get("created", stamp)),
     )
@@ -236,19 +236,6 @@ def _card_id(raw: Any, where: str, seen: dict[str, str], complain: Complain) -> 
     return raw
 
 
-def _string_lists(d: dict[str, Any], complain: Complain) -> dict[str, list[str]]:
-    """viewers and tags: a list of non-empty strings (a single string is a list of one)."""
-    lists: dict[str, list[str]] = {}
-    for fld in ("viewers", "tags"):
-        value = d.get(fld) or []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            complain(fld, "must be a list of non-empty strings")
-        lists[fld] = value
-    return lists
-
-
 def _dates(d: dict[str, Any], complain: Complain) -> dict[str, datetime]:
     """created and updated, where given."""
     dates: dict[str, datetime] = {}
@@ -260,17 +247,6 @@ def _dates(d: dict[str, Any], complain: Complain) -> dict[str, datetime]:
         except ValueError:
             complain(fld, f"is not an ISO-8601 date: {d[fld]!r}")
     return dates
-
-
-def _check_text(title: Any, body: Any, bad: Complain) -> None:
-    if not isinstance(title, str) or not title.strip():
-        bad("title", "is missing or empty")
-    elif len(title) > MAX_TITLE:
-        bad("title", f"is longer than {MAX_TITLE} characters")
-    if not isinstance(body, str) or not body.strip():
-        bad("body", "is missing or empty")
-    elif len(body.encode()) > MAX_BODY_BYTES:
-        bad("body", f"is larger than {MAX_BODY_BYTES} bytes")
 
 
 def _owner(named: Any, cli_owner: str | None, bad: Complain) -> str | None:

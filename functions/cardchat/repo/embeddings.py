@@ -135,14 +135,17 @@ def refresh_card_embedding(db: firestore.Client, card_id: str, card: Card | None
         ref.delete()
         return "deleted"
     text, h = embeddable_and_hash(card.title, card.body)
-    snap = ref.get(field_paths=["model", "text_hash"])
+    snap = ref.get(field_paths=["model", "text_hash", "owner"])
     if snap.exists:
         data = snap.to_dict() or {}
         if data.get("model") == embedder.model_id and data.get("text_hash") == h:
             # Only fields that do not change the embedded text changed (tags, `updated`...).
+            if data.get("owner") != card.owner:  # a vector stored before it carried its owner
+                ref.update({"owner": card.owner})
             return "unchanged"
     vec = embedder.embed([text])[0]
-    ref.set(CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h).to_dict())
+    stored = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h, owner=card.owner)
+    ref.set(stored.to_dict())
     _cache.put((card_id, h, embedder.model_id), vec)
     return "updated" if snap.exists else "created"
 
@@ -164,7 +167,9 @@ def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: E
         for card_id in group:
             h = prepared[card_id][1]
             vec = by_hash[h]
-            doc = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h)
+            doc = CardEmbedding(
+                model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h, owner=cards[card_id].owner
+            )
             batch.set(db.collection(CARD_EMBEDDINGS).document(card_id), doc.to_dict())
             _cache.put((card_id, h, embedder.model_id), vec)
             out[card_id] = vec

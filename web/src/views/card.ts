@@ -3,6 +3,8 @@ import { h, replaceChildren } from '../dom';
 import { describeError, errorCode } from '../errors';
 import { renderMarkdown } from '../markdown';
 import { getCard } from '../queries';
+import { cardEditPath } from '../router';
+import { session } from '../session';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
   let alive = true;
@@ -18,6 +20,8 @@ export function mountCard(root: HTMLElement, id: string): () => void {
       replaceChildren(root, h('article', { class: 'card card-full panel', 'data-testid': 'card-page', 'data-card-id': card.id },
         back,
         h('h1', null, card.title || '(untitled)'),
+        card.owner && card.owner === session().user?.uid
+          ? h('p', null, h('a', { href: cardEditPath(card.id), 'data-testid': 'card-page-edit' }, 'Edit this card')) : null,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
       ));

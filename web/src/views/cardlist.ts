@@ -1,9 +1,10 @@
 // The list of cards shown in the cards view: one element per card (reused
 // while the card is unchanged), its selection box, and its Markdown body
 // rendered only when it nears the viewport.
-import type { CardDoc } from '../cardfilter';
+import { cardScope, type CardDoc } from '../cardfilter';
 import { h, replaceChildren } from '../dom';
 import { renderMarkdown } from '../markdown';
+import { cardEditPath } from '../router';
 
 interface Rendered { key: number; el: HTMLElement; box: HTMLInputElement }
 
@@ -15,7 +16,7 @@ export class CardList {
   // A deck holds a thousand cards and most are never scrolled to.
   private readonly lazy = new IntersectionObserver((entries) => this.renderVisible(entries), { rootMargin: '800px 0px' });
 
-  constructor(private readonly onSelectionChange: () => void) {}
+  constructor(private readonly onSelectionChange: () => void, private readonly uid = '') {}
 
   show(cards: CardDoc[], emptyText: string): void {
     replaceChildren(this.el, cards.length
@@ -66,8 +67,10 @@ export class CardList {
       h('header', null,
         box,
         h('label', { for: `sel-${c.id}`, class: 'card-title' }, c.title || '(untitled)'),
+        scopeChip(cardScope(c, this.uid)),
         c.visibility === 'private' ? h('span', { class: 'chip' }, 'private') : null,
         h('a', { href: `/card/${encodeURIComponent(c.id)}`, class: 'open', 'aria-label': `Open ${c.title}` }, 'Open'),
+        c.owner === this.uid ? h('a', { href: cardEditPath(c.id), class: 'open', 'data-testid': 'card-edit', 'aria-label': `Edit ${c.title}` }, 'Edit') : null,
       ),
       c.tags.length ? h('p', { class: 'tags' }, c.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
       body,
@@ -88,6 +91,12 @@ export class CardList {
     });
     return box;
   }
+}
+
+const SCOPE_LABELS = { yours: 'yours', shared: 'shared with you', public: 'public' } as const;
+
+function scopeChip(scope: keyof typeof SCOPE_LABELS): HTMLElement {
+  return h('span', { class: `chip scope-${scope}`, 'data-testid': 'card-scope' }, SCOPE_LABELS[scope]);
 }
 
 function showMoreButton(body: HTMLElement): HTMLButtonElement {

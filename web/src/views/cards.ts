@@ -1,11 +1,14 @@
 // The cards view: the user's visible cards, live, filtered, selectable.
-import { describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc, type CardFilter } from '../cardfilter';
+import {
+  CARD_SCOPES, describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc, type CardFilter, type CardScope,
+} from '../cardfilter';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import type { Route } from '../router';
 import type { Session } from '../session';
 import { getChatPrivate, watchCards } from '../queries';
 import { CardList } from './cardlist';
+import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
@@ -19,9 +22,12 @@ class CardsView {
   private cards: CardDoc[] | null = null;
   private shown: CardDoc[] = [];
   private readonly filter: CardFilter;
-  private readonly list = new CardList(() => this.renderActions());
+  private readonly list: CardList;
   private readonly search: HTMLInputElement;
   private readonly tagSelect = h('select', { id: 'card-tag', 'data-testid': 'card-tag' });
+  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' },
+    h('option', { value: '' }, 'Everyone’s'),
+    CARD_SCOPES.map((sc) => h('option', { value: sc }, { yours: 'Yours', shared: 'Shared with you', public: 'Public' }[sc])));
   private readonly count = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
   private readonly chatButton = h('button', { type: 'button', class: 'primary', 'data-testid': 'chat-with-cards', disabled: true });
   private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all shown');
@@ -32,7 +38,9 @@ class CardsView {
   private readonly unsubscribe: () => void;
 
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
-    this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards) };
+    this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
+    this.list = new CardList(() => this.renderActions(), s.user!.uid);
+    this.scopeSelect.value = route.scope ?? '';
     this.search = h('input', { id: 'card-search', type: 'search', value: route.q, 'data-testid': 'card-search', placeholder: 'Words in title or text' });
     this.layout(root);
     this.wireControls();
@@ -62,10 +70,15 @@ class CardsView {
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
+        h('div', { class: 'field' }, h('label', { for: 'card-scope' }, 'Whose'), this.scopeSelect),
+        h('span', { class: 'spacer' }),
+        h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'),
+        h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
       this.banner,
       this.list.el,
-      h('div', { class: 'action-bar' }, this.count, h('span', { class: 'spacer' }), this.selectAll, this.clear, this.chatButton),
+      h('div', { class: 'action-bar' }, this.count, h('span', { class: 'spacer' }),
+        exportButtons(() => this.chosenCards(), this.s.user!.uid), this.selectAll, this.clear, this.chatButton),
       aiNote,
     ));
   }
@@ -80,6 +93,11 @@ class CardsView {
     });
     this.tagSelect.addEventListener('change', () => {
       this.filter.tag = this.tagSelect.value || null;
+      this.syncUrl();
+      this.renderList();
+    });
+    this.scopeSelect.addEventListener('change', () => {
+      this.filter.scope = (this.scopeSelect.value || null) as CardScope | null;
       this.syncUrl();
       this.renderList();
     });
@@ -107,10 +125,14 @@ class CardsView {
     return this.shown.filter((c) => this.list.selected.has(c.id)).length;
   }
 
-  /** The selected cards among those shown, or all shown when none is selected. */
-  private chosen(): string[] {
+  /** The selected cards among those shown (in the displayed order), or all shown when none is selected. */
+  private chosenCards(): CardDoc[] {
     const sel = this.shown.filter((c) => this.list.selected.has(c.id));
-    return (sel.length ? sel : this.shown).map((c) => c.id);
+    return sel.length ? sel : this.shown;
+  }
+
+  private chosen(): string[] {
+    return this.chosenCards().map((c) => c.id);
   }
 
   private startChat(): void {
@@ -127,6 +149,7 @@ class CardsView {
     const p = new URLSearchParams();
     if (this.filter.tag) p.set('tag', this.filter.tag);
     if (this.filter.text) p.set('q', this.filter.text);
+    if (this.filter.scope) p.set('scope', this.filter.scope);
     if (this.route.cards) p.set('cards', this.route.cards);
     if (this.route.chat) p.set('chat', this.route.chat);
     const qs = p.toString();
@@ -154,7 +177,7 @@ class CardsView {
 
   private renderList(): void {
     if (!this.cards) return;
-    this.shown = filterCards(this.cards, this.filter);
+    this.shown = filterCards(this.cards, this.filter, this.s.user!.uid);
     this.banner.hidden = !this.filter.ids;
     if (this.filter.ids) {
       replaceChildren(this.banner, `Showing exactly ${this.filter.ids.length} cards (${this.shown.length} visible to you). `,

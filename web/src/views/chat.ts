@@ -11,6 +11,7 @@ import { publicCitationIds } from '../citations';
 import { getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../queries';
 import { watchFeedback, type FeedbackDoc } from '../ownerqueries';
 import { ChatHeader } from './chatheader';
+import { transcriptButton } from './transcriptdownload';
 import { mountChatList } from './chats';
 import { Composer } from './composer';
 import { renderSignIn } from './signin';
@@ -150,7 +151,8 @@ class ChatView {
       // The author chip: the rules give its name to viewers, and to visitors only if the owner shows it.
       if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
       this.composer = isOwner ? new Composer(this.chatId) : null;
-      replaceChildren(this.main, this.header.el, this.transcript.el, this.composer?.el ?? null);
+      const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
+      replaceChildren(this.main, this.header.el, exportBar, this.transcript.el, this.composer?.el ?? null);
     }
     this.header.render(chat, this.priv ?? null);
     const ids = this.priv ? this.priv.card_ids : publicCitationIds(chat.public_citations);

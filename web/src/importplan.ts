@@ -1,0 +1,97 @@
+// What a browser import will write, decided before anything is written:
+// each source card gets its id (derived per owner, so two users' readme.md
+// never collide), its fields validated by the one definition of a valid card,
+// and is compared with the owner's stored card to create, update or skip it.
+import type { CardDoc } from './cardfilter';
+import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
+import type { FileProblem, SourceCard } from './importparse';
+
+export interface PlannedCard { id: string; where: string; fields: CardFields }
+
+export interface ImportPlan {
+  creates: PlannedCard[];
+  updates: PlannedCard[];
+  unchanged: PlannedCard[];
+  problems: FileProblem[];
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function slug(text: string): string {
+  return text.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase().slice(0, 60) || 'card';
+}
+
+/**
+ * The id of the card `key` (a file's path, or a JSON card's id) imports into
+ * for `owner`: readable, and unique per owner, so the same folder imported
+ * again finds its cards and another user's import never lands on them.
+ * A key that already is one of the owner's card ids is kept: an exported
+ * card read back updates itself.
+ */
+export async function derivedCardId(owner: string, key: string, ownIds: ReadonlySet<string>): Promise<string> {
+  if (ownIds.has(key)) return key;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
+  return `${slug(key)}-${hex(digest).slice(0, 16)}`;
+}
+
+const DEFAULTS: CardFields = { title: '', body: '', visibility: 'private', viewers: [], tags: [] };
+
+/** The source's fields over the stored card's (a re-import keeps what the file does not say), else defaults. */
+function merged(src: SourceCard, stored: CardDoc | undefined): Record<string, unknown> {
+  const base: CardFields = stored
+    ? { title: stored.title, body: stored.body, visibility: stored.visibility as Visibility, viewers: stored.viewers, tags: stored.tags }
+    : DEFAULTS;
+  const out: Record<string, unknown> = { ...base, ...src.fields };
+  if (typeof out.title === 'string') out.title = out.title.trim();
+  // A card made public drops its viewers, as the editor does.
+  if (out.visibility === 'public' && src.fields.viewers === undefined) out.viewers = [];
+  return out;
+}
+
+export function sameContent(a: CardFields, b: CardFields): boolean {
+  const list = (x: string[]) => JSON.stringify(x);
+  return a.title === b.title && a.body === b.body && a.visibility === b.visibility
+    && list(a.viewers) === list(b.viewers) && list(a.tags) === list(b.tags);
+}
+
+/** `stored`: the owner's cards by id (the owner query). */
+export async function planImport(owner: string, sources: SourceCard[], stored: ReadonlyMap<string, CardDoc>): Promise<ImportPlan> {
+  const plan: ImportPlan = { creates: [], updates: [], unchanged: [], problems: [] };
+  const ownIds = new Set(stored.keys());
+  const seen = new Map<string, string>();
+  for (const src of sources) {
+    const id = await derivedCardId(owner, src.key, ownIds);
+    const first = seen.get(id);
+    if (first !== undefined) {
+      plan.problems.push({ where: src.where, why: `duplicate id: the same card as ${first}` });
+      continue;
+    }
+    seen.set(id, src.where);
+    const old = stored.get(id);
+    const fields = merged(src, old);
+    const problems = cardProblems(fields);
+    if (problems.length) {
+      plan.problems.push({ where: src.where, why: problems.map((p) => `${p.field} ${p.why}`).join('; ') });
+      continue;
+    }
+    const card = { id, where: src.where, fields: fields as unknown as CardFields };
+    if (!old) plan.creates.push(card);
+    else if (sameContent(old as unknown as CardFields, card.fields)) plan.unchanged.push(card);
+    else plan.updates.push(card);
+  }
+  return plan;
+}
+
+function n(count: number): string {
+  return count.toLocaleString('en');
+}
+
+/** "412 created, 3 updated, 2 skipped: 1 unchanged, 1 with problems" */
+export function summary(created: number, updated: number, unchanged: number, problems: number): string {
+  const skipped = unchanged + problems;
+  const why = [unchanged ? `${n(unchanged)} unchanged` : '', problems ? `${n(problems)} with problems (listed below)` : '']
+    .filter(Boolean).join(', ');
+  return `${n(created)} created, ${n(updated)} updated, ${n(skipped)} skipped${skipped ? `: ${why}` : ''}`;
+}

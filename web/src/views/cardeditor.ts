@@ -1,0 +1,142 @@
+// The owner's card editor (issue 18): a new card or one of theirs; title,
+// Markdown body with a live preview (rendered and sanitised like every card),
+// tags, visibility and viewers. Saves straight to Firestore under the rules;
+// delete can be undone for a few seconds.
+//
+// Viewers are given as uids: turning an email into a uid needs the Auth
+// admin API (a callable), and a lookup that answers for any email tells a
+// caller who has an account. That lookup belongs with sharing (issue 14).
+import { CARD_LIMITS } from '../generated/cardlimits';
+import { cardProblems, type CardFields, type Visibility } from '../cardvalidity';
+import { createCard, deleteCard, updateCard } from '../cardwrites';
+import { h, replaceChildren } from '../dom';
+import { describeError } from '../errors';
+import { renderMarkdown } from '../markdown';
+import { getCard } from '../queries';
+import { cardEditPath, router } from '../router';
+import type { Session } from '../session';
+import { showToast } from './toast';
+
+const UNDO_MS = 6000;
+
+function splitList(text: string): string[] {
+  return [...new Set(text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean))];
+}
+
+export function mountCardEditor(root: HTMLElement, id: string | null, s: Session): () => void {
+  let alive = true;
+  const uid = s.user!.uid;
+  if (id === null) {
+    new CardEditor(root, uid, null, { title: '', body: '', visibility: 'private', viewers: [], tags: [] });
+  } else {
+    replaceChildren(root, h('p', { class: 'muted', role: 'status' }, 'Loading card…'));
+    getCard(id).then(
+      (card) => {
+        if (!alive) return;
+        if (!card || card.owner !== uid) {
+          replaceChildren(root, h('section', { class: 'panel' }, h('p', { role: 'alert' }, 'Only your own cards can be edited.')));
+          return;
+        }
+        new CardEditor(root, uid, id, card);
+      },
+      (err) => alive && replaceChildren(root, h('p', { role: 'alert' }, `Could not load the card: ${describeError(err)}`)),
+    );
+  }
+  return () => { alive = false; };
+}
+
+class CardEditor {
+  private readonly title: HTMLInputElement;
+  private readonly body = h('textarea', { id: 'card-body', rows: 16, 'data-testid': 'edit-body' });
+  private readonly tags: HTMLInputElement;
+  private readonly visibility = h('select', { id: 'card-visibility', 'data-testid': 'edit-visibility' },
+    CARD_LIMITS.visibilities.map((v) => h('option', { value: v }, v)));
+  private readonly viewers = h('textarea', { id: 'card-viewers', rows: 2, 'data-testid': 'edit-viewers' });
+  private readonly viewersField: HTMLElement;
+  private readonly preview = h('div', { class: 'markdown card-preview', 'data-testid': 'edit-preview' });
+  private readonly problems = h('ul', { class: 'error', 'data-testid': 'edit-problems' });
+  private readonly save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'edit-save' }, 'Save');
+  private readonly status = h('p', { class: 'muted', role: 'status' });
+
+  constructor(root: HTMLElement, private readonly uid: string, private readonly id: string | null, card: CardFields) {
+    this.title = h('input', { id: 'card-title', value: card.title, 'data-testid': 'edit-title', maxlength: CARD_LIMITS.title_max_chars });
+    this.tags = h('input', { id: 'card-tags', value: card.tags.join(', '), 'data-testid': 'edit-tags' });
+    this.body.value = card.body;
+    this.visibility.value = card.visibility;
+    this.viewers.value = card.viewers.join('\n');
+    this.viewersField = h('div', { class: 'field' }, h('label', { for: 'card-viewers' }, 'Viewers (user ids, one a line)'), this.viewers,
+      h('p', { class: 'hint' }, 'People given here read this private card. By user id for now: looking people up by email needs the sharing service.'));
+    const form = h('form', { class: 'panel card-editor', 'data-testid': 'card-editor' },
+      h('h1', null, this.id ? 'Edit card' : 'New card'),
+      h('div', { class: 'field' }, h('label', { for: 'card-title' }, 'Title'), this.title),
+      h('div', { class: 'editor-split' },
+        h('div', { class: 'field' }, h('label', { for: 'card-body' }, 'Text (Markdown)'), this.body),
+        h('div', { class: 'field' }, h('span', { class: 'label' }, 'Preview'), this.preview)),
+      h('div', { class: 'field' }, h('label', { for: 'card-tags' }, 'Tags (comma-separated)'), this.tags),
+      h('div', { class: 'field' }, h('label', { for: 'card-visibility' }, 'Visibility'), this.visibility),
+      this.viewersField,
+      this.problems,
+      h('div', { class: 'action-bar' }, this.save,
+        h('a', { href: this.id ? `/card/${encodeURIComponent(this.id)}` : '/' }, 'Cancel'),
+        h('span', { class: 'spacer' }),
+        this.id ? h('button', { type: 'button', class: 'danger', 'data-testid': 'edit-delete', onclick: () => void this.remove() }, 'Delete') : null),
+      this.status);
+    form.addEventListener('submit', (e) => { e.preventDefault(); void this.submit(); });
+    form.addEventListener('input', () => this.refresh());
+    replaceChildren(root, form);
+    this.refresh();
+    this.title.focus();
+  }
+
+  private fields(): CardFields {
+    const visibility = this.visibility.value as Visibility;
+    return {
+      title: this.title.value.trim(),
+      body: this.body.value,
+      visibility,
+      viewers: visibility === CARD_LIMITS.viewers_visibility ? splitList(this.viewers.value) : [],
+      tags: splitList(this.tags.value),
+    };
+  }
+
+  private refresh(): void {
+    this.preview.innerHTML = renderMarkdown(this.body.value);
+    this.viewersField.hidden = this.visibility.value !== CARD_LIMITS.viewers_visibility;
+    const problems = cardProblems(this.fields() as unknown as Record<string, unknown>);
+    replaceChildren(this.problems, problems.map((p) => h('li', null, `${p.field} ${p.why}`)));
+    this.save.disabled = problems.length > 0;
+  }
+
+  private async submit(): Promise<void> {
+    this.save.disabled = true;
+    this.status.textContent = 'Saving…';
+    try {
+      const id = this.id ?? await createCard(this.uid, this.fields());
+      if (this.id) await updateCard(this.id, this.fields());
+      router.navigate(`/card/${encodeURIComponent(id)}`);
+    } catch (err) {
+      this.status.textContent = `Could not save: ${describeError(err)}`;
+      this.save.disabled = false;
+    }
+  }
+
+  /** Deleted at once; "Undo" writes it back under the same id (as a new card: `created` is now). */
+  private async remove(): Promise<void> {
+    const id = this.id!;
+    const saved = this.fields();
+    try {
+      await deleteCard(id);
+    } catch (err) {
+      this.status.textContent = `Could not delete: ${describeError(err)}`;
+      return;
+    }
+    router.navigate('/');
+    showToast(`Deleted “${saved.title}”.`, {
+      label: 'Undo',
+      run: () => void createCard(this.uid, saved, id).then(
+        () => router.navigate(cardEditPath(id)),
+        (err) => showToast(`Could not restore the card: ${describeError(err)}`),
+      ),
+    }, UNDO_MS);
+  }
+}

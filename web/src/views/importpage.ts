@@ -1,0 +1,121 @@
+// The Import page (issue 18): pick a folder of Markdown files, a .zip of
+// them, or a JSON export; see what will happen (count, and every file's
+// problem) before anything is written; write in batches with a progress bar;
+// then a summary, and the embeddings catching up ("embedded n / N").
+import { embeddingProgress, ownCards, writeImport } from '../cardwrites';
+import { h, replaceChildren } from '../dom';
+import { describeError } from '../errors';
+import { readPicked, type SourceFile } from '../importparse';
+import { planImport, summary, type ImportPlan } from '../importplan';
+import type { Session } from '../session';
+
+const EMBED_POLL_MS = 2000;
+
+function count(n: number, what: string): string {
+  return `${n.toLocaleString('en')} ${what}${n === 1 ? '' : 's'}`;
+}
+
+export function mountImport(root: HTMLElement, s: Session): () => void {
+  const page = new ImportPage(root, s.user!.uid);
+  return () => page.dispose();
+}
+
+class ImportPage {
+  private readonly folder = h('input', { type: 'file', webkitdirectory: true, multiple: true, 'data-testid': 'import-folder', id: 'import-folder' });
+  private readonly file = h('input', { type: 'file', accept: '.zip,.json,.md,.markdown', multiple: true, 'data-testid': 'import-file', id: 'import-file' });
+  private readonly preview = h('div', { 'data-testid': 'import-preview' });
+  private readonly progress = h('progress', { max: 1, value: 0, hidden: true, 'data-testid': 'import-progress' });
+  private readonly result = h('p', { role: 'status', 'data-testid': 'import-summary' });
+  private readonly embedded = h('p', { class: 'muted', role: 'status', 'data-testid': 'import-embedded' });
+  private plan: ImportPlan | null = null;
+  private poll: ReturnType<typeof setInterval> | undefined;
+  private alive = true;
+
+  constructor(root: HTMLElement, private readonly uid: string) {
+    replaceChildren(root, h('section', { class: 'panel import-page' },
+      h('h1', null, 'Import cards'),
+      h('p', null, 'A folder of Markdown files (front matter may give title, tags, visibility), a .zip of one, or a JSON export. ',
+        'Importing the same folder again updates its cards.'),
+      h('div', { class: 'field' }, h('label', { for: 'import-folder' }, 'A folder'), this.folder),
+      h('div', { class: 'field' }, h('label', { for: 'import-file' }, 'Or a .zip, .json or Markdown files'), this.file),
+      this.preview, this.progress, this.result, this.embedded,
+      h('p', null, h('a', { href: '/' }, 'Back to your cards'))));
+    for (const input of [this.folder, this.file]) input.addEventListener('change', () => void this.read(input));
+  }
+
+  dispose(): void {
+    this.alive = false;
+    clearInterval(this.poll);
+  }
+
+  private async read(input: HTMLInputElement): Promise<void> {
+    const picked = [...(input.files ?? [])];
+    replaceChildren(this.preview, h('p', { class: 'muted' }, `Reading ${count(picked.length, 'file')}…`));
+    this.result.textContent = '';
+    try {
+      const files: SourceFile[] = await Promise.all(picked.map(async (f) => ({
+        path: f.webkitRelativePath || f.name,
+        bytes: new Uint8Array(await f.arrayBuffer()),
+      })));
+      const read = readPicked(files);
+      const plan = await planImport(this.uid, read.cards, await ownCards(this.uid));
+      plan.problems.unshift(...read.problems);
+      if (!this.alive) return;
+      this.plan = plan;
+      this.showPlan(plan, read.ignored);
+    } catch (err) {
+      replaceChildren(this.preview, h('p', { role: 'alert', class: 'error' }, `Could not read that: ${describeError(err)}`));
+    }
+  }
+
+  private showPlan(plan: ImportPlan, ignored: number): void {
+    const writes = plan.creates.length + plan.updates.length;
+    const go = h('button', { type: 'button', class: 'primary', 'data-testid': 'import-go', disabled: writes === 0 },
+      `Import ${count(writes, 'card')}`);
+    go.addEventListener('click', () => { go.disabled = true; void this.write(); });
+    replaceChildren(this.preview,
+      h('p', { 'data-testid': 'import-counts' },
+        `${count(plan.creates.length, 'new card')}, ${count(plan.updates.length, 'changed card')}, ${plan.unchanged.length.toLocaleString('en')} unchanged`,
+        plan.problems.length ? `, ${count(plan.problems.length, 'file')} with problems (not imported)` : '',
+        ignored ? `; ${count(ignored, 'other file')} ignored` : '', '.'),
+      plan.problems.length
+        ? h('ul', { class: 'import-problems', 'data-testid': 'import-problems' },
+          plan.problems.map((p) => h('li', null, h('strong', null, p.where), `: ${p.why}`)))
+        : null,
+      go);
+  }
+
+  private async write(): Promise<void> {
+    const plan = this.plan!;
+    const total = plan.creates.length + plan.updates.length;
+    this.progress.hidden = false;
+    this.progress.max = total;
+    try {
+      await writeImport(this.uid, plan.creates, plan.updates, (written) => {
+        this.progress.value = written;
+        this.result.textContent = `Written ${written.toLocaleString('en')} / ${total.toLocaleString('en')}…`;
+      });
+      this.result.textContent = summary(plan.creates.length, plan.updates.length, plan.unchanged.length, plan.problems.length);
+      this.watchEmbeddings();
+    } catch (err) {
+      this.result.textContent = `The import stopped: ${describeError(err)}. Import again: cards already written are skipped as unchanged.`;
+    }
+  }
+
+  /** Embeddings are made by the server in the background: count them until all are there. */
+  private watchEmbeddings(): void {
+    const tick = async () => {
+      try {
+        const p = await embeddingProgress(this.uid);
+        if (!this.alive) return;
+        this.embedded.textContent = `embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`;
+        if (p.embedded >= p.cards) clearInterval(this.poll);
+      } catch (err) {
+        this.embedded.textContent = `Could not count embeddings: ${describeError(err)}`;
+        clearInterval(this.poll);
+      }
+    };
+    void tick();
+    this.poll = setInterval(() => void tick(), EMBED_POLL_MS);
+  }
+}
