@@ -43,16 +43,19 @@ export const UID = {
 /** The matrix's columns: client key in setUp().db → label in test names. */
 export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
 
+/** Where the document shapes are defined (schema.py and the modules beside it). */
+const SCHEMA_MODULES = ['schema.py', 'account_schema.py', 'context_schema.py'];
+
 /**
- * Field names of a dataclass in schema.py, so fixtures cannot silently fall
+ * Field names of a dataclass in schema.py (or a module beside it), so fixtures cannot silently fall
  * behind the schema (every Chat field gets its own "owner may not change it"
  * test).
  */
 export function schemaFields(className) {
-  const source = readFileSync(resolve(REPO, 'functions/cardchat/schema.py'), 'utf8')
+  const source = SCHEMA_MODULES.map((m) => readFileSync(resolve(REPO, 'functions/cardchat', m), 'utf8')).join('\n')
     .replace(/"""[\s\S]*?"""/g, '');
   const start = source.search(new RegExp(`^class ${className}\\b`, 'm'));
-  if (start < 0) throw new Error(`schema.py has no class ${className}`);
+  if (start < 0) throw new Error(`no schema module has a class ${className}`);
   const rest = source.slice(start).split('\n').slice(1);
   const fields = [];
   for (const line of rest) {
