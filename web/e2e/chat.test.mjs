@@ -203,7 +203,9 @@ async function publish(s) {
 
 /** 5. A signed-out visitor opens the link: transcript, no composer, nothing of the owner's. */
 async function visitorReadsTheTranscriptOnly(s) {
-  const { link, priv } = s;
+  const { link, chatId } = s;
+  // read again: the follow-up's own retrieval has added cards (and citation numbers) since
+  const priv = await adminGet(`${COLLECTIONS.chat_private}/${chatId}`);
   const visitorContext = await newContext(browser, PHONE, { longPolling: true });
   const visitor = await visitorContext.newPage();
   const visitorErrors = pageErrors(visitor);
