@@ -25,6 +25,7 @@ from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
+from cardchat.retrieval.dense import vector_matrix
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
 if TYPE_CHECKING:
@@ -187,11 +188,7 @@ def _rank(
     """The pool's indices, best first, and which cards had a vector (the rest are ranked by BM25 alone)."""
     from cardchat.retrieval import rank as retrieval
 
-    has_vector = np.array([c in vectors for c in pool.ids], dtype=bool)
-    matrix = np.zeros((len(pool.ids), dim), dtype=np.float32)
-    for i, cid in enumerate(pool.ids):
-        if has_vector[i]:
-            matrix[i] = vectors[cid]
+    matrix, has_vector = vector_matrix(vectors, pool.ids, dim)
     order = retrieval.rank_cards(question, query_vec, pool.ids, pool.texts, matrix, has_vector, text_hashes=pool.hashes)
     return order, has_vector
 

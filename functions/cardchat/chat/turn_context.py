@@ -31,6 +31,7 @@ from typing import Any
 from cardchat.background import card_block, card_numbers, drop_cards
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
+from cardchat.retrieval.dense import vector_matrix
 from cardchat.schema import Card, ChatPrivate, public_citations
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,6 @@ def rank_source(db: Any, owner: str, source_ids: Sequence[str], question: str, p
     the `previous` one (fuse) by the hybrid ranker createChat uses. Cards
     without a stored vector are ranked by BM25 alone (no embedding on the
     spot: the answer is waiting)."""
-    import numpy as np
 
     from cardchat.embeddings import get_embedder, text
     from cardchat.repo import cards as card_repo
@@ -198,11 +198,7 @@ def rank_source(db: Any, owner: str, source_ids: Sequence[str], question: str, p
     hashes = [h for _, h in pairs]
     embedder = get_embedder()
     vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
-    has_vector = np.array([c in vectors for c in ids], dtype=bool)
-    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-    for i, c in enumerate(ids):
-        if has_vector[i]:
-            matrix[i] = vectors[c]
+    matrix, has_vector = vector_matrix(vectors, ids, embedder.dim)
     texts = [t for t, _ in pairs]
 
     def rank(query: str) -> tuple[list[int], Any]:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from cardchat.retrieval.dense import vector_matrix
 from cardchat.schema import Card
 
 #: Characters of a card's text around the first query word it contains.
@@ -45,7 +46,6 @@ def snippet(text: str, query: str, size: int = SNIPPET_CHARS) -> str:
 
 
 def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
-    import numpy as np
 
     from cardchat.embeddings import get_embedder, text
     from cardchat.repo import embeddings as emb_repo
@@ -61,11 +61,7 @@ def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
     texts, hashes = [p[0] for p in pairs], [p[1] for p in pairs]
     embedder = get_embedder()
     vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
-    has_vector = np.array([c in vectors for c in ids], dtype=bool)
-    matrix = np.zeros((len(ids), embedder.dim), dtype=np.float32)
-    for i, cid in enumerate(ids):
-        if has_vector[i]:
-            matrix[i] = vectors[cid]
+    matrix, has_vector = vector_matrix(vectors, ids, embedder.dim)
     query_vec = embedder.embed_query(query)
     order = retrieval.rank_cards(query, query_vec, ids, texts, matrix, has_vector, text_hashes=hashes)[:limit]
     sims = similarities(query_vec, matrix)

@@ -6,6 +6,8 @@ dot product: one matrix-vector product for the whole collection.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 
@@ -27,3 +29,14 @@ def rank_dense(query_vec: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """Row indices of `vectors`, most similar first; ties keep row order."""
     scores = similarities(query_vec, vectors)
     return np.argsort(-scores, kind="stable")
+
+
+def vector_matrix(vectors: Mapping[str, np.ndarray], ids: Sequence[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (n, dim) float32 matrix of `ids`' vectors, in order, and which rows
+    hold one: cards without a vector keep a zero row (ranked by BM25 alone)."""
+    has_vector = np.array([c in vectors for c in ids], dtype=bool)
+    matrix = np.zeros((len(ids), dim), dtype=np.float32)
+    for i, cid in enumerate(ids):
+        if has_vector[i]:
+            matrix[i] = vectors[cid]
+    return matrix, has_vector
