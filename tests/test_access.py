@@ -7,14 +7,15 @@ import pytest
 
 from cardchat import access
 from cardchat.errors import NotFound, PermissionDenied
+from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.schema import Card
 
 
 def test_only_an_account_granted_ai_may_use_it():
     for doc in (None, {}, {"may_use_ai": False}, {"may_use_ai": "yes"}, {"admin": True}):
         with pytest.raises(PermissionDenied, match="may not use the AI"):
-            access.check_may_use_ai(doc)
-    access.check_may_use_ai({"may_use_ai": True})
+            access.AIAccess(access.may_use_ai(doc)).admit(OFFLINE_MODEL_ID)
+    access.AIAccess(access.may_use_ai({"may_use_ai": True})).admit(OFFLINE_MODEL_ID)
 
 
 def test_the_owner_is_the_uid_named_in_the_document():

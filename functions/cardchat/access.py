@@ -22,10 +22,9 @@ from cardchat.ratelimit import Limits
 from cardchat.schema import Card, UserDoc
 
 
-def check_may_use_ai(user_doc: Mapping[str, Any] | None) -> None:
-    """Every call that makes a model answer needs AI use granted."""
-    if not user_doc or user_doc.get("may_use_ai") is not True:
-        raise PermissionDenied("Your account may not use the AI features yet; ask an admin to grant access")
+def may_use_ai(user_doc: Mapping[str, Any] | None) -> bool:
+    """AI use granted to this account (users/{uid}.may_use_ai, exactly True)."""
+    return user_doc is not None and user_doc.get("may_use_ai") is True
 
 
 def is_owner(doc: Mapping[str, Any] | None, uid: str | None) -> bool:
@@ -93,7 +92,7 @@ def ai_access(db: Any, uid: str) -> AIAccess:
     from cardchat.personal_keys import providers_of
     from cardchat.repo.users import get_user
 
-    return AIAccess((get_user(db, uid) or {}).get("may_use_ai") is True, providers_of(db, uid))
+    return AIAccess(may_use_ai(get_user(db, uid)), providers_of(db, uid))
 
 
 def model_of_chat(db: Any, chat_id: str) -> str | None:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from cardchat import keycrypt
+from cardchat.access import may_use_ai
 from cardchat.account_schema import StoredApiKey
 from cardchat.llms import ModelSpec
 from cardchat.providers.base import ProviderError
@@ -77,6 +78,6 @@ def run_key(db: Any, owner: str, spec: ModelSpec) -> str | None:
         return own
     from cardchat.repo.users import get_user
 
-    if (get_user(db, owner) or {}).get("may_use_ai") is not True:
+    if not may_use_ai(get_user(db, owner)):
         raise ProviderError("own_key_gone", provider=spec.provider, detail="the owner's own key was deleted")
     return None

@@ -43,16 +43,20 @@ class EvalSet:
     tuned_on: str = ""  # "even": the even-indexed queries (0, 2, ...) tuned the defaults
 
 
+def set_cards(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """An eval file's cards: the demo deck (`"deck": "demo"`), else its own `cards`."""
+    if data.get("deck") == "demo":
+        from cardchat.admin.demo_deck import build_deck
+
+        return build_deck()
+    return list(data["cards"])
+
+
 def load_set(path: Path) -> EvalSet:
     from cardchat.embeddings.text import embeddable_text, text_hash
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("deck") == "demo":
-        from cardchat.admin.demo_deck import build_deck
-
-        cards = build_deck()
-    else:
-        cards = data["cards"]
+    cards = set_cards(data)
     ids = [c["id"] for c in cards]
     known = set(ids)
     queries = []

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.admin.evaluation import ROOT, VectorCache, _query_key
+from cardchat.admin.evaluation import ROOT, VectorCache, _query_key, set_cards
 
 FOLLOWUPS_DIR = ROOT / "eval" / "followups"
 
@@ -46,12 +46,7 @@ class FollowupSet:
 
 def load_followups(path: Path) -> FollowupSet:
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("deck") == "demo":
-        from cardchat.admin.demo_deck import build_deck
-
-        cards = build_deck()
-    else:
-        cards = data["cards"]
+    cards = set_cards(data)
     known = {c["id"] for c in cards}
     pairs = []
     for i, p in enumerate(data["pairs"]):

@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardchat import access, llms, ratelimit
-
-# Re-exported for callers that predate access.py (main.py and other branches used chats.check_may_use_ai).
-from cardchat.access import check_may_use_ai as check_may_use_ai
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument

@@ -175,14 +175,17 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     db.collection(CHATS).document(chat_id).delete()
 
 
-def get_chat(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
-    snap = db.collection(CHATS).document(chat_id).get()
+def _get(db: firestore.Client, collection: str, chat_id: str) -> dict[str, Any] | None:
+    snap = db.collection(collection).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
+
+
+def get_chat(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
+    return _get(db, CHATS, chat_id)
 
 
 def get_private(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
-    snap = db.collection(CHAT_PRIVATE).document(chat_id).get()
-    return snap.to_dict() if snap.exists else None
+    return _get(db, CHAT_PRIVATE, chat_id)
 
 
 def replace_background(
@@ -203,8 +206,7 @@ def replace_background(
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     """The chat's server-only source (context_schema.ChatSource), None for a chat made before sources were kept."""
-    snap = db.collection(CHAT_SOURCES).document(chat_id).get()
-    return snap.to_dict() if snap.exists else None
+    return _get(db, CHAT_SOURCES, chat_id)
 
 
 def write_context(
