@@ -17,12 +17,15 @@ from firebase_functions import firestore_fn, https_fn, options
 from flask import Request  # what https_fn.on_request hands over; Flask is already loaded by firebase_functions
 
 from cardchat import keys, llms
+from cardchat.embedding_schema import EMBED_TIMEOUT_S
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
 
 if TYPE_CHECKING:
     from firebase_functions.core import Change
     from google.cloud.firestore_v1 import DocumentSnapshot
+
+    from cardchat.schema import Card
 
     #: What a document trigger receives: the document before and after the write.
     DocumentWritten = firestore_fn.Event[Change[DocumentSnapshot[Any] | None]]
@@ -303,20 +306,28 @@ def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
 
 @firestore_fn.on_document_written(
-    document=f"{CARDS}/{{cardId}}", memory=options.MemoryOption.GB_1, secrets=_secrets("embedCard")
+    document=f"{CARDS}/{{cardId}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=EMBED_TIMEOUT_S,
+    secrets=_secrets("embedCard"),
 )
 def embedCard(event: DocumentWritten) -> None:
-    """Keeps card_embeddings in step with cards (recomputed only when the
-    embeddable text changed)."""
+    """Keeps card_embeddings in step with cards, in batches: the card is
+    queued, and the call that finds no worker for its owner drains the
+    owner's queue (repo/embed_batches.py)."""
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import embeddings as emb_repo
+    from cardchat.repo import embed_batches
+
+    before, after = (_card_of(snap) for snap in (event.data.before, event.data.after))
+    outcome = embed_batches.on_card_written(db(), event.params["cardId"], before, after, get_embedder())
+    log.info("embedCard %s: %s", event.params["cardId"], outcome)
+
+
+def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
     from cardchat.schema import Card
 
-    after = event.data.after
-    data = after.to_dict() if after is not None else None  # None once deleted
-    card = Card.from_dict(data) if data is not None else None
-    outcome = emb_repo.refresh_card_embedding(db(), event.params["cardId"], card, get_embedder())
-    log.info("embedCard %s: %s", event.params["cardId"], outcome)
+    data = snap.to_dict() if snap is not None and snap.exists else None  # None: no card (created or deleted)
+    return Card.from_dict(data) if data is not None else None
 
 
 @firestore_fn.on_document_written(

@@ -1,13 +1,11 @@
 """card_embeddings and bulk card reads against the real Firestore emulator."""
 
-from datetime import timedelta
-
 import numpy as np
 import pytest
 
 from cardchat.embeddings import get_embedder, normalise, pack, unpack
 from cardchat.embeddings.text import text_hash
-from cardchat.repo import batchget
+from cardchat.repo import batchget, embed_batches
 from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as repo
 from cardchat.repo.cards import load_cards
@@ -43,46 +41,14 @@ def _emb(db, card_id):
     return db.collection(CARD_EMBEDDINGS).document(card_id).get()
 
 
-def test_refresh_lifecycle(db, embedder):
-    card = Card(title="Cache design", body="We keep Firestore reads in an LRU cache.", owner="u1")
-    db.collection(CARDS).document("c1").set(card.to_dict())
-
-    assert repo.refresh_card_embedding(db, "c1", card, embedder) == "created"
-    snap = _emb(db, "c1")
-    data = snap.to_dict()
-    assert data["model"] == "all-MiniLM-L6-v2-int8" and data["dim"] == 384
-    assert data["text_hash"] == text_hash(card.title, card.body)
-    assert data["owner"] == "u1"  # what the owner's "embedded n / N" counts by
-    vec = unpack(data["vector"], 384)
-    assert abs(float(np.linalg.norm(vec)) - 1.0) < 1e-5
-    assert np.allclose(vec, embedder.embed(["Cache design\nWe keep Firestore reads in an LRU cache."])[0], atol=1e-5)
-
-    # Only `updated` and tags change: same embedded text, no write.
-    card.updated = card.updated + timedelta(hours=1)
-    card.tags = ["infra"]
-    assert repo.refresh_card_embedding(db, "c1", card, embedder) == "unchanged"
-    again = _emb(db, "c1")
-    assert again.update_time == snap.update_time
-    assert again.to_dict()["updated"] == data["updated"]
-
-    card.title = "Cache design v2"
-    assert repo.refresh_card_embedding(db, "c1", card, embedder) == "updated"
-    edited = _emb(db, "c1").to_dict()
-    assert edited["text_hash"] == text_hash("Cache design v2", card.body) != data["text_hash"]
-    assert not np.allclose(unpack(edited["vector"], 384), vec)
-    assert edited["updated"] > data["updated"]
-
-    assert repo.refresh_card_embedding(db, "c1", None, embedder) == "deleted"
-    assert not _emb(db, "c1").exists
-
-
 def test_a_vector_stored_without_its_owner_gets_it_without_being_recomputed(db, embedder):
     card = Card(title="Owned", body="A card embedded before vectors named their owner.", owner="u7")
     h = text_hash(card.title, card.body)
     legacy = CardEmbedding(model=embedder.model_id, dim=3, vector=pack(np.ones(3)), text_hash=h).to_dict()
     del legacy["owner"]
     db.collection(CARD_EMBEDDINGS).document("legacy").set(legacy)
-    assert repo.refresh_card_embedding(db, "legacy", card, embedder) == "unchanged"
+    # A write that leaves the embedded text as it was (tags, say) only adds the owner.
+    assert embed_batches.on_card_written(db, "legacy", card, card, embedder) == "unchanged"
     data = _emb(db, "legacy").to_dict()
     assert data["owner"] == "u7" and data["dim"] == 3  # the vector itself untouched
 
@@ -95,7 +61,8 @@ def test_a_vector_of_another_model_is_replaced(db, embedder):
     h = text_hash(card.title, card.body)
     foreign = CardEmbedding(model="text-embedding-3-small", dim=3, vector=pack(np.ones(3)), text_hash=h)
     db.collection(CARD_EMBEDDINGS).document("c1").set(foreign.to_dict())
-    assert repo.refresh_card_embedding(db, "c1", card, embedder) == "updated"
+    db.collection(CARDS).document("c1").set(card.to_dict())
+    assert embed_batches.on_card_written(db, "c1", card, card, embedder) == "drained 1"
     assert _emb(db, "c1").to_dict()["model"] == embedder.model_id
 
 
@@ -170,8 +137,10 @@ def test_embed_and_store_writes_every_card_and_fills_the_cache(db, embedder):
     assert counting.docs_read == len(cards)
     assert all(np.array_equal(reloaded[i], vectors[i]) for i in cards)
 
-    # Each refresh now finds its vector current.
-    assert repo.refresh_card_embedding(db, "c5", cards["c5"], embedder) == "unchanged"
+    # A trigger delivered again finds its vector current: no model call.
+    calls = embedder.calls
+    assert embed_batches.on_card_written(db, "c5", None, cards["c5"], embedder) == "unchanged"
+    assert embedder.calls == calls
 
 
 def test_load_cards_in_chunks_dropping_missing_ids(db, monkeypatch):

@@ -42,6 +42,10 @@ class MiniLMEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._inputs: set[str] = set()
+        self._count_lock = threading.Lock()
+        #: Model runs and texts embedded since start: what batching saves is counted, not timed.
+        self.calls = 0
+        self.texts = 0
 
     def _load(self) -> None:
         with self._lock:
@@ -100,6 +104,9 @@ class MiniLMEmbedder:
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
         hidden = self._session.run(None, feed)[0]  # (batch, seq, 384)
+        with self._count_lock:
+            self.calls += 1
+            self.texts += len(texts)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalise(pooled)

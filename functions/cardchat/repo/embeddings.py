@@ -127,29 +127,6 @@ def load_embeddings(db: firestore.Client, wanted: Mapping[str, str], model_id: s
     return {key[0]: found[key] for key in keys if key in found}
 
 
-def refresh_card_embedding(db: firestore.Client, card_id: str, card: Card | None, embedder: Embedder) -> str:
-    """Bring card_embeddings/{card_id} in line with the card (None: deleted).
-    Returns "deleted", "unchanged", "created" or "updated"."""
-    ref = db.collection(CARD_EMBEDDINGS).document(card_id)
-    if card is None:
-        ref.delete()
-        return "deleted"
-    text, h = embeddable_and_hash(card.title, card.body)
-    snap = ref.get(field_paths=["model", "text_hash", "owner"])
-    if snap.exists:
-        data = snap.to_dict() or {}
-        if data.get("model") == embedder.model_id and data.get("text_hash") == h:
-            # Only fields that do not change the embedded text changed (tags, `updated`...).
-            if data.get("owner") != card.owner:  # a vector stored before it carried its owner
-                ref.update({"owner": card.owner})
-            return "unchanged"
-    vec = embedder.embed([text])[0]
-    stored = CardEmbedding(model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h, owner=card.owner)
-    ref.set(stored.to_dict())
-    _cache.put((card_id, h, embedder.model_id), vec)
-    return "updated" if snap.exists else "created"
-
-
 def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: Embedder) -> dict[str, np.ndarray]:
     """Embed `cards` and store their vectors, in batches; returns card_id -> vector."""
     prepared = {card_id: embeddable_and_hash(c.title, c.body) for card_id, c in cards.items()}

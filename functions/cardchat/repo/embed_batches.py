@@ -1,0 +1,194 @@
+"""Batched embedding: what embedCard does with a card write (issue 21 point 5).
+
+One model call per card (a trigger each) embedded an import at 1.8 cards/s on
+the emulator; MiniLM embeds ~32 texts/s in batches. So a trigger only records
+its card in the owner's queue (repo/embed_queue.py), then:
+
+- a live worker notice for the owner means a worker is draining that queue:
+  the trigger returns, its card will be in one of that worker's batches;
+- otherwise the trigger becomes the worker: it claims up to BATCH queued
+  cards (leased, so no card is embedded by two workers), embeds those whose
+  stored vector is not fresh in one model call, stores the vectors, removes
+  the entries not written again meanwhile, counts the owner's progress, and
+  claims again until the queue is empty or its time is up.
+
+No card is lost between the two: a trigger writes its entry before it looks
+for a notice, and a worker removes its notice before its last look at the
+queue, so either the trigger saw no notice (and drains itself) or the
+worker's last look finds the entry. A crashed worker's notice and leases
+run out (NOTICE, LEASE); the owner's next card write drains again, and
+`python -m cardchat backfill` embeds whatever is left.
+
+`batch_stored` is the one place where a finished batch is known (owner,
+changed cards and their vectors, deletions): the retrieval index hooks in there.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from google.api_core import exceptions as gexc
+
+from ..embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
+from ..embeddings import Embedder
+from ..embeddings.text import embeddable_and_hash
+from ..schema import CARD_EMBEDDINGS, Card, now
+from . import embed_queue as queue
+from .cards import load_cards, read_many
+from .embeddings import embed_and_store
+from .transactions import run_in_transaction
+
+if TYPE_CHECKING:
+    import numpy as np
+    from google.cloud import firestore
+
+log = logging.getLogger(__name__)
+
+#: Cards per claim and model call: MiniLM runs them as two 32-text batches;
+#: a claim, a batch read and two batch writes are spread over 64 cards.
+#: CARDCHAT_EMBED_BATCH overrides it (scripts/bench compares 1, unbatched).
+BATCH = 64
+#: How long a claimed entry stays a worker's: far beyond a batch (~2 s).
+LEASE = timedelta(seconds=120)
+#: How long a worker notice holds without renewal (renewed every batch).
+NOTICE = timedelta(seconds=60)
+#: A worker stops claiming after this long, two minutes inside embedCard's
+#: limit; the owner's next card write drains what is left.
+DRAIN_BUDGET_S = EMBED_TIMEOUT_S - 120.0
+
+Clock = Callable[[], datetime]
+
+
+def on_card_written(
+    db: firestore.Client, card_id: str, before: Card | None, after: Card | None, embedder: Embedder, clock: Clock = now
+) -> str:
+    """embedCard's body. Returns what it did: "unchanged", "queued" (a worker
+    has it), or "drained n" (this call embedded n cards)."""
+    # Tags, visibility, `updated` only, or an event a worker's batch already
+    # covered (delivered late or twice): one read, no model call, no write.
+    if after is not None and _stored_fresh(db, card_id, after, embedder.model_id):
+        return "unchanged"
+    card = after or before
+    if card is None:
+        return "unchanged"
+    if after is None:
+        db.collection(CARD_EMBEDDINGS).document(card_id).delete()  # at once; the queue entry settles a racing batch
+    queue.enqueue(db, card_id, card.owner, clock())
+    worker = uuid.uuid4().hex
+    if not take_notice(db, card.owner, worker, clock()):
+        return "queued"
+    return f"drained {drain(db, card.owner, embedder, worker, clock=clock, batch=batch_size())}"
+
+
+def batch_size() -> int:
+    wanted = os.environ.get("CARDCHAT_EMBED_BATCH", "")
+    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else BATCH
+
+
+def _stored_fresh(db: firestore.Client, card_id: str, card: Card, model_id: str) -> bool:
+    ref = db.collection(CARD_EMBEDDINGS).document(card_id)
+    snap = ref.get(field_paths=["model", "text_hash", "owner"])
+    data = snap.to_dict() if snap.exists else None
+    h = embeddable_and_hash(card.title, card.body)[1]
+    if data is None or data.get("model") != model_id or data.get("text_hash") != h:
+        return False
+    if data.get("owner") != card.owner:  # a vector stored before vectors carried their owner
+        ref.update({"owner": card.owner})
+    return True
+
+
+def take_notice(db: firestore.Client, owner: str, worker: str, at: datetime) -> bool:
+    """Become the owner's worker unless a live one is there."""
+    ref = db.collection(EMBEDDING_WORKERS).document(owner)
+    notice = WorkerNotice(worker=worker, alive_until=at + NOTICE).to_dict()
+    try:
+        ref.create(notice)  # the common case in a burst: a live notice, refused without a lock
+        return True
+    except gexc.AlreadyExists:
+        pass
+
+    def body(tx: firestore.Transaction) -> bool:
+        snap = ref.get(transaction=tx)
+        data = snap.to_dict() if snap.exists else None
+        if data and data.get("alive_until") is not None and data["alive_until"] > at:
+            return False
+        tx.set(ref, notice)
+        return True
+
+    return run_in_transaction(db, body)
+
+
+def drain(
+    db: firestore.Client,
+    owner: str,
+    embedder: Embedder,
+    worker: str,
+    clock: Clock = now,
+    budget_s: float = DRAIN_BUDGET_S,
+    batch: int = BATCH,
+) -> int:
+    """Embeds the owner's queue batch by batch as `worker` (holding the
+    notice); returns the vectors made."""
+    stop_at = time.monotonic() + budget_s
+    made = 0
+    queue.record_progress(db, owner, 0, clock())
+    while True:
+        claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
+        if not claimed:
+            queue.retire(db, owner)
+            # A trigger that saw the notice wrote its entry before it looked: this look finds it.
+            claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
+            if not claimed:
+                queue.record_progress(db, owner, 0, clock())
+                return made
+            queue.announce(db, owner, worker, clock() + NOTICE)  # a second worker meanwhile is harmless: leases
+        made += _run_batch(db, owner, claimed, embedder, clock)
+        if time.monotonic() > stop_at:
+            queue.retire(db, owner)
+            log.warning("embedding worker for %s stopped at its time budget; %d cards made", owner, made)
+            return made
+        queue.announce(db, owner, worker, clock() + NOTICE)
+
+
+def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedder: Embedder, clock: Clock) -> int:
+    ids = list(claimed)
+    cards = load_cards(db, ids)
+    gone = [card_id for card_id in ids if card_id not in cards]
+    if gone:
+        batch = db.batch()
+        for card_id in gone:
+            batch.delete(db.collection(CARD_EMBEDDINGS).document(card_id))
+        batch.commit()
+    # Read, not load_embeddings's cache: a card deleted and written back with
+    # the same text (the editor's undo) has its vector cached but not stored.
+    stored = dict(read_many(db, CARD_EMBEDDINGS, list(cards), _hash_of(embedder.model_id), ["model", "text_hash"]))
+    todo = {cid: c for cid, c in cards.items() if stored.get(cid) != embeddable_and_hash(c.title, c.body)[1]}
+    vectors = embed_and_store(db, todo, embedder) if todo else {}
+    batch_stored(db, owner, vectors, gone)
+    again = queue.finish(db, claimed)
+    queue.record_progress(db, owner, len(vectors), clock())
+    log.info(
+        "embedded %d of %s's cards (%d deleted, %d written again meanwhile)", len(vectors), owner, len(gone), len(again)
+    )
+    return len(vectors)
+
+
+def _hash_of(model_id: str) -> Callable[[str, dict[str, Any]], str | None]:
+    def text_hash(_card_id: str, data: dict[str, Any]) -> str | None:
+        return str(data["text_hash"]) if data.get("model") == model_id and data.get("text_hash") else None
+
+    return text_hash
+
+
+def batch_stored(db: firestore.Client, owner: str, vectors: dict[str, np.ndarray], deleted: list[str]) -> None:
+    """A batch's vectors are stored (`vectors`: card_id -> its new vector;
+    `deleted`: cards gone, their vectors removed). Called once per batch,
+    before its queue entries are removed: a consumer that fails here leaves
+    the batch queued, to be done again. The retrieval index (issue 21
+    point 4) applies its changes here."""

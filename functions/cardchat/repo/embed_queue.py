@@ -1,0 +1,129 @@
+"""The documents of batched embedding: the queue, the worker notice, the progress.
+
+A trigger records its card in `embedding_queue` (one small write, no model),
+then reads the owner's `embedding_workers` notice; a worker claims batches of
+queue entries in a transaction (a lease per entry, so two workers never embed
+the same card, and a crashed worker's entries become claimable when the lease
+runs out) and removes each entry only if it was not written again meanwhile.
+repo/embed_batches.py drives these steps.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from ..embedding_schema import (
+    EMBEDDING_PROGRESS,
+    EMBEDDING_QUEUE,
+    EMBEDDING_WORKERS,
+    EmbeddingProgress,
+    QueuedCard,
+    WorkerNotice,
+)
+from .transactions import run_in_transaction
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+#: Entries looked at per claim: more than a batch, so entries another live
+#: worker holds do not hide claimable ones behind them.
+SCAN_FACTOR = 2
+
+
+def enqueue(db: firestore.Client, card_id: str, owner: str, now: datetime) -> None:
+    """The card waits for its vector. A write over a claimed entry keeps the
+    lease (the claimant still owns the card) but changes the version, so the
+    claimant's finish leaves it queued and it is embedded again."""
+    entry = QueuedCard(owner=owner, version=uuid.uuid4().hex, enqueued=now).to_dict()
+    del entry["lease_until"], entry["worker"]
+    db.collection(EMBEDDING_QUEUE).document(card_id).set(entry, merge=True)
+
+
+def worker_alive(db: firestore.Client, owner: str, now: datetime) -> bool:
+    snap = db.collection(EMBEDDING_WORKERS).document(owner).get()
+    data = snap.to_dict() if snap.exists else None
+    return bool(data) and data is not None and data.get("alive_until") is not None and data["alive_until"] > now
+
+
+def announce(db: firestore.Client, owner: str, worker: str, until: datetime) -> None:
+    db.collection(EMBEDDING_WORKERS).document(owner).set(WorkerNotice(worker=worker, alive_until=until).to_dict())
+
+
+def retire(db: firestore.Client, owner: str) -> None:
+    db.collection(EMBEDDING_WORKERS).document(owner).delete()
+
+
+def _claimable(data: dict[str, Any], now: datetime) -> bool:
+    lease = data.get("lease_until")
+    return lease is None or lease <= now
+
+
+def claim(db: firestore.Client, owner: str, worker: str, now: datetime, lease: timedelta, limit: int) -> dict[str, str]:
+    """Up to `limit` of the owner's queued cards no live lease holds, leased
+    to `worker`: card_id -> the version claimed."""
+    query = db.collection(EMBEDDING_QUEUE).where(filter=FieldFilter("owner", "==", owner)).limit(limit * SCAN_FACTOR)
+
+    def body(tx: firestore.Transaction) -> dict[str, str]:
+        claimed: dict[str, str] = {}
+        for snap in list(tx.get(query)):  # every read before the first write
+            data = snap.to_dict() or {}
+            if len(claimed) < limit and _claimable(data, now):
+                tx.update(snap.reference, {"lease_until": now + lease, "worker": worker})
+                claimed[snap.id] = str(data.get("version", ""))
+        return claimed
+
+    return run_in_transaction(db, body)
+
+
+def finish(db: firestore.Client, claimed: dict[str, str]) -> list[str]:
+    """Removes the entries still at their claimed version; the others (the
+    card was written during the batch) lose the lease and wait for the next
+    batch. Returns the ids left queued."""
+    refs = [db.collection(EMBEDDING_QUEUE).document(card_id) for card_id in claimed]
+
+    def body(tx: firestore.Transaction) -> list[str]:
+        again: list[str] = []
+        for snap in list(tx.get_all(refs)):
+            if not snap.exists:
+                continue
+            if (snap.to_dict() or {}).get("version") == claimed[snap.id]:
+                tx.delete(snap.reference)
+            else:
+                tx.update(snap.reference, {"lease_until": None, "worker": ""})
+                again.append(snap.id)
+        return again
+
+    return run_in_transaction(db, body) if refs else []
+
+
+def pending_count(db: firestore.Client, owner: str) -> int:
+    query = db.collection(EMBEDDING_QUEUE).where(filter=FieldFilter("owner", "==", owner))
+    counting: Any = query.count(alias="n")  # the SDK's annotations type count() as the class
+    return int(counting.get()[0][0].value)
+
+
+def record_progress(db: firestore.Client, owner: str, embedded: int, now: datetime) -> int:
+    """The owner's progress after a batch that made `embedded` vectors; returns `pending`."""
+    pending = pending_count(db, owner)
+    doc = EmbeddingProgress(pending=pending, updated=now).to_dict()
+    doc["embedded"] = firestore.Increment(embedded)
+    db.collection(EMBEDDING_PROGRESS).document(owner).set(doc, merge=True)
+    return pending
+
+
+def read_progress(db: firestore.Client, owner: str) -> EmbeddingProgress | None:
+    snap = db.collection(EMBEDDING_PROGRESS).document(owner).get()
+    data = snap.to_dict() if snap.exists else None
+    return EmbeddingProgress(**data) if data else None
+
+
+def queued(db: firestore.Client, ids: Sequence[str]) -> Iterable[str]:
+    """Which of `ids` are queued (tests and the bench look)."""
+    refs = [db.collection(EMBEDDING_QUEUE).document(card_id) for card_id in ids]
+    return [snap.id for snap in db.get_all(refs) if snap.exists]
