@@ -10,11 +10,14 @@ repo/embed_batches.py drives these steps.
 
 from __future__ import annotations
 
+import random
+import time
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
@@ -26,7 +29,7 @@ from ..embedding_schema import (
     QueuedCard,
     WorkerNotice,
 )
-from .transactions import run_in_transaction
+from .transactions import TX_PATIENCE_S, run_in_transaction
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,7 +45,20 @@ def enqueue(db: firestore.Client, card_id: str, owner: str, now: datetime) -> No
     claimant's finish leaves it queued and it is embedded again."""
     entry = QueuedCard(owner=owner, version=uuid.uuid4().hex, enqueued=now).to_dict()
     del entry["lease_until"], entry["worker"]
-    db.collection(EMBEDDING_QUEUE).document(card_id).set(entry, merge=True)
+    ref = db.collection(EMBEDDING_QUEUE).document(card_id)
+    # A plain write waits for a claim's lock on the entry and may time out
+    # (ABORTED) in a burst: the write is idempotent, so it is asked again.
+    give_up = time.monotonic() + TX_PATIENCE_S
+    pause = 0.05
+    while True:
+        try:
+            ref.set(entry, merge=True)
+            return
+        except gexc.Aborted:
+            if time.monotonic() > give_up:
+                raise
+        time.sleep(random.uniform(pause / 2, pause))
+        pause = min(pause * 2, 1.0)
 
 
 def worker_alive(db: firestore.Client, owner: str, now: datetime) -> bool:
