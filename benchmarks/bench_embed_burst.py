@@ -60,8 +60,10 @@ def _burst(db: Any, n: int) -> tuple[float, int]:
             raise RuntimeError(f"only {_embedded(db, owner)} of {n} cards embedded after {PATIENCE_S:.0f} s")
         time.sleep(0.2)
     took = time.perf_counter() - start
-    progress = db.collection(EMBEDDING_PROGRESS).document(owner).get().to_dict() or {}
-    return took, int(progress.get("embedded", -1))
+    progress = db.collection(EMBEDDING_PROGRESS).document(owner)
+    while (progress.get().to_dict() or {}).get("pending", 0) and time.perf_counter() - start < PATIENCE_S:
+        time.sleep(0.2)  # the last batch's count lands after its vectors
+    return took, int((progress.get().to_dict() or {}).get("embedded", -1))
 
 
 def run(db: Any) -> list[str]:

@@ -204,3 +204,16 @@ def test_a_crashed_workers_cards_are_taken_over_once_its_leases_run_out(db, embe
     after_lease = t0 + eb.LEASE + timedelta(seconds=1)
     assert eb.on_card_written(db, "x0", None, cards["x0"], embedder, clock=lambda: after_lease) == "drained 3"
     _assert_all_fresh(db, cards, embedder)
+
+
+def test_a_worker_finds_a_bursts_cards_before_their_triggers_come(db, embedder):
+    cards = {f"s{i:03d}": _card(i) for i in range(100)}
+    _write(db, cards)
+    counted = Counted(embedder)
+    # Events lag behind the writes (the emulator delivers them one at a time): the first one's worker does them all.
+    assert eb.on_card_written(db, "s000", None, cards["s000"], embedder) == "drained 100"
+    # Its own card (one call), then the swept 64 + 35 (two calls each).
+    assert counted.texts == 100 and counted.calls == 5
+    _assert_all_fresh(db, cards, embedder)
+    assert {eb.on_card_written(db, cid, None, c, embedder) for cid, c in cards.items()} == {"unchanged"}
+    assert counted.texts == 100

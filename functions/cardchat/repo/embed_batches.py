@@ -58,6 +58,9 @@ BATCH = 64
 LEASE = timedelta(seconds=120)
 #: How long a worker notice holds without renewal (renewed every batch).
 NOTICE = timedelta(seconds=60)
+#: How far back a worker looks for the owner's cards written without a fresh
+#: vector whose triggers have not come yet (_Sweep).
+SWEEP_BACK = timedelta(seconds=120)
 #: A worker stops claiming after this long, two minutes inside embedCard's
 #: limit; the owner's next card write drains what is left.
 DRAIN_BUDGET_S = EMBED_TIMEOUT_S - 120.0
@@ -138,8 +141,11 @@ def drain(
     stop_at = time.monotonic() + budget_s
     made = 0
     queue.record_progress(db, owner, 0, clock())
+    sweep = _Sweep(clock() - SWEEP_BACK)
     while True:
         claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
+        if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), batch):
+            continue
         if not claimed:
             queue.retire(db, owner)
             # A trigger that saw the notice wrote its entry before it looked: this look finds it.
@@ -154,6 +160,30 @@ def drain(
             log.warning("embedding worker for %s stopped at its time budget; %d cards made", owner, made)
             return made
         queue.announce(db, owner, worker, clock() + NOTICE)
+
+
+class _Sweep:
+    """The owner's recently written cards, page by page: a worker queues the
+    ones without a fresh vector itself instead of waiting for their triggers.
+    Events can lag far behind a burst's writes (the Functions emulator
+    delivers them one at a time, ~130 ms each); the triggers that arrive
+    later find their vector fresh (one read)."""
+
+    def __init__(self, since: datetime) -> None:
+        self.since = since
+        self.cursor: Any = None
+
+    def queue_stale(self, db: firestore.Client, owner: str, model_id: str, at: datetime, limit: int) -> int:
+        """Queues the stale cards among the next pages; returns how many (0: the sweep is done)."""
+        while True:
+            cards, self.cursor = queue.written_since(db, owner, self.since, self.cursor, limit)
+            if not cards:
+                return 0
+            stored = dict(read_many(db, CARD_EMBEDDINGS, list(cards), _hash_of(model_id), ["model", "text_hash"]))
+            stale = [cid for cid, c in cards.items() if stored.get(cid) != embeddable_and_hash(c.title, c.body)[1]]
+            if stale:
+                queue.enqueue_many(db, dict.fromkeys(stale, owner), at)
+                return len(stale)
 
 
 def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedder: Embedder, clock: Clock) -> int:

@@ -29,6 +29,7 @@ from ..embedding_schema import (
     QueuedCard,
     WorkerNotice,
 )
+from ..schema import CARDS, Card
 from .transactions import TX_PATIENCE_S, run_in_transaction
 
 if TYPE_CHECKING:
@@ -59,6 +60,36 @@ def enqueue(db: firestore.Client, card_id: str, owner: str, now: datetime) -> No
                 raise
         time.sleep(random.uniform(pause / 2, pause))
         pause = min(pause * 2, 1.0)
+
+
+def enqueue_many(db: firestore.Client, owners: dict[str, str], now: datetime) -> None:
+    """enqueue() for many cards (card_id -> owner) in one batch write."""
+    batch = db.batch()
+    for card_id, owner in owners.items():
+        entry = QueuedCard(owner=owner, version=uuid.uuid4().hex, enqueued=now).to_dict()
+        del entry["lease_until"], entry["worker"]
+        batch.set(db.collection(EMBEDDING_QUEUE).document(card_id), entry, merge=True)
+    batch.commit()
+
+
+def written_since(
+    db: firestore.Client, owner: str, since: datetime, after: Any | None, limit: int
+) -> tuple[dict[str, Card], Any | None]:
+    """The owner's cards written at or after `since`, oldest first, a page
+    of `limit` after the cursor `after`; returns them and the next cursor."""
+    query = (
+        db.collection(CARDS)
+        .where(filter=FieldFilter("owner", "==", owner))
+        .where(filter=FieldFilter("updated", ">=", since))
+        .order_by("updated")
+        .order_by("__name__")
+        .limit(limit)
+    )
+    if after is not None:
+        query = query.start_after(after)
+    snaps = list(query.stream())
+    cards = {snap.id: Card.from_dict(snap.to_dict() or {}) for snap in snaps}
+    return cards, (snaps[-1] if snaps else after)
 
 
 def worker_alive(db: firestore.Client, owner: str, now: datetime) -> bool:
