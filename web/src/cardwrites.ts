@@ -1,10 +1,10 @@
 // The owner's card writes, straight to Firestore under the rules
 // (firestore.rules validCard()): create, edit, delete, and an import's
 // batched writes. Timestamps are the server's (request.time), as the rules
-// demand; the embedCard trigger follows each write. Also the two counts an
-// import shows while embeddings catch up.
+// demand; the embedCard trigger follows each write. Also the counts an
+// import (and the Cards page) shows while embeddings catch up.
 import {
-  collection, deleteDoc, doc, getCountFromServer, getDocs, query, serverTimestamp, setDoc, updateDoc, where, writeBatch,
+  collection, deleteDoc, doc, getCountFromServer, getDoc, getDocs, query, serverTimestamp, setDoc, updateDoc, where, writeBatch,
   type DocumentData, type FieldValue,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
@@ -95,11 +95,18 @@ export async function writeImport(
   }
 }
 
-/** How many of the owner's cards there are, and how many have an embedding (any age). */
+/**
+ * How many of the owner's cards there are, and how many have a current vector. The server's
+ * `embedding_progress/{uid}` says how many wait in its queue (an edit burst: stale vectors);
+ * the count of vectors covers cards whose trigger has not queued them yet (an import just written).
+ */
 export async function embeddingProgress(owner: string): Promise<{ embedded: number; cards: number }> {
-  const [all, embedded] = await Promise.all([
+  const [all, embedded, progress] = await Promise.all([
     getCountFromServer(query(cards(), where('owner', '==', owner))),
     getCountFromServer(query(collection(db, COLLECTIONS.card_embeddings), where('owner', '==', owner))),
+    getDoc(doc(db, COLLECTIONS.embedding_progress, owner)),
   ]);
-  return { embedded: embedded.data().count, cards: all.data().count };
+  const n = all.data().count;
+  const pending = Number(progress.data()?.pending ?? 0);
+  return { embedded: Math.max(0, Math.min(embedded.data().count, n - pending)), cards: n };
 }

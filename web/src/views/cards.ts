@@ -8,6 +8,7 @@ import type { Route } from '../router';
 import type { Session } from '../session';
 import { getChatPrivate, watchCards } from '../queries';
 import { CardList } from './cardlist';
+import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
 
@@ -23,6 +24,7 @@ class CardsView {
   private shown: CardDoc[] = [];
   private readonly filter: CardFilter;
   private readonly list: CardList;
+  private readonly embedding: EmbeddingStatus;
   private readonly search: HTMLInputElement;
   private readonly tagSelect = h('select', { id: 'card-tag', 'data-testid': 'card-tag' });
   private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' },
@@ -40,6 +42,7 @@ class CardsView {
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
     this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
     this.list = new CardList(() => this.renderActions(), s.user!.uid);
+    this.embedding = new EmbeddingStatus(s.user!.uid);
     this.scopeSelect.value = route.scope ?? '';
     this.search = h('input', { id: 'card-search', type: 'search', value: route.q, 'data-testid': 'card-search', placeholder: 'Words in title or text' });
     this.layout(root);
@@ -60,6 +63,7 @@ class CardsView {
   dispose(): void {
     this.alive = false;
     this.list.dispose();
+    this.embedding.dispose();
     clearTimeout(this.debounce);
     this.unsubscribe();
   }
@@ -77,7 +81,7 @@ class CardsView {
       ),
       this.banner,
       this.list.el,
-      h('div', { class: 'action-bar' }, this.count, h('span', { class: 'spacer' }),
+      h('div', { class: 'action-bar' }, this.count, this.embedding.el, h('span', { class: 'spacer' }),
         exportButtons(() => this.chosenCards(), this.s.user!.uid), this.selectAll, this.clear, this.chatButton),
       aiNote,
     ));

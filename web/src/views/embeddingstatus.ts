@@ -1,0 +1,53 @@
+// "embedded 1,234 / 5,000" on the Cards page while the server embeds the
+// owner's cards in batches (embedCard). It follows the owner's
+// embedding_progress document, which the server rewrites after every batch,
+// and is hidden once every card has its vector.
+import { doc, onSnapshot } from 'firebase/firestore';
+import { embeddingProgress } from '../cardwrites';
+import { h } from '../dom';
+import { describeError } from '../errors';
+import { db } from '../firebase';
+import { COLLECTIONS } from '../names';
+
+export class EmbeddingStatus {
+  readonly el = h('span', { class: 'muted', role: 'status', hidden: true, 'data-testid': 'embedding-status' });
+  private readonly unsubscribe: () => void;
+  private alive = true;
+  private counting = false;
+  private again = false;
+
+  constructor(private readonly uid: string) {
+    this.unsubscribe = onSnapshot(
+      doc(db, COLLECTIONS.embedding_progress, uid),
+      () => void this.recount(),
+      (err) => this.show(`Couldn't follow embedding progress: ${describeError(err)}`),
+    );
+  }
+
+  dispose(): void {
+    this.alive = false;
+    this.unsubscribe();
+  }
+
+  /** One count at a time: batches land every ~2 s, a count may take longer on a big collection. */
+  private async recount(): Promise<void> {
+    if (this.counting) { this.again = true; return; }
+    this.counting = true;
+    try {
+      const p = await embeddingProgress(this.uid);
+      if (!this.alive) return;
+      if (p.embedded >= p.cards) this.el.hidden = true;
+      else this.show(`embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`);
+    } catch (err) {
+      this.show(`Couldn't count embedded cards: ${describeError(err)}`);
+    } finally {
+      this.counting = false;
+      if (this.again && this.alive) { this.again = false; void this.recount(); }
+    }
+  }
+
+  private show(text: string): void {
+    this.el.textContent = text;
+    this.el.hidden = false;
+  }
+}
