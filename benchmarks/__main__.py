@@ -10,7 +10,7 @@ import time
 from google.cloud import firestore
 
 ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
-ALL += ["scrub", "pipeline"]
+ALL += ["scrub", "pipeline", "search_cards"]
 
 
 def main(argv: list[str]) -> int:
