@@ -27,7 +27,7 @@ const PLACES = [
   },
   { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
-  { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1 }, change: { card_ids: [] } },
+  { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1, collection_query: { scope: 'mine' } }, change: { card_ids: [] } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
