@@ -183,7 +183,8 @@ class CardsView {
     if (search.kind !== 'idle') this.count.textContent = describeSearch(search) + (selCount ? ` · ${selCount} selected` : '');
     const n = selCount ? selCount : this.collectionSize();
     this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${n} card${n === 1 ? '' : 's'}`;
-    this.chatButton.disabled = n === 0 || !this.s.mayUseAi;
+    // while a search is under way or failed, "all" has no number yet
+    this.chatButton.disabled = n === 0 || !this.s.mayUseAi || search.kind === 'searching' || search.kind === 'error';
     this.clear.disabled = this.list.selected.size === 0;
   }
 
