@@ -66,7 +66,8 @@ export function describeSearch(state: SearchState): string {
     case 'searching': return `Searching for “${state.text}”…`;
     case 'results': {
       const n = state.matching;
-      const best = state.cards.length < n ? ` · the best ${state.cards.length} shown` : '';
+      // the ranking also brings cards close in meaning that hold none of the words
+      const best = state.cards.length !== n ? ` · the best ${state.cards.length} shown` : '';
       return `${n} card${n === 1 ? '' : 's'} match “${state.text}”${best}`;
     }
     case 'error': return state.message;
