@@ -10,7 +10,7 @@ import time
 from google.cloud import firestore
 
 ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
-ALL += ["scrub", "pipeline", "embed_burst"]
+ALL += ["scrub", "pipeline", "embed_burst", "search_cards"]
 
 
 def main(argv: list[str]) -> int:

@@ -45,6 +45,7 @@ SECRETS = keys.bound_secrets()
 #: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
+    | {"searchCards"}  # embeds its text: with a remote embedder that is a key it needs
 )
 
 
@@ -264,6 +265,18 @@ def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     token, token_id = parsing.revoke_access_token(req.data)
     access_tokens.revoke(db(), uid, token=token, token_id=token_id)
     return {}
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("searchCards"))
+@_endpoint
+def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """Issue 21: the Cards page's text filter, ranked on the server over the caller's visible cards.
+    1 GiB as createChat: it loads the embedding model and ranks the whole collection."""
+    from cardchat import parsing
+    from cardchat.chat import card_search
+
+    uid = _uid(req)
+    return card_search.search_cards(db(), uid, parsing.search_cards(req.data)).to_dict()
 
 
 @https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("mcp"))

@@ -108,6 +108,8 @@ export function chatPrivateDoc(over = {}) {
     cards_packed: 2,
     cards_cut: 1,
     context_turns: [{ message_index: 3, considered: 3, added: [{ card: 'card-b', n: 2, rank: 1, score: 0.5 }], cut: 0, dropped: [] }],
+    // issue 21: what a chat made from a query was made from (owner-only like the rest)
+    collection_query: { scope: 'mine', tag: 'ocean', text: 'spring tides' },
     ...over,
   });
 }

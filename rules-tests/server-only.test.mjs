@@ -28,7 +28,7 @@ const PLACES = [
   },
   { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
-  { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1 }, change: { card_ids: [] } },
+  { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1, collection_query: { scope: 'mine' } }, change: { card_ids: [] } },
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's
   { name: C.embedding_queue, coll: [C.embedding_queue], id: CARD, data: { owner: UID.owner, version: 'v1', enqueued: T0 }, change: { version: 'v2' } },
   { name: C.embedding_workers, coll: [C.embedding_workers], id: UID.owner, data: { worker: 'w1', alive_until: T0 }, change: { worker: 'w2' } },

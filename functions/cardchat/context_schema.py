@@ -19,7 +19,9 @@ class ChatSource:
     """chat_sources/{chat_id}: server-only, rules deny every client. The card
     ids the chat was made from (visible to its owner then, in request order),
     ranked again on every follow-up. One document: parsing caps the ids at
-    MAX_CARD_ID_BYTES, under the 1 MiB a document may hold."""
+    MAX_CARD_ID_BYTES, under the 1 MiB a document may hold. A chat made from a
+    query keeps the query instead (`collection_query`, CollectionQuery.to_dict(),
+    `card_ids` empty): a follow-up resolves it again, so 100,000 cards cost no ids."""
 
     chat: str
     owner: str
@@ -28,6 +30,7 @@ class ChatSource:
     # first, 1), which ranks nothing more; -1 for a branch, whose question is new
     ranked_for: int = 1
     created: datetime = field(default_factory=now)
+    collection_query: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 
 from cardchat import llms
 from cardchat.account_schema import Rating
+from cardchat.collection_query import MAX_QUERY_TEXT_CHARS, CollectionQuery, from_request, request_string
 from cardchat.errors import InvalidArgument
 from cardchat.schema import MAX_VIEWERS, Collection
 
@@ -45,11 +46,17 @@ _RESERVED = re.compile(r"^__.*__$", re.DOTALL)
 
 @dataclass
 class CreateChatRequest:
-    card_ids: list[str]
+    card_ids: list[str]  # empty when `query` describes the collection
     initial_message: str
     model: str
     background_percentage: float
     collection: Collection
+    query: CollectionQuery | None = None  # the collection as a query, resolved on the server (issue 21)
+
+    @property
+    def source(self) -> list[str] | CollectionQuery:
+        """What the chat is made from: the ids, or the query."""
+        return self.query if self.query is not None else self.card_ids
 
 
 def _utf8_bytes(value: str) -> int | None:
@@ -179,10 +186,13 @@ def create_chat(
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
     message = content(data.get("initial_message"), "initial_message")
-    card_ids = _card_ids(data.get("card_ids"))
+    if data.get("card_ids") is not None and data.get("query") is not None:
+        raise InvalidArgument("query: give card_ids or query, not both")
+    query = from_request(data["query"], "query") if data.get("query") is not None else None
+    card_ids = [] if query is not None else _card_ids(data.get("card_ids"))
 
     model_id = _model(data.get("model") or llms.default_model_id(env, own_keys), own_keys, env)
-    return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")))
+    return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")), query)
 
 
 def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:
@@ -359,3 +369,30 @@ def rate_answer(data: Any) -> RateAnswerRequest:
     if len(comment) > MAX_COMMENT_CHARS:
         raise InvalidArgument(f"comment: {len(comment):,} characters is over the limit of {MAX_COMMENT_CHARS:,}")
     return RateAnswerRequest(message_id, rating, comment)
+
+
+# --- collections described by a query (issue 21): createChat's `query`, searchCards ---------
+
+SEARCH_LIMIT_DEFAULT = 20
+SEARCH_LIMIT_MAX = 50
+
+
+@dataclass
+class SearchCardsRequest:
+    text: str
+    limit: int
+    query: CollectionQuery  # scope, tag and visibility; its text is None (the search ranks, it does not filter)
+
+
+def search_cards(data: Any) -> SearchCardsRequest:
+    """searchCards({text, limit?, scope?, tag?, visibility?})"""
+    if not isinstance(data, dict):
+        raise InvalidArgument("request: must be an object")
+    text = request_string(data, "text", "", MAX_QUERY_TEXT_CHARS)
+    if text is None:
+        raise InvalidArgument("text: words to search for are required")
+    limit = data.get("limit", SEARCH_LIMIT_DEFAULT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT_MAX:
+        raise InvalidArgument(f"limit: must be a whole number from 1 to {SEARCH_LIMIT_MAX}")
+    rest = {k: v for k, v in data.items() if k not in ("text", "limit")}
+    return SearchCardsRequest(text, limit, from_request(rest, "", ("scope", "tag", "visibility")))

@@ -223,9 +223,15 @@ class ChatPrivate:
     cards_packed: int = 0
     cards_cut: int = 0
     context_turns: list[dict[str, Any]] = field(default_factory=list)
+    # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
+    # owner-only like the rest; absent (not null) for a chat made from ids.
+    collection_query: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
+        d = _dict(self)
+        if d["collection_query"] is None:
+            del d["collection_query"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ChatPrivate:
@@ -247,6 +253,7 @@ class ChatPrivate:
             cards_packed=int(d.get("cards_packed") or 0),
             cards_cut=int(d.get("cards_cut") or 0),
             context_turns=list(d.get("context_turns") or []),
+            collection_query=d.get("collection_query"),
         )
 
 

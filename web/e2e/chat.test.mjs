@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, modelPickerReady, newContext,
+  adminGet, adminList, APP_URL, callFunction, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, modelPickerReady, newContext,
   pageErrors, PHONE,
-  screenshot, signIn, signInRest, visibleTo,
+  screenshot, signIn, signInRest,
 } from './support.mjs';
 
 const ANSWER_TIMEOUT = 120_000;
@@ -75,13 +75,13 @@ function bodiesContaining(captured, needle) {
 }
 
 test('chat: create, stream, follow up, publish, read signed out, background stays hidden, delete', async () => {
-  const { uid } = await signInRest();
+  const { uid, idToken } = await signInRest();
   const owner = await newContext(browser, DESKTOP);
   const page = await owner.newPage();
   const errors = pageErrors(page);
   const ownerCapture = captureResponses(page);
   await signIn(page);
-  const s = { uid, owner, page, ownerCapture };
+  const s = { uid, idToken, owner, page, ownerCapture };
 
   await pickCardsAndStart(s);
   await firstAnswerGrows(s);
@@ -97,12 +97,10 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
 
 // The steps of the test above, in order; `s` carries what one step leaves for the next.
 
-/** 1. Pick the cards about rebasing: the whole filtered collection. */
+/** 1. Pick the cards about rebasing: the whole filtered collection, sent as a query the server resolves. */
 async function pickCardsAndStart(s) {
-  const { page, uid } = s;
-  const filtered = (await adminList(COLLECTIONS.cards))
-    .filter((c) => visibleTo(c, uid) && `${c.title}\n${c.body}\n${(c.tags ?? []).join(' ')}`.toLowerCase().includes('rebase'))
-    .length;
+  const { page, idToken } = s;
+  const filtered = (await callFunction('searchCards', { text: 'rebase' }, idToken)).matching;
   assert.ok(filtered > 0, 'the demo deck has cards about rebasing');
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
     null, { timeout: 60_000 });
@@ -147,6 +145,7 @@ async function firstAnswerGrows(s) {
   assert.equal(chat.owner, uid);
   assert.equal(chat.card_ids, undefined, 'the chat a visitor reads names no card');
   assert.equal(priv.card_count_requested, filtered);
+  assert.deepEqual(priv.collection_query, { scope: 'visible', text: 'rebase' }, 'made from the query, not from ids');
   assert.match(await page.getByTestId('chat-counts').textContent(),
     new RegExp(`^${priv.card_ids.length} cards? in the background of ${filtered} requested`));
   assert.equal(await page.getByTestId('chat-description').textContent(), priv.collection.description);

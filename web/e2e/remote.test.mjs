@@ -145,7 +145,7 @@ async function appRunsUnderThePolicy(page, seen, state) {
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
     null, { timeout: 60_000 });
   await page.getByTestId('card-search').fill('cherry-pick');
-  await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''));
+  await page.waitForFunction(() => /^\d+ cards? match/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''));
   assert.deepEqual(await violations(page, seen), [], 'CSP violations on the cards page');
   await page.getByTestId('chat-with-cards').click();
   await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });

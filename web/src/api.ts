@@ -9,8 +9,18 @@ export interface ModelList {
   default: string;
 }
 
+/** A collection described by a query (functions/cardchat/collection_query.py): the server resolves it. */
+export interface CollectionQuery {
+  scope: 'visible' | 'mine' | 'shared' | 'public';
+  tag?: string;
+  visibility?: 'public' | 'private';
+  text?: string;
+}
+
+/** Exactly one of card_ids (an explicit selection) and query (a whole filtered collection). */
 export interface CreateChatRequest {
-  card_ids: string[];
+  card_ids?: string[];
+  query?: CollectionQuery;
   initial_message: string;
   model?: string;
   background_percentage?: number;
@@ -80,3 +90,22 @@ export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author
 export const rateAnswer = call<
   { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
 >(FUNCTIONS.rateAnswer);
+
+/** One card of a searchCards answer: never one the caller may not read. */
+export interface SearchHit {
+  id: string;
+  title: string;
+  snippet: string;
+  tags: string[];
+  visibility: 'public' | 'private';
+  owner: string;
+  score: number;
+}
+export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
+  text: string;
+  limit?: number;
+}
+/** `considered`: the cards ranked; `matching`: those holding a word of the text (what a chat over it takes). */
+export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
+  FUNCTIONS.searchCards,
+);

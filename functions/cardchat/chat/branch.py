@@ -104,11 +104,12 @@ def _checked_context(
 
 
 def _source_copy(source: dict[str, Any] | None, new_id: str, uid: str, when: datetime) -> ChatSource | None:
-    """The source chat's cards, ranked again for the branch's own question
-    (its first answer: ranked_for -1); None when the source kept none."""
+    """The source chat's cards (its ids or its query), ranked again for the
+    branch's own question (its first answer: ranked_for -1); None when the source kept none."""
     if source is None:
         return None
-    return ChatSource(chat=new_id, owner=uid, card_ids=list(source.get("card_ids") or []), ranked_for=-1, created=when)
+    ids, query = list(source.get("card_ids") or []), source.get("collection_query")
+    return ChatSource(new_id, uid, ids, ranked_for=-1, created=when, collection_query=query)
 
 
 def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_index: int) -> list[dict[str, Any]]:

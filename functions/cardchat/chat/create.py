@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardchat import access, llms, ratelimit
+from cardchat.chat.collection import CardSource
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
@@ -74,11 +75,14 @@ def create_chat(
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     chosen = select_background(
-        db, uid, req.card_ids, req.initial_message, spec, req.background_percentage, req.collection.description, lap
+        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description, lap
     )
     chat_id = new_chat_id()
     chat, private = _chat_documents(uid, req, chosen.background, chosen.budget, chosen.unranked, chosen.visible, stamp)
-    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, list(chosen.visible))
+    # What follow-ups rank (turn_context.py): the query itself, else the ids the caller could read.
+    query = req.query.to_dict() if req.query is not None else None
+    source = ChatSource(chat_id, uid, [] if query else list(chosen.visible), created=stamp, collection_query=query)
+    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
     lap("write")
     return CreateChatResult(chat_id, lap.timings_ms)
 
@@ -88,7 +92,7 @@ class Selection:
     """What culling, ranking and fitting chose for one caller."""
 
     background: Background
-    visible: dict[str, Card]  # the requested cards the caller may view, in request order
+    visible: dict[str, Card]  # the requested cards the caller may view, in request order (a query's: by id)
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
 
@@ -96,14 +100,14 @@ class Selection:
 def select_background(
     db: Any,
     uid: str,
-    card_ids: list[str],
+    source: CardSource,
     question: str,
     spec: llms.ModelSpec,
     percentage: float,
     description: str,
     lap: Callable[[str], None],
 ) -> Selection:
-    """Cull `card_ids` to those `uid` may view, rank them against `question`,
+    """Resolve `source` (ids or a query) to the cards `uid` may view, rank them against `question`,
     fit the best into `percentage` of `spec`'s window. Shared by createChat
     and continueChat (chat/continuation.py); `lap` records each step's time."""
     # Heavy modules load here, not when the endpoint module is imported.
@@ -111,7 +115,7 @@ def select_background(
     from cardchat.repo import embeddings as emb_repo
 
     embedder = get_embedder()
-    pool = _visible_cards(db, uid, card_ids)
+    pool = _visible_cards(db, uid, source)
     lap("load_cards")
     vectors = emb_repo.load_embeddings(db, dict(zip(pool.ids, pool.hashes)), embedder.model_id)
     lap("load_embeddings")
@@ -148,11 +152,11 @@ class _Pool:
     hashes: list[str]
 
 
-def _visible_cards(db: Any, uid: str, card_ids: list[str]) -> _Pool:
+def _visible_cards(db: Any, uid: str, source: CardSource) -> _Pool:
+    from cardchat.chat import collection
     from cardchat.embeddings import text
-    from cardchat.repo import cards as card_repo
 
-    visible = access.readable_cards(card_repo.load_cards(db, card_ids), uid, card_ids)
+    visible = collection.resolve(db, uid, source)
     pairs = [text.embeddable_and_hash(c.title, c.body) for c in visible.values()]
     return _Pool(list(visible), visible, [p[0] for p in pairs], [p[1] for p in pairs])
 
@@ -211,7 +215,7 @@ def _write(
     question: str,
     stamp: datetime,
     rules: ratelimit.Limits,
-    source_ids: list[str],
+    source: ChatSource,
 ) -> None:
     """Chat, background and the first two messages in one transaction with the rate-limit slot and the
     first answer's token reservation."""
@@ -234,9 +238,7 @@ def _write(
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
-        ChatSource(
-            chat=chat_id, owner=uid, card_ids=source_ids, created=stamp
-        ),  # what follow-ups rank (turn_context.py)
+        source,
     )
 
 
@@ -266,12 +268,13 @@ def _chat_documents(
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
-        card_count_requested=len(req.card_ids),
+        card_count_requested=len(cards) if req.query is not None else len(req.card_ids),
         collection=req.collection,
         cards_unranked=unranked,
         cards_considered=len(cards),
         cards_packed=len(bg.card_ids),
         cards_cut=len(cards) - len(bg.card_ids),
+        collection_query=req.query.to_dict() if req.query is not None else None,
     )
     return chat, private
 

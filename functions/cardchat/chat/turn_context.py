@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardchat.background import card_block, card_numbers, drop_cards
+from cardchat.chat.collection import CardSource, source_of
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
 from cardchat.retrieval.dense import vector_matrix
@@ -179,20 +180,20 @@ class _Context:
         return sorted(gone)
 
 
-def rank_source(db: Any, owner: str, source_ids: Sequence[str], question: str, previous: str = "") -> Ranked:
-    """The source cards `owner` may read now, ranked for `question` read with
+def rank_source(db: Any, owner: str, source: CardSource, question: str, previous: str = "") -> Ranked:
+    """The source's cards `owner` may read now (its ids, or its query resolved
+    again: chat/collection.py), ranked for `question` read with
     the `previous` one (fuse) by the hybrid ranker createChat uses. Cards
     without a stored vector are ranked by BM25 alone (no embedding on the
     spot: the answer is waiting)."""
 
+    from cardchat.chat import collection
     from cardchat.embeddings import get_embedder, text
-    from cardchat.repo import cards as card_repo
     from cardchat.repo import embeddings as emb_repo
     from cardchat.retrieval import rank as retrieval
     from cardchat.retrieval.dense import similarities
 
-    loaded = card_repo.load_cards(db, source_ids)
-    cards = {c: card for c, card in loaded.items() if card.visible_to(owner)}
+    cards = collection.resolve(db, owner, source)
     ids = list(cards)
     pairs = [_embeddable(text.embeddable_and_hash, cards[c].title, cards[c].body) for c in ids]
     hashes = [h for _, h in pairs]
@@ -268,9 +269,7 @@ def ground_turn(
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
         return None
-    ranked = rank_source(
-        db, private.owner, list(source.get("card_ids") or []), questions[-1], "".join(questions[-2:-1])
-    )
+    ranked = rank_source(db, private.owner, source_of(source), questions[-1], "".join(questions[-2:-1]))
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
     try:

@@ -9,6 +9,8 @@ import type { Session } from '../session';
 import { getChatPrivate, watchCards } from '../queries';
 import { CardList } from './cardlist';
 import { EmbeddingStatus } from './embeddingstatus';
+import { filterQuery } from '../collectionquery';
+import { CardSearch, describeSearch, type SearchState } from './cardsearch';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
 
@@ -35,7 +37,8 @@ class CardsView {
   private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all shown');
   private readonly clear = h('button', { type: 'button', 'data-testid': 'clear-selection' }, 'Clear selection');
   private readonly banner = h('div', { class: 'banner', hidden: true, 'data-testid': 'id-filter-banner' });
-  private debounce: ReturnType<typeof setTimeout> | undefined;
+  // The text filter is a server-side search (issue 21): its results replace the list while a text is typed.
+  private readonly textSearch = new CardSearch((st) => this.showSearch(st));
   private alive = true;
   private readonly unsubscribe: () => void;
 
@@ -58,13 +61,14 @@ class CardsView {
       (err) => this.list.showError(`Could not load cards: ${describeError(err)}`),
     );
     this.search.focus();
+    if (!route.chat) this.textSearch.update(this.filter);
   }
 
   dispose(): void {
     this.alive = false;
     this.list.dispose();
     this.embedding.dispose();
-    clearTimeout(this.debounce);
+    this.textSearch.dispose();
     this.unsubscribe();
   }
 
@@ -92,17 +96,18 @@ class CardsView {
       // The URL follows every keystroke, so a remount (sign-in, profile load) keeps the filter.
       this.filter.text = this.search.value.trim();
       this.syncUrl();
-      clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => this.renderList(), 150);
+      this.textSearch.update(this.filter);
     });
     this.tagSelect.addEventListener('change', () => {
       this.filter.tag = this.tagSelect.value || null;
       this.syncUrl();
+      this.textSearch.update(this.filter);
       this.renderList();
     });
     this.scopeSelect.addEventListener('change', () => {
       this.filter.scope = (this.scopeSelect.value || null) as CardScope | null;
       this.syncUrl();
+      this.textSearch.update(this.filter);
       this.renderList();
     });
     this.selectAll.addEventListener('click', () => this.list.selectAll(this.shown));
@@ -132,7 +137,9 @@ class CardsView {
   /** The selected cards among those shown (in the displayed order), or all shown when none is selected. */
   private chosenCards(): CardDoc[] {
     const sel = this.shown.filter((c) => this.list.selected.has(c.id));
-    return sel.length ? sel : this.shown;
+    // a search hit carries a snippet, not the body: an export takes the loaded card
+    const loaded = new Map(this.cards?.map((c) => [c.id, c]));
+    return (sel.length ? sel : this.shown).map((c) => loaded.get(c.id) ?? c);
   }
 
   private chosen(): string[] {
@@ -144,6 +151,9 @@ class CardsView {
     const { filter, route } = this;
     openStartChat({
       cardIds: this.chosen(),
+      // no selection: the whole filtered collection, as a query the server resolves (not N ids)
+      query: selCount ? null : filterQuery(filter),
+      count: this.collectionSize(),
       description: describeCollection(filter, selCount || null),
       configuration: { tag: filter.tag, text: filter.text, selected: selCount > 0, from_chat: route.chat },
     });
@@ -169,18 +179,39 @@ class CardsView {
   }
 
   private renderActions(): void {
-    if (!this.cards) return;
+    if (!this.cards && this.textSearch.state.kind === 'idle') return;
     const selCount = this.selectedCount();
     const shown = this.shown.length;
     this.count.textContent = `${shown} card${shown === 1 ? '' : 's'} shown` + (selCount ? ` · ${selCount} selected` : '');
-    const n = this.chosen().length;
+    const search = this.textSearch.state;
+    if (search.kind !== 'idle') this.count.textContent = describeSearch(search) + (selCount ? ` · ${selCount} selected` : '');
+    const n = selCount ? selCount : this.collectionSize();
     this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${n} card${n === 1 ? '' : 's'}`;
-    this.chatButton.disabled = n === 0 || !this.s.mayUseAi;
+    // while a search is under way or failed, "all" has no number yet
+    this.chatButton.disabled = n === 0 || !this.s.mayUseAi || search.kind === 'searching' || search.kind === 'error';
     this.clear.disabled = this.list.selected.size === 0;
   }
 
+  /** How many cards "Chat with all" takes: those shown, or while searching all that hold a word of the text. */
+  private collectionSize(): number {
+    const search = this.textSearch.state;
+    return search.kind === 'results' && !this.filter.ids ? search.matching : this.chosen().length;
+  }
+
+  private showSearch(state: SearchState): void {
+    if (state.kind === 'idle') return this.renderList();
+    if (state.kind === 'results') {
+      this.shown = state.cards;
+      this.list.show(state.cards, `No card matches “${state.text}”.`);
+    } else if (state.kind === 'error') {
+      this.shown = [];
+      this.list.showError(state.message);
+    }
+    this.renderActions();
+  }
+
   private renderList(): void {
-    if (!this.cards) return;
+    if (!this.cards || this.textSearch.state.kind !== 'idle') return;
     this.shown = filterCards(this.cards, this.filter, this.s.user!.uid);
     this.banner.hidden = !this.filter.ids;
     if (this.filter.ids) {

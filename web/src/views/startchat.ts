@@ -1,5 +1,5 @@
 // The "start a chat" dialog: first message, model, background share.
-import { createChat, listModels, type ModelList } from '../api';
+import { createChat, listModels, type CollectionQuery, type ModelList } from '../api';
 import { budgetTokens, clampPercent, DEFAULT_PERCENT, describeBudget, MAX_PERCENT, MIN_PERCENT, modelOptionLabel } from '../budget';
 import { h } from '../dom';
 import { describeError } from '../errors';
@@ -7,6 +7,9 @@ import { chatPath, router } from '../router';
 
 export interface StartChatRequest {
   cardIds: string[];
+  /** The whole filtered collection, resolved by the server (sent instead of cardIds), and how many cards it holds. */
+  query?: CollectionQuery | null;
+  count?: number;
   description: string;
   configuration: Record<string, unknown>;
 }
@@ -44,7 +47,7 @@ class StartChatDialog {
   private readonly dialog: HTMLDialogElement;
 
   constructor(private readonly req: StartChatRequest) {
-    const n = req.cardIds.length;
+    const n = req.query ? req.count ?? 0 : req.cardIds.length;
     this.form = h('form', { method: 'dialog', class: 'stack' },
       h('h2', { id: 'start-title' }, `Chat with ${n} card${n === 1 ? '' : 's'}`),
       h('p', { class: 'hint' }, req.description),
@@ -132,7 +135,7 @@ class StartChatDialog {
     this.setBusy(true);
     try {
       const { chat_id } = await createChat({
-        card_ids: this.req.cardIds,
+        ...(this.req.query ? { query: this.req.query } : { card_ids: this.req.cardIds }),
         initial_message: text,
         model: this.model.value,
         background_percentage: clampPercent(Number(this.slider.value)) / 100,
