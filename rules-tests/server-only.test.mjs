@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources and any collection the rules do not name:
+// card_embeddings, rate_limits, user_api_keys, chat_sources, viewer_lookups and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
 // card_embeddings filtered on owner, is in card-embeddings.test.mjs.
@@ -28,6 +28,8 @@ const PLACES = [
   { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
   { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1 }, change: { card_ids: [] } },
+  // a user's budget of email look-ups and the uids they found (resolveViewers): not even that user reads it
+  { name: C.viewer_lookups, coll: [C.viewer_lookups], id: UID.owner, data: { window_start: T0, count: 3, found: [UID.other] }, change: { count: 0 } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

@@ -80,3 +80,8 @@ export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author
 export const rateAnswer = call<
   { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
 >(FUNCTIONS.rateAnswer);
+// A card's viewers by email (issue 18): uids for addresses, and the owner's card's uids named back
+// (only those the caller once found by email; others come back with an empty email).
+export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
+  FUNCTIONS.resolveViewers,
+);
