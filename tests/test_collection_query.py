@@ -1,4 +1,5 @@
-"""The one definition of a query-described collection: scope, tag and visibility, always within what the caller may read."""
+"""The one definition of a query-described collection: scope, tag and visibility,
+always within what the caller may read."""
 
 import pytest
 
