@@ -309,6 +309,16 @@ def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
+def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
+    from cardchat import card_viewers, parsing
+
+    uid = _uid(req)
+    return card_viewers.resolve_viewers(db(), uid, parsing.resolve_viewers(req.data))
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@_endpoint
 def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import feedback

@@ -1,5 +1,5 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers and any
-// collection the rules do not name:
+// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, viewer_lookups
+// and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
 // card_embeddings filtered on owner, is in card-embeddings.test.mjs.
@@ -32,6 +32,8 @@ const PLACES = [
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's
   { name: C.embedding_queue, coll: [C.embedding_queue], id: CARD, data: { owner: UID.owner, version: 'v1', enqueued: T0 }, change: { version: 'v2' } },
   { name: C.embedding_workers, coll: [C.embedding_workers], id: UID.owner, data: { worker: 'w1', alive_until: T0 }, change: { worker: 'w2' } },
+  // a user's budget of email look-ups and the uids they found (resolveViewers): not even that user reads it
+  { name: C.viewer_lookups, coll: [C.viewer_lookups], id: UID.owner, data: { window_start: T0, count: 3, found: [UID.other] }, change: { count: 0 } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

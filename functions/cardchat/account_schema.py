@@ -118,3 +118,24 @@ class UsageDay:
 
 def usage_day_id(owner: str, day: str, model: str) -> str:
     return f"{owner}_{day}_{model}"
+
+
+# --- card viewers by email (issue 18) ---------------------------------------------
+
+#: Server-only, per user: their budget of email look-ups and the uids they found by email (ViewerLookups).
+VIEWER_LOOKUPS = COLLECTIONS["viewer_lookups"]
+
+
+@dataclass
+class ViewerLookups:
+    """viewer_lookups/{uid}: server-only (rules deny every client). How many
+    addresses the user looked up in the current window (card_viewers.py), and
+    the uids those look-ups found: the only uids whose email is ever named
+    back to them. Holds no email."""
+
+    window_start: datetime = field(default_factory=now)
+    count: int = 0
+    found: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)

@@ -343,6 +343,26 @@ def share_chat(data: Any) -> ShareChatRequest:
     return ShareChatRequest(chat_id, add, remove, show)
 
 
+# --- resolveViewers (issue 18) -----------------------------------------------
+
+
+@dataclass
+class ResolveViewersRequest:
+    emails: list[str]
+    card_id: str | None  # one of the caller's cards, whose viewers are named back
+
+
+def resolve_viewers(data: Any) -> ResolveViewersRequest:
+    """resolveViewers({emails?: [email] (≤ 50), card_id?: string}), at least one."""
+    if not isinstance(data, dict):
+        raise InvalidArgument("emails or card_id is required")
+    emails = _emails(data, "emails")
+    card_id = doc_id(data, "card_id") if data.get("card_id") is not None else None
+    if not emails and card_id is None:
+        raise InvalidArgument("emails or card_id is required")
+    return ResolveViewersRequest(emails, card_id)
+
+
 MAX_COMMENT_CHARS = 2_000
 
 

@@ -109,3 +109,8 @@ export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
 export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
   FUNCTIONS.searchCards,
 );
+// A card's viewers by email (issue 18): uids for addresses, and the owner's card's uids named back
+// (only those the caller once found by email; others come back with an empty email).
+export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
+  FUNCTIONS.resolveViewers,
+);

@@ -33,18 +33,18 @@ describe('a Markdown file', () => {
 });
 
 describe('what the user picked', () => {
-  it('a folder: its top folder is dropped, other files are counted, not read', () => {
-    const r = readPicked([file('vault/a.md', '# A\nx'), file('vault/sub/b.md', '# B\ny'), file('vault/pic.png', '')]);
+  it('a folder: its top folder is dropped, other files are counted, not read', async () => {
+    const r = await readPicked([file('vault/a.md', '# A\nx'), file('vault/sub/b.md', '# B\ny'), file('vault/pic.png', '')]);
     expect(r.cards.map((c) => c.key)).toEqual(['a', 'sub/b']);
     expect(r.ignored).toBe(1);
   });
-  it('a .zip of the same folder gives the same keys', () => {
+  it('a .zip of the same folder gives the same keys', async () => {
     const zip = zipSync({ 'vault/a.md': strToU8('# A\nx'), 'vault/sub/b.md': strToU8('# B\ny'), '__MACOSX/vault/._a.md': strToU8('junk') });
-    const r = readPicked([{ path: 'vault.zip', bytes: zip }]);
+    const r = await readPicked([{ path: 'vault.zip', bytes: zip }]);
     expect(r.cards.map((c) => c.key).sort()).toEqual(['a', 'sub/b']);
   });
-  it('a JSON export: each card keyed by its id; bad entries and bad files named', () => {
-    const r = readPicked([file('cards.json', JSON.stringify({ cards: [{ id: 'c1', title: 'T', body: 'B', tags: ['x'], owner: 'someone' }, 'nope'] }))]);
+  it('a JSON export: each card keyed by its id; bad entries and bad files named', async () => {
+    const r = await readPicked([file('cards.json', JSON.stringify({ cards: [{ id: 'c1', title: 'T', body: 'B', tags: ['x'], owner: 'someone' }, 'nope'] }))]);
     expect(r.cards).toEqual([{ where: 'cards.json card #1 (c1)', key: 'c1', fields: { title: 'T', body: 'B', tags: ['x'] } }]);
     expect(r.problems).toEqual([{ where: 'cards.json card #2', why: 'not an object' }]);
     expect(readJsonExport('x.json', '{"cards": 3}').problems[0].why).toMatch(/expected/);

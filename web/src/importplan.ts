@@ -1,7 +1,8 @@
 // What a browser import will write, decided before anything is written:
 // each source card gets its id (derived per owner, so two users' readme.md
 // never collide), its fields validated by the one definition of a valid card,
-// and is compared with the owner's stored card to create, update or skip it.
+// and is compared with the owner's stored card of that id (looked up by id,
+// never the whole collection: issue 21) to create, update or skip it.
 import type { CardDoc } from './cardfilter';
 import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
@@ -27,14 +28,20 @@ function slug(text: string): string {
  * The id of the card `key` (a file's path, or a JSON card's id) imports into
  * for `owner`: readable, and unique per owner, so the same folder imported
  * again finds its cards and another user's import never lands on them.
- * A key that already is one of the owner's card ids is kept: an exported
- * card read back updates itself.
  */
-export async function derivedCardId(owner: string, key: string, ownIds: ReadonlySet<string>): Promise<string> {
-  if (ownIds.has(key)) return key;
+export async function derivedCardId(owner: string, key: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
   return `${slug(key)}-${hex(digest).slice(0, 16)}`;
 }
+
+/** Whether Firestore takes `key` as a document id (no slash, not . or .., not __reserved__, ≤ 1,500 bytes). */
+export function isDocId(key: string): boolean {
+  return key !== '' && !key.includes('/') && key !== '.' && key !== '..' && !/^__.*__$/.test(key)
+    && new TextEncoder().encode(key).length <= 1500;
+}
+
+/** Of `ids`, the owner's stored cards, by id (the others: absent). */
+export type OwnCardsAmong = (ids: string[]) => Promise<ReadonlyMap<string, CardDoc>>;
 
 const DEFAULTS: CardFields = { title: '', body: '', visibility: 'private', viewers: [], tags: [] };
 
@@ -56,17 +63,23 @@ export function sameContent(a: CardFields, b: CardFields): boolean {
     && list(a.viewers) === list(b.viewers) && list(a.tags) === list(b.tags);
 }
 
-/** `stored`: the owner's cards by id (the owner query). */
-export async function planImport(owner: string, sources: SourceCard[], stored: ReadonlyMap<string, CardDoc>): Promise<ImportPlan> {
+/**
+ * The plan for `sources`. Only the cards the import could write are looked
+ * up (`among`: each source's derived id, and its key where that is an id: a
+ * key that already is one of the owner's cards is kept, so an exported card
+ * read back updates itself); the owner's other cards are never read.
+ */
+export async function planImport(owner: string, sources: SourceCard[], among: OwnCardsAmong): Promise<ImportPlan> {
   const plan: ImportPlan = { creates: [], updates: [], unchanged: [], problems: [] };
-  const ownIds = new Set(stored.keys());
+  const derived = await Promise.all(sources.map((src) => derivedCardId(owner, src.key)));
+  const stored = await among([...new Set([...derived, ...sources.map((s) => s.key).filter(isDocId)])]);
   const seen = new Map<string, string>();
-  for (const src of sources) {
-    const id = await derivedCardId(owner, src.key, ownIds);
+  sources.forEach((src, i) => {
+    const id = stored.has(src.key) ? src.key : derived[i];
     const first = seen.get(id);
     if (first !== undefined) {
       plan.problems.push({ where: src.where, why: `duplicate id: the same card as ${first}` });
-      continue;
+      return;
     }
     seen.set(id, src.where);
     const old = stored.get(id);
@@ -74,13 +87,13 @@ export async function planImport(owner: string, sources: SourceCard[], stored: R
     const problems = cardProblems(fields);
     if (problems.length) {
       plan.problems.push({ where: src.where, why: problems.map((p) => `${p.field} ${p.why}`).join('; ') });
-      continue;
+      return;
     }
     const card = { id, where: src.where, fields: fields as unknown as CardFields };
     if (!old) plan.creates.push(card);
     else if (sameContent(old as unknown as CardFields, card.fields)) plan.unchanged.push(card);
     else plan.updates.push(card);
-  }
+  });
   return plan;
 }
 

@@ -3,9 +3,10 @@
 // tags, visibility and viewers. Saves straight to Firestore under the rules;
 // delete can be undone for a few seconds.
 //
-// Viewers are given as uids: turning an email into a uid needs the Auth
-// admin API (a callable), and a lookup that answers for any email tells a
-// caller who has an account. That lookup belongs with sharing (issue 14).
+// Viewers are typed as email addresses; the card keeps uids. resolveViewers
+// (a callable: Auth is the server's) names the card's viewers when it opens
+// and looks up new addresses when it is saved (viewerentries.ts).
+import { resolveViewers } from '../api';
 import { CARD_LIMITS } from '../generated/cardlimits';
 import { cardProblems, type CardFields, type Visibility } from '../cardvalidity';
 import { createCard, deleteCard, updateCard } from '../cardwrites';
@@ -15,6 +16,7 @@ import { renderMarkdown } from '../markdown';
 import { getCard } from '../queries';
 import { cardEditPath, router } from '../router';
 import type { Session } from '../session';
+import { entriesToUids, isEmail, shownEntries, type ViewerBook } from '../viewerentries';
 import { showToast } from './toast';
 
 const UNDO_MS = 6000;
@@ -37,7 +39,8 @@ export function mountCardEditor(root: HTMLElement, id: string | null, s: Session
           replaceChildren(root, h('section', { class: 'panel' }, h('p', { role: 'alert' }, 'Only your own cards can be edited.')));
           return;
         }
-        new CardEditor(root, uid, id, card);
+        const editor = new CardEditor(root, uid, id, card);
+        if (card.viewers.length) void editor.nameViewers();
       },
       (err) => alive && replaceChildren(root, h('p', { role: 'alert' }, `Could not load the card: ${describeError(err)}`)),
     );
@@ -57,6 +60,7 @@ class CardEditor {
   private readonly problems = h('ul', { class: 'error', 'data-testid': 'edit-problems' });
   private readonly save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'edit-save' }, 'Save');
   private readonly status = h('p', { class: 'muted', role: 'status' });
+  private readonly book: ViewerBook = new Map();
 
   constructor(root: HTMLElement, private readonly uid: string, private readonly id: string | null, card: CardFields) {
     this.title = h('input', { id: 'card-title', value: card.title, 'data-testid': 'edit-title', maxlength: CARD_LIMITS.title_max_chars });
@@ -64,8 +68,8 @@ class CardEditor {
     this.body.value = card.body;
     this.visibility.value = card.visibility;
     this.viewers.value = card.viewers.join('\n');
-    this.viewersField = h('div', { class: 'field' }, h('label', { for: 'card-viewers' }, 'Viewers (user ids, one a line)'), this.viewers,
-      h('p', { class: 'hint' }, 'People given here read this private card. By user id for now: looking people up by email needs the sharing service.'));
+    this.viewersField = h('div', { class: 'field' }, h('label', { for: 'card-viewers' }, 'Viewers (email addresses, one a line)'), this.viewers,
+      h('p', { class: 'hint' }, 'People given here read this private card. Their addresses are looked up when you save; the card keeps only their account ids.'));
     const form = h('form', { class: 'panel card-editor', 'data-testid': 'card-editor' },
       h('h1', null, this.id ? 'Edit card' : 'New card'),
       h('div', { class: 'field' }, h('label', { for: 'card-title' }, 'Title'), this.title),
@@ -88,21 +92,40 @@ class CardEditor {
     this.title.focus();
   }
 
-  private fields(): CardFields {
-    const visibility = this.visibility.value as Visibility;
+  private entries(): string[] {
+    return this.visibility.value === CARD_LIMITS.viewers_visibility ? splitList(this.viewers.value) : [];
+  }
+
+  /** The card as typed, with `viewers` (uids) given. */
+  private fields(viewers: string[]): CardFields {
     return {
       title: this.title.value.trim(),
       body: this.body.value,
-      visibility,
-      viewers: visibility === CARD_LIMITS.viewers_visibility ? splitList(this.viewers.value) : [],
+      visibility: this.visibility.value as Visibility,
+      viewers,
       tags: splitList(this.tags.value),
     };
+  }
+
+  /** The card's viewers by address, where the server names them (the uid otherwise). */
+  async nameViewers(): Promise<void> {
+    try {
+      const asked = this.viewers.value;
+      const out = await resolveViewers({ card_id: this.id! });
+      const shown = shownEntries(out.viewers, this.book).join('\n');
+      if (this.viewers.value === asked) this.viewers.value = shown; // not over what the user typed meanwhile
+      this.refresh();
+    } catch (err) {
+      this.status.textContent = `Could not name the viewers (their ids are shown): ${describeError(err)}`;
+    }
   }
 
   private refresh(): void {
     this.preview.innerHTML = renderMarkdown(this.body.value);
     this.viewersField.hidden = this.visibility.value !== CARD_LIMITS.viewers_visibility;
-    const problems = cardProblems(this.fields() as unknown as Record<string, unknown>);
+    // An address not yet looked up stands in for its uid (a uid is at most 128 characters; an address may be longer).
+    const viewers = this.entries().map((e) => (isEmail(e) ? this.book.get(e.toLowerCase()) ?? 'pending' : e));
+    const problems = cardProblems(this.fields(viewers) as unknown as Record<string, unknown>);
     replaceChildren(this.problems, problems.map((p) => h('li', null, `${p.field} ${p.why}`)));
     this.save.disabled = problems.length > 0;
   }
@@ -111,8 +134,15 @@ class CardEditor {
     this.save.disabled = true;
     this.status.textContent = 'Saving…';
     try {
-      const id = this.id ?? await createCard(this.uid, this.fields());
-      if (this.id) await updateCard(this.id, this.fields());
+      const { uids, unknown } = await entriesToUids(this.entries(), this.book, (emails) => resolveViewers({ emails }));
+      if (unknown.length) {
+        this.status.textContent = `No Cardchat account has the address ${unknown.join(', ')}: correct or remove it.`;
+        this.save.disabled = false;
+        return;
+      }
+      const fields = this.fields(uids);
+      const id = this.id ?? await createCard(this.uid, fields);
+      if (this.id) await updateCard(this.id, fields);
       router.navigate(`/card/${encodeURIComponent(id)}`);
     } catch (err) {
       this.status.textContent = `Could not save: ${describeError(err)}`;
@@ -123,7 +153,7 @@ class CardEditor {
   /** Deleted at once; "Undo" writes it back under the same id (as a new card: `created` is now). */
   private async remove(): Promise<void> {
     const id = this.id!;
-    const saved = this.fields();
+    const saved = this.storedFields();
     try {
       await deleteCard(id);
     } catch (err) {
@@ -138,5 +168,11 @@ class CardEditor {
         (err) => showToast(`Could not restore the card: ${describeError(err)}`),
       ),
     }, UNDO_MS);
+  }
+
+  /** The card as it stands, for undo: viewers as uids, none looked up (an unknown address is dropped). */
+  private storedFields(): CardFields {
+    const uids = this.entries().map((e) => (isEmail(e) ? this.book.get(e.toLowerCase()) : e)).filter((u): u is string => !!u);
+    return this.fields(uids);
   }
 }

@@ -2,7 +2,7 @@
 // them, or a JSON export; see what will happen (count, and every file's
 // problem) before anything is written; write in batches with a progress bar;
 // then a summary, and the embeddings catching up ("embedded n / N").
-import { embeddingProgress, ownCards, writeImport } from '../cardwrites';
+import { embeddingProgress, ownCardsAmong, writeImport } from '../cardwrites';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { readPicked, type SourceFile } from '../importparse';
@@ -50,15 +50,19 @@ class ImportPage {
 
   private async read(input: HTMLInputElement): Promise<void> {
     const picked = [...(input.files ?? [])];
-    replaceChildren(this.preview, h('p', { class: 'muted' }, `Reading ${count(picked.length, 'file')}…`));
+    const status = h('p', { class: 'muted', role: 'status' }, `Reading ${count(picked.length, 'file')}…`);
+    replaceChildren(this.preview, status);
     this.result.textContent = '';
     try {
       const files: SourceFile[] = await Promise.all(picked.map(async (f) => ({
         path: f.webkitRelativePath || f.name,
         bytes: new Uint8Array(await f.arrayBuffer()),
       })));
-      const read = readPicked(files);
-      const plan = await planImport(this.uid, read.cards, await ownCards(this.uid));
+      const read = await readPicked(files, (done, total) => {
+        status.textContent = `Reading ${done.toLocaleString('en')} / ${count(total, 'file')}…`;
+      });
+      status.textContent = `Comparing ${count(read.cards.length, 'card')} with yours…`;
+      const plan = await planImport(this.uid, read.cards, (ids) => ownCardsAmong(this.uid, ids));
       plan.problems.unshift(...read.problems);
       if (!this.alive) return;
       this.plan = plan;

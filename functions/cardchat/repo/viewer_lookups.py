@@ -1,0 +1,52 @@
+"""Firestore adapter for viewer_lookups/{uid} (server-only): a user's budget
+of email look-ups and the uids they found by email (card_viewers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from google.cloud import firestore
+
+from cardchat.account_schema import VIEWER_LOOKUPS, ViewerLookups
+from cardchat.repo.transactions import run_in_transaction
+
+
+def _from_dict(d: dict[str, Any] | None) -> ViewerLookups:
+    d = d or {}
+    start = d.get("window_start")
+    return ViewerLookups(
+        window_start=start if isinstance(start, datetime) else datetime.min.replace(tzinfo=UTC),
+        count=int(d.get("count") or 0),
+        found=[str(u) for u in d.get("found") or []],
+    )
+
+
+def _ref(db: firestore.Client, uid: str) -> firestore.DocumentReference:
+    return db.collection(VIEWER_LOOKUPS).document(uid)
+
+
+def get(db: firestore.Client, uid: str) -> ViewerLookups:
+    snap = _ref(db, uid).get()
+    return _from_dict(snap.to_dict() if snap.exists else None)
+
+
+def update(db: firestore.Client, uid: str, change: Callable[[ViewerLookups], ViewerLookups]) -> ViewerLookups:
+    """`change` applied to the stored state in one transaction; if it raises (a refusal), nothing is written."""
+    ref = _ref(db, uid)
+
+    def body(tx: firestore.Transaction) -> ViewerLookups:
+        snap = ref.get(transaction=tx)
+        state = change(_from_dict(snap.to_dict() if snap.exists else None))
+        tx.set(ref, state.to_dict())
+        return state
+
+    return run_in_transaction(db, body)
+
+
+def remember(db: firestore.Client, uid: str, found: Iterable[str]) -> None:
+    """Adds uids to those `uid` found by email (no read: concurrent look-ups both land)."""
+    uids = list(dict.fromkeys(found))
+    if uids:
+        _ref(db, uid).set({"found": firestore.ArrayUnion(uids)}, merge=True)
