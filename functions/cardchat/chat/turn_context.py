@@ -38,8 +38,8 @@ log = logging.getLogger(__name__)
 
 #: The best cards not in the context that one follow-up may add. On the
 #: follow-up set (scripts/eval, offline model, 5 % background, a quarter of
-#: the window per turn) 16 candidates put the answering card in the context
-#: for 0.88 of follow-ups, 20 for 0.90 (8 at an eighth of the window: 0.80).
+#: the window per turn, 3:1) 16 candidates put the answering card in the
+#: context for 0.88 of follow-ups, 20 for 0.90 (8 at an eighth of the window: 0.80).
 TURN_CANDIDATES = 20
 #: Tokens per request kept free beside background, history and answer (provider framing).
 MARGIN_TOKENS = 256
