@@ -13,7 +13,7 @@ from cardchat.schema import Card
 from cardchat.tokens import count_tokens
 
 TOKENIZER = MODELS[OFFLINE_MODEL_ID].tokenizer
-CARDS = {f"c{i}": Card(f"Card {i}", f"Body of card {i}, about topic {i}. " * 3, "u1") for i in range(20)}
+CARDS = {f"c{i}": Card(f"Card {i}", f"Body of card {i}, about topic {i}. " * 3, "u1") for i in range(40)}
 ROOMY = 100_000
 
 
@@ -50,7 +50,7 @@ def test_a_follow_up_adds_its_best_cards_not_in_the_context_with_the_next_number
 
 def test_the_budget_and_the_candidate_count_bound_what_one_turn_adds():
     bg = background(["c0"])
-    order = [f"c{i}" for i in range(1, 20)]
+    order = [f"c{i}" for i in range(1, TURN_CANDIDATES + 5)]
     plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(order), 3, ROOMY, 2 * size("c1") + 5, TOKENIZER)
     assert [a["card"] for a in plan.turn.added] == ["c1", "c2"]
     assert plan.turn.cut == TURN_CANDIDATES - 2
@@ -150,3 +150,10 @@ def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_add
     assert turn_room(spec, 1_000, 1_000 + 2 * budget, ["q"]) == 0  # full: the oldest additions must go
     # a history that fills the window leaves no room, whatever the budget
     assert turn_room(spec, 1_000, 1_000, ["x" * spec.context_window * 4]) < 0
+
+
+def test_a_turn_may_add_a_quarter_of_a_small_window_and_16000_tokens_of_a_large_one():
+    from cardchat.chat.turns import turn_budget
+
+    assert turn_budget(MODELS[OFFLINE_MODEL_ID]) == MODELS[OFFLINE_MODEL_ID].context_window // 4 == 8_192
+    assert {turn_budget(spec) for spec in MODELS.values() if spec.context_window >= 128_000} == {16_000}

@@ -148,3 +148,31 @@ def test_batched_term_statistics_equal_a_plain_count_of_the_tokens():
         assert got == want, text
         assert doc.length == sum(want.values()) and index.lengths[n] == doc.length
     assert len(set(zip(index.doc.tolist(), index.term.tolist()))) == len(index.term)  # one posting per pair
+
+
+def test_bound_is_the_most_the_query_could_score():
+    texts = [
+        *FILLER,
+        "Rebase\n--onto moves a branch onto another base",
+        "Rebase onto\nonto onto onto --onto --onto --onto",
+    ]
+    bm = Bm25(title_weight=2.0)
+    index = bm.index([str(i) for i in range(len(texts))], ["h"] * len(texts), texts)
+    scores, bound = bm.scores_and_bound("--onto branches", index)
+    assert np.array_equal(scores, bm.scores("--onto branches", index))
+    assert 0 < scores.max() < bound  # tf saturates below K1 + 1 per term
+    # The bound sums each term's largest possible contribution: a card that
+    # has both terms, many times, comes close to it; one term alone does not.
+    both = bm.index(["a", "b"], ["h", "h"], ["x\n" + "--onto branches " * 200, "y\nbranches"])
+    s2, b2 = bm.scores_and_bound("--onto branches", both)
+    assert s2[0] / b2 > 0.9 and s2[1] / b2 < 0.5
+    assert bm.scores_and_bound("absent", index) == (pytest.approx(np.zeros(len(texts))), 0.0)
+
+
+def test_bound_counts_a_compound_match_at_its_weight():
+    bm = Bm25()
+    index = bm.index(["a", "b"], ["h", "h"], ["x\npartnerpensioen geregeld", "y\nandere dingen"])
+    scores, bound = bm.scores_and_bound("pensioen", index, compound_weight=0.4)
+    assert scores[0] > 0 and scores[1] == 0
+    assert scores[0] <= bound and bound > 0
+    assert bm.scores_and_bound("pensioen", index, compound_weight=0.0)[1] == 0.0

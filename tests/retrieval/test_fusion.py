@@ -45,3 +45,32 @@ def test_score_fusion_rejects_misaligned_input():
 
 def test_best_first_keeps_index_order_for_ties():
     assert fusion.best_first(np.array([0.0, 1.0, 0.0, 1.0])) == [1, 3, 0, 2]
+
+
+def test_bounded_fusion_keeps_absolute_scales():
+    # Cosine as it is (negative and missing vectors count 0), BM25 over the
+    # most the query could score; weights normalised to sum to 1.
+    fused = fusion.bounded_fusion(
+        np.array([0.5, -0.3, 0.9]), np.array([2.0, 4.0, 0.0]), 8.0, [0.6, 0.4], np.array([True, True, False])
+    )
+    assert np.allclose(fused, [0.6 * 0.5 + 0.4 * 0.25, 0.4 * 0.5, 0.0])
+    assert np.allclose(fusion.bounded_fusion(np.array([0.2]), np.array([0.0]), 0.0, [3, 2], np.array([True])), [0.12])
+
+
+def test_bounded_fusion_gives_a_weak_best_match_little_where_min_max_gives_it_all():
+    # Item 0 is the only BM25 match but matched a tenth of what the query
+    # could; item 1 is closer in meaning. Min-max makes the weak match worth
+    # 1 and puts item 0 first; the bound does not.
+    dense, bm25, has = np.array([0.30, 0.40, 0.0]), np.array([1.0, 0.0, 0.0]), np.ones(3, bool)
+    assert fusion.best_first(fusion.score_fusion([dense, bm25], [0.6, 0.4]))[0] == 0
+    assert fusion.best_first(fusion.bounded_fusion(dense, bm25, 10.0, [0.6, 0.4], has))[0] == 1
+
+
+def test_bounded_fusion_rejects_bad_input():
+    one = np.zeros(1)
+    with pytest.raises(ValueError):
+        fusion.bounded_fusion(one, np.zeros(2), 1.0, [1, 1], np.ones(1, bool))
+    with pytest.raises(ValueError):
+        fusion.bounded_fusion(one, one, 1.0, [1], np.ones(1, bool))
+    with pytest.raises(ValueError):
+        fusion.bounded_fusion(one, one, 1.0, [0, 0], np.ones(1, bool))

@@ -93,3 +93,11 @@ def test_text_hashes_key_the_cache():
     texts = TEXTS[:3] + ["Unrelated\nnow about risotto"]
     order = rank_cards("risotto", None, IDS, texts, None, None, text_hashes=["a", "b", "c", "d2"])
     assert order[0] == 3
+
+
+def test_default_fusion_is_bounded_and_its_scores_are_absolute():
+    assert RankingConfig().fusion == "bounded"
+    hybrid = rank_with_scores("--onto", QVEC, IDS, TEXTS, VECS, HAS)
+    # "other" is orthogonal to the question and shares no word: 0, not the min-max floor of a scale.
+    assert hybrid.scores[3] == 0.0 and 0.0 < hybrid.scores[2] < 0.4  # no vector: BM25's share only
+    assert hybrid.order[0] == 1  # cosine 0.99 at weight 0.6 beats a partial BM25 match

@@ -2,9 +2,10 @@
 
 Each query is ranked over the set's cards with dense, sparse and hybrid
 ranking (retrieval.rank_cards, the code createChat runs) and scored by
-recall@5, recall@10 and MRR. A fourth column, `hybrid-rrf`, is plain
-Reciprocal Rank Fusion (k=60, equal weights), the fusion hybrid used before
-score fusion, kept for comparison. A set that names the queries its ranker
+recall@5, recall@10 and MRR. Two more columns keep the fusions hybrid
+used before for comparison: `hybrid-minmax` (min-max normalised scores,
+same weights) and `hybrid-rrf`, plain Reciprocal Rank Fusion (k=60, equal
+weights). A set that names the queries its ranker
 defaults were tuned on (`"tuned_on": "even"`) also gets the figures of the
 held-out rest. Embeddings are cached on disk under
 .cache/eval/ keyed by text hash, so a rerun only embeds what changed.
@@ -157,7 +158,8 @@ def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig
     return out
 
 
-#: The fusion hybrid ranking used before score fusion, reported beside it.
+#: The fusions hybrid ranking used before, reported beside it.
+MIN_MAX = RankingConfig(mode="hybrid", fusion="scores")
 PLAIN_RRF = RankingConfig(mode="hybrid", fusion="rrf", rrf_k=60, dense_weight=1.0, sparse_weight=1.0)
 
 
@@ -182,6 +184,7 @@ def evaluate(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfi
         embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True
     )
     out = {mode: run_set(evs, vectors, query_vecs, replace(base, mode=mode)) for mode in MODES}
+    out["hybrid-minmax"] = run_set(evs, vectors, query_vecs, replace(MIN_MAX, compound_weight=base.compound_weight))
     out["hybrid-rrf"] = run_set(evs, vectors, query_vecs, replace(PLAIN_RRF, compound_weight=base.compound_weight))
     return out
 
@@ -190,10 +193,10 @@ def table(evs: EvalSet, results: dict[str, Metrics]) -> str:
     tuned = {"even": ", defaults tuned on the even-indexed queries"}.get(evs.tuned_on, "")
     lines = [
         f"{evs.name} ({evs.language}, {len(evs.card_ids)} cards, {len(evs.queries)} queries{tuned})",
-        f"  {'metric':<10}" + "".join(f"{m:>11}" for m in results),
+        f"  {'metric':<10}" + "".join(f"{m:>14}" for m in results),
     ]
     for label, attr in (("recall@5", "recall5"), ("recall@10", "recall10"), ("MRR", "mrr")):
-        lines.append(f"  {label:<10}" + "".join(f"{getattr(r, attr):>11.3f}" for r in results.values()))
+        lines.append(f"  {label:<10}" + "".join(f"{getattr(r, attr):>14.3f}" for r in results.values()))
     return "\n".join(lines)
 
 

@@ -215,11 +215,14 @@ def output_reserve(spec: ModelSpec) -> int:
 
 def turn_budget(spec: ModelSpec) -> int:
     """Tokens one follow-up may add to the background (chat/turn_context.py):
-    an eighth of the window, at most 16,000 (4,096 for the offline model: the
-    answering card in the context for 0.86 of follow-ups, 0.73 at 2,048).
-    Reserved with the answer's tokens: its run adds them before the provider
-    is called."""
-    return min(spec.context_window // 8, 16_000)
+    a quarter of the window, at most 16,000. Every keyed model's window is
+    ≥ 128k, so it gets the 16,000 (~40 cards); the quarter binds only the
+    offline model's 32k window (8,192 tokens, ~18 cards): at an eighth
+    (4,096, ~10 cards) a third of the follow-ups that missed their answering
+    card had ranked it within the best 16 and lost it to the budget
+    (scripts/eval's per-turn metric, README). Reserved with the answer's
+    tokens: its run adds them before the provider is called."""
+    return min(spec.context_window // 4, 16_000)
 
 
 def fit_history(

@@ -275,13 +275,15 @@ class Bm25:
         self._last = (card_ids, text_hashes, index)
         return index
 
-    def _term_scores(self, index: Index, term_ids: Sequence[int]) -> np.ndarray:
+    def _term_scores(self, index: Index, term_ids: Sequence[int]) -> tuple[np.ndarray, float]:
         """Best BM25 contribution per document over `term_ids` (each with its
-        own idf), in one pass over the postings however many terms."""
+        own idf), in one pass over the postings however many terms, and the
+        most any document could get from them ((K1 + 1) x the largest idf
+        that matched: the tf part saturates below K1 + 1)."""
         n = len(index.lengths)
         out = np.zeros(n, np.float32)
         if not len(term_ids) or not n:
-            return out
+            return out, 0.0
         if len(term_ids) == 1:
             hits = np.flatnonzero(index.term == term_ids[0])
         else:
@@ -290,29 +292,42 @@ class Bm25:
             mark[np.asarray(term_ids, dtype=np.int64)] = True
             hits = np.flatnonzero(mark[index.term])
         if not len(hits):
-            return out
+            return out, 0.0
         docs = index.doc[hits]
         tf = index.tf[hits]
         _, inverse, df = np.unique(index.term[hits], return_inverse=True, return_counts=True)
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))[inverse]
+        idfs = np.log1p((n - df + 0.5) / (df + 0.5))
+        idf = idfs[inverse]
         norm = K1 * (1.0 - B + B * index.lengths[docs] / index.avg_length)
         np.maximum.at(out, docs, (idf * tf * (K1 + 1.0) / (tf + norm)).astype(np.float32))
-        return out
+        return out, float(idfs.max()) * (K1 + 1.0)
 
     def scores(self, query: str, index: Index, compound_weight: float = 0.4) -> np.ndarray:
         """BM25 score per document. With compound_weight > 0, a query term of
         ≥ MIN_COMPOUND chars that a document lacks still scores there, at that
         fraction, through the document's compound-related terms
         ("pensioen" → "partnerpensioen", "Versicherung" → "Krankenversicherung")."""
+        return self.scores_and_bound(query, index, compound_weight)[0]
+
+    def scores_and_bound(self, query: str, index: Index, compound_weight: float = 0.4) -> tuple[np.ndarray, float]:
+        """`scores`, and the most a document of this index could score for
+        `query`: the sum over its terms of their largest possible
+        contribution. Dividing by it puts a score on an absolute [0, 1]
+        scale (1: every query term, at saturation), which says how well a
+        card matches rather than only how it compares with the best match
+        (see fusion.bounded_fusion)."""
         total = np.zeros(len(index.lengths), np.float32)
+        bound = 0.0
         for term, count in Counter(tokenize(query)).items():
             tid = self.vocab.ids.get(term)
-            exact = self._term_scores(index, [tid]) if tid is not None else np.zeros_like(total)
+            exact, most = self._term_scores(index, [tid]) if tid is not None else (np.zeros_like(total), 0.0)
             if compound_weight > 0 and len(term) >= MIN_COMPOUND and term.isalpha():
-                related = self._term_scores(index, self.vocab.related(term))
+                related, most_related = self._term_scores(index, self.vocab.related(term))
                 exact = np.where(exact > 0, exact, compound_weight * related)
+                most = max(most, compound_weight * most_related)
             total += count * exact
-        return total
+            bound += count * most
+        return total, bound
 
 
 _DEFAULT: Bm25 | None = None
