@@ -309,13 +309,17 @@ def embedCard(event: DocumentWritten) -> None:
     """Keeps card_embeddings in step with cards (recomputed only when the
     embeddable text changed)."""
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import embeddings as emb_repo
+    from cardchat.repo import retrieval_index
     from cardchat.schema import Card
 
-    after = event.data.after
+    after, before = event.data.after, event.data.before
     data = after.to_dict() if after is not None else None  # None once deleted
     card = Card.from_dict(data) if data is not None else None
-    outcome = emb_repo.refresh_card_embedding(db(), event.params["cardId"], card, get_embedder())
+    owner = (
+        card.owner if card is not None else ((before.to_dict() or {}) if before is not None else {}).get("owner", "")
+    )
+    # The vector, then the owner's retrieval index (issue 21).
+    outcome = retrieval_index.refresh_card(db(), event.params["cardId"], card, owner, get_embedder())
     log.info("embedCard %s: %s", event.params["cardId"], outcome)
 
 

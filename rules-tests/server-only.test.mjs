@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources and any collection the rules do not name:
+// card_embeddings, rate_limits, user_api_keys, chat_sources, retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
 // card_embeddings filtered on owner, is in card-embeddings.test.mjs.
@@ -28,6 +28,9 @@ const PLACES = [
   { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
   { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1 }, change: { card_ids: [] } },
+  // the per-owner retrieval index (issue 21): head and shards, not even their owner reads them
+  { name: C.retrieval_index, coll: [C.retrieval_index], id: UID.owner, data: { owner: UID.owner, version: 1, slots: 1, shards: [`${UID.owner}.1.0.ab`] }, change: { version: 2 } },
+  { name: C.retrieval_index_shards, coll: [C.retrieval_index_shards], id: `${UID.owner}.1.0.ab`, data: { owner: UID.owner, version: 1, slot: 0, data: 'x' }, change: { version: 2 } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
