@@ -9,7 +9,17 @@ import time
 
 from google.cloud import firestore
 
-ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
+ALL = [
+    "cold_start",
+    "embeddings",
+    "retrieval",
+    "create_chat",
+    "index",
+    "streaming",
+    "recheck",
+    "turn_context",
+    "offline",
+]
 ALL += ["scrub", "pipeline"]
 
 

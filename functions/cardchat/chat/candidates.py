@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 #: Cards read for packing beyond what the budget's characters suggest (the
 #: packer looks a little past the last card that fits, `background._TAIL_SCAN`).
 FETCH_SLACK = 64
+#: Characters a token covers at most in the packer's estimate (background._CHARS_PER_TOKEN).
+CHARS_PER_TOKEN = 4.2
 
 
 @dataclass
@@ -109,10 +111,11 @@ def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: Col
 
 
 def _own_snapshot(db: Any, uid: str) -> Snapshot:
+    from cardchat.embeddings import get_embedder
     from cardchat.repo import retrieval_index
 
     loaded = retrieval_index.load(db, uid)
-    if loaded is None:
+    if loaded is None or loaded[0].get("model") != get_embedder().model_id:
         retrieval_index.rebuild(db, uid)
         loaded = retrieval_index.load(db, uid)
     assert loaded is not None
@@ -195,14 +198,16 @@ def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:
     return from_entries(uid, entries, embedder.dim)
 
 
-def packed_cards(db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int) -> list[tuple[str, Card]]:
-    """The best-ranked candidates a `budget_tokens` background can hold, read
-    and culled again (`access.readable_cards`), in ranking order: enough of
-    them that every card the packer would reach is there."""
+def packed_cards(
+    db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.5
+) -> tuple[list[tuple[str, Card]], bool]:
+    """The best-ranked candidates a `budget_tokens` background can hold (by
+    their characters, `margin` times over), read and culled again
+    (`access.readable_cards`), in ranking order; and whether that is all of them."""
     from cardchat import access
     from cardchat.repo import cards as card_repo
 
-    want_chars = budget_tokens * 4.2 * 1.5
+    want_chars = budget_tokens * CHARS_PER_TOKEN * margin
     ranked = [pool.ids[i] for i in order]
     cumulative = np.cumsum(pool.chars[np.asarray(order, np.int64)]) if len(order) else np.zeros(0)
     end = min(len(ranked), int(np.searchsorted(cumulative, want_chars, side="right")) + 1 + FETCH_SLACK)
@@ -213,11 +218,9 @@ def packed_cards(db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tok
         missing = [c for c in chunk if c not in pool.loose]
         read = card_repo.load_cards(db, missing) if missing else {}
         found = {**read, **{c: pool.loose[c] for c in chunk if c in pool.loose}}
-        readable = access.readable_cards(found, uid, chunk)
-        out += list(readable.items())
+        out += list(access.readable_cards(found, uid, chunk).items())
         # Cards gone or withdrawn since they were indexed leave a gap: read further to fill it.
-        short = sum(len(k.title) + len(k.body) for _, k in out) < want_chars
-        if not short:
+        if sum(len(k.title) + len(k.body) for _, k in out) >= want_chars:
             break
         start, end = end, min(len(ranked), end + max(FETCH_SLACK, end - start))
-    return out
+    return out, end >= len(ranked)

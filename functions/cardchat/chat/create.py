@@ -43,6 +43,8 @@ QUESTION_OVERHEAD = 64
 EMBED_ON_THE_SPOT = 64
 EMBED_BATCH = 2
 EMBED_BUDGET_S = 0.3
+#: A background this full of its budget needs no further cards read (the packer reaches ~0.99).
+FULL = 0.97
 
 
 @dataclass
@@ -123,10 +125,14 @@ def select_background(
     ranking = pool.rank(question, query_vec)
     lap("rank")
     budget = background_budget(spec, percentage, question)
-    ranked = candidates.packed_cards(db, uid, pool, ranking.order, budget)
-    lap("load_packed")
-    bg = _fit(ranked, budget, spec, description)
-    lap("fit")
+    margin = 1.5
+    while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
+        ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
+        bg = _fit(ranked, budget, spec, description)
+        if everything or bg.tokens >= FULL * budget:
+            break
+        margin *= 2
+    lap("load_and_fit")
     return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()))
 
 

@@ -75,7 +75,7 @@ class _Reads:
 
 reads = _Reads()
 _shards: OrderedDict[str, Packed] = OrderedDict()
-_snapshots: dict[str, tuple[int, Snapshot]] = {}
+_snapshots: dict[str, tuple[tuple[str, ...], Snapshot]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -129,14 +129,16 @@ def load(db: firestore.Client, owner: str) -> tuple[dict[str, Any], Snapshot] | 
             return None
         with _cache_lock:
             cached = _snapshots.get(owner)
-        if cached is not None and cached[0] == head["version"]:
+        # Keyed by the shard ids (random tokens), not the version alone: a head
+        # deleted and made again (a wiped database) starts its versions anew.
+        if cached is not None and cached[0] == tuple(head["shards"]):
             return head, cached[1]
         shards = _packed(db, head["shards"])
         if shards is None:
             continue  # replaced while we read: a newer head names the new ones
         snapshot = from_packed(owner, [shards[d] for d in head["shards"]])
         with _cache_lock:
-            _snapshots[owner] = (int(head["version"]), snapshot)
+            _snapshots[owner] = (tuple(head["shards"]), snapshot)
         return head, snapshot
     raise IndexConflict(f"retrieval index of {owner} kept changing while read")
 
