@@ -153,6 +153,7 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
     EMBED_ON_THE_SPOT and EMBED_BUDGET_S; the pool ranks them with what it made."""
     from cardchat import access
     from cardchat.chat.candidates import with_vectors
+    from cardchat.embeddings.text import embeddable_and_hash
     from cardchat.repo import cards as card_repo
     from cardchat.repo import embeddings as emb_repo
 
@@ -166,7 +167,10 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
         return pool
     need = [c for c in missing if c not in pool.loose]
     cards = {**access.readable_cards(card_repo.load_cards(db, need), uid, need), **pool.loose}
-    vectors: dict[str, np.ndarray] = {}
+    # Stored since the index was written (a trigger not through yet, an earlier call's on-the-spot work).
+    hashes = {c: embeddable_and_hash(cards[c].title, cards[c].body)[1] for c in missing if c in cards}
+    vectors = emb_repo.load_embeddings(db, hashes, embedder.model_id)
+    missing = [c for c in missing if c not in vectors]
     for start in range(0, len(missing), EMBED_BATCH):
         began = time.perf_counter()
         if began + last > until:  # would end past the budget, judging by the batch before
