@@ -111,7 +111,7 @@ def _deck(db, owner: str, n: int) -> list[str]:
 def test_a_warm_call_reads_the_head_and_the_packed_cards_whatever_the_collection(db):
     spec = llms.MODELS["claude-sonnet-4-6"]
     reads = {}
-    for n in (60, 600):
+    for n in (200, 600):
         owner = f"reader{n}"
         _deck(db, owner, n)
         retrieval_index.rebuild(db, owner)
@@ -124,6 +124,6 @@ def test_a_warm_call_reads_the_head_and_the_packed_cards_whatever_the_collection
         chosen = chats.select_background(db, owner, None, "rebase", spec, 0.01, "", lambda _: None, query)
         assert len(chosen.visible) == n and chosen.background.card_ids
         reads[n] = {**retrieval_index.read_stats(), **card_repo.READS}
-    assert reads[60] == reads[600]
+    assert reads[200] == reads[600]
     assert reads[600]["heads"] == 1 and reads[600]["shards"] == 0
-    assert reads[600]["cards"] < 60
+    assert reads[600]["cards"] < 100  # the packed ones and FETCH_SLACK more

@@ -71,7 +71,9 @@ class Snapshot:
         computes it over the dequantised vectors (float64, like rank.py)."""
         from cardchat.retrieval.dense import similarities
 
-        out = np.empty(len(rows), np.float64)
+        out = np.zeros(len(rows), np.float64)
+        if self.dim == 0:  # nothing embedded when these entries were written: every row is masked
+            return out
         for start in range(0, len(rows), CHUNK):
             part = rows[start : start + CHUNK]
             out[start : start + len(part)] = similarities(query_vec, dequantise(self.vectors[part], self.scales[part]))
