@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from cardchat import access, llms, ratelimit
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.context_schema import ChatSource

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from cardchat.background import card_block, card_numbers, drop_cards
+from cardchat.collection_query import CollectionQuery
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
 from cardchat.schema import Card, ChatPrivate, public_citations
@@ -187,6 +188,7 @@ def rank_source(
     question: str,
     previous: str = "",
     context_ids: Sequence[str] = (),
+    query: CollectionQuery | None = None,
 ) -> Ranked:
     """The source cards `owner` may read now, ranked for `question` read with
     the `previous` one (fuse) by the hybrid ranker createChat uses, over the
@@ -199,7 +201,8 @@ def rank_source(
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
-    pool = candidates.resolve(db, owner, list(source_ids))
+    # A chat made from a query ranks what the query describes now (cards added since included).
+    pool = candidates.resolve(db, owner, query=query) if query else candidates.resolve(db, owner, list(source_ids))
     embedder = get_embedder()
     query_vec = embedder.embed_query(question)
     alone = pool.rank(question, query_vec).order
@@ -253,7 +256,9 @@ def ground_turn(
     source = chats_repo.get_source(db, chat_id)
     if source is None or int(source.get("ranked_for", 1)) == index:
         return None
-    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
+    raw = chats_repo.get_private(db, chat_id) or {}
+    private = ChatPrivate.from_dict(raw)
+    described = raw.get("collection_query")  # chat_private.collection_query: made from a query (issue 21)
     said = history_before(history, index)
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
@@ -265,6 +270,7 @@ def ground_turn(
         questions[-1],
         "".join(questions[-2:-1]),
         private.card_ids,
+        CollectionQuery.from_dict(described) if isinstance(described, dict) else None,
     )
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
