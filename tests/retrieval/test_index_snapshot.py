@@ -76,7 +76,7 @@ def test_ranking_over_the_index_equals_rank_with_scores(query, config):
     got = rank_pool(query, qvec, [part], len(order), config)
     want = _expected(query, qvec, order, cards, entries, config)
     assert got.order == want.order
-    np.testing.assert_array_equal(got.scores, want.scores)
+    np.testing.assert_allclose(got.scores, want.scores, rtol=1e-6, atol=1e-9)
 
 
 def test_candidates_from_two_snapshots_rank_as_one_list():

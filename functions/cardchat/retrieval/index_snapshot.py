@@ -8,8 +8,9 @@ drawn from one or more snapshots exactly as `rank.rank_with_scores` ranks
 the same cards in the same order (dequantised vectors, the same BM25
 statistics over the candidate set, the same fusion: `rank.fuse_scores`).
 
-Memory at 100,000 cards of ~100 distinct terms: vectors 38 MB, postings
-~80 MB (term id + tf), the rest a few MB per 10,000 cards.
+The vectors are held dequantised (float32, 154 MB at 100,000 cards of 384
+dimensions; the shards' int8 form is what is stored and read): a query is one
+matrix-vector product instead of dequantising on every call.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class Snapshot:
     cards: list[Card]  # title and body empty: access fields and tags only
     has_vector: np.ndarray  # bool
     scales: np.ndarray  # float32, 0 without a vector
-    vectors: np.ndarray  # int8 (n, dim), zero rows without a vector
+    vectors: np.ndarray  # float32 (n, dim), dequantised once (zero rows without a vector)
     row_start: np.ndarray  # int64 (n + 1): row r's postings are [row_start[r], row_start[r + 1])
     term: np.ndarray  # int32, process vocabulary ids
     tf: np.ndarray  # float32
@@ -50,6 +51,7 @@ class Snapshot:
     row_of: dict[str, int] = field(default_factory=dict)
     _masks: dict[tuple[str, str, str | None, str | None], np.ndarray] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _docs: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.row_of:
@@ -68,25 +70,32 @@ class Snapshot:
 
     def similarities(self, query_vec: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Cosine similarity of `rows` to the query, as `dense.similarities`
-        computes it over the dequantised vectors (float64, like rank.py)."""
+        computes it over the dequantised vectors (float64, like rank.py;
+        equal to rounding: BLAS may sum a row differently in a larger product)."""
         from cardchat.retrieval.dense import similarities
 
-        out = np.zeros(len(rows), np.float64)
         if self.dim == 0:  # nothing embedded when these entries were written: every row is masked
-            return out
-        for start in range(0, len(rows), CHUNK):
-            part = rows[start : start + CHUNK]
-            out[start : start + len(part)] = similarities(query_vec, dequantise(self.vectors[part], self.scales[part]))
-        return out
+            return np.zeros(len(rows), np.float64)
+        # One product over every row, then the rows asked for: cheaper than copying them out.
+        return np.asarray(similarities(query_vec, self.vectors), np.float64)[rows]
 
     def postings(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(doc, term, tf) of `rows`, doc numbering the rows 0..len(rows)-1."""
+        if len(rows) == len(self) and np.array_equal(rows, np.arange(len(self))):
+            return self._all_docs(), self.term, self.tf  # the whole index in order: no copy
         starts = self.row_start[rows]
         counts = self.row_start[rows + 1] - starts
         total = int(counts.sum())
         doc = np.repeat(np.arange(len(rows), dtype=np.int32), counts)
         offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
         return doc, self.term[offsets], self.tf[offsets]
+
+    def _all_docs(self) -> np.ndarray:
+        with self._lock:
+            if self._docs is None:
+                counts = np.diff(self.row_start)
+                self._docs = np.repeat(np.arange(len(self), dtype=np.int32), counts)
+            return self._docs
 
     def admitted(self, query: CollectionQuery, uid: str) -> np.ndarray:
         """Rows in `query`'s collection for `uid` by everything but its text
@@ -196,13 +205,28 @@ def _assemble(
         cards=cards,
         has_vector=np.concatenate(has_vec) if has_vec else np.zeros(0, bool),
         scales=np.concatenate(scales) if scales else np.zeros(0, np.float32),
-        vectors=np.concatenate(vectors) if vectors else np.zeros((0, dim), np.int8),
+        vectors=_dequantised(vectors, scales, dim),
         row_start=row_start,
         term=np.concatenate(terms) if terms else np.zeros(0, np.int32),
         tf=tf,
         lengths=lengths,
         chars=np.concatenate(chars) if chars else np.zeros(0, np.int64),
     )
+
+
+def _dequantised(vectors: list[np.ndarray], scales: list[np.ndarray], dim: int) -> np.ndarray:
+    """The int8 rows times their scales as one float32 matrix, CHUNK rows at a
+    time (no float temporary of the whole matrix): 1.5 KB a card at 384
+    dimensions, and a query is then one matrix-vector product."""
+    n = sum(len(v) for v in vectors)
+    out = np.empty((n, dim), np.float32)
+    at = 0
+    for v, s in zip(vectors, scales):
+        for start in range(0, len(v), CHUNK):
+            block = v[start : start + CHUNK]
+            out[at : at + len(block)] = dequantise(block, s[start : start + CHUNK])
+            at += len(block)
+    return out
 
 
 @dataclass
@@ -244,8 +268,11 @@ def rank_pool(
 def sparse_scores(query: str, parts: Sequence[Part], lengths: np.ndarray, compound_weight: float = 0.4) -> np.ndarray:
     """BM25 per candidate with the statistics of the whole candidate set."""
     gathered = [p.snapshot.postings(p.rows) for p in parts]
+    in_order = len(parts) == 1 and np.array_equal(parts[0].positions, np.arange(len(parts[0].positions)))
     index = sparse.Index(
-        doc=np.concatenate([p.positions[d].astype(np.int32) for p, (d, _, _) in zip(parts, gathered)])
+        doc=gathered[0][0]
+        if in_order
+        else np.concatenate([p.positions[d].astype(np.int32) for p, (d, _, _) in zip(parts, gathered)])
         if gathered
         else np.zeros(0, np.int32),
         term=np.concatenate([t for _, t, _ in gathered]) if gathered else np.zeros(0, np.int32),
