@@ -199,7 +199,7 @@ def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:
 
 
 def packed_cards(
-    db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.5
+    db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.15
 ) -> tuple[list[tuple[str, Card]], bool]:
     """The best-ranked candidates a `budget_tokens` background can hold (by
     their characters, `margin` times over), read and culled again
