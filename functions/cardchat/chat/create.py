@@ -123,7 +123,7 @@ def select_background(
     ranking = pool.rank(question, query_vec)
     lap("rank")
     budget = background_budget(spec, percentage, question)
-    margin = 1.15  # the packer reads ~1.08 × the room in characters; FETCH_SLACK covers its tail scan
+    margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
         bg = _fit(ranked, budget, spec, description)
