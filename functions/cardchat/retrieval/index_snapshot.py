@@ -77,7 +77,8 @@ class Snapshot:
         if self.dim == 0:  # nothing embedded when these entries were written: every row is masked
             return np.zeros(len(rows), np.float64)
         # One product over every row, then the rows asked for: cheaper than copying them out.
-        return np.asarray(similarities(query_vec, self.vectors), np.float64)[rows]
+        sims: np.ndarray = np.asarray(similarities(query_vec, self.vectors), np.float64)[rows]
+        return sims
 
     def postings(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(doc, term, tf) of `rows`, doc numbering the rows 0..len(rows)-1."""
