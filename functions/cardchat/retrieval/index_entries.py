@@ -7,7 +7,7 @@ its BM25 term statistics (the terms and title-weighted frequencies that
 document's length sums to the same float) and its vector quantised to int8
 with one float32 scale (388 bytes a card at 384 dimensions instead of 1,536;
 the cosine moves by ~1e-3, below what reorders a ranking in practice; the
-ranking over the index is *exactly* `rank.rank_cards` over the dequantised
+ranking over the index is `rank.rank_cards`' order over the dequantised
 vectors, tested).
 
 A shard is a list of entries packed into one zlib-compressed blob: a JSON
