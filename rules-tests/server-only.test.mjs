@@ -1,5 +1,5 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, viewer_lookups
-// and any collection the rules do not name:
+// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, viewer_lookups,
+// retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
 // card_embeddings filtered on owner, is in card-embeddings.test.mjs.
@@ -34,6 +34,9 @@ const PLACES = [
   { name: C.embedding_workers, coll: [C.embedding_workers], id: UID.owner, data: { worker: 'w1', alive_until: T0 }, change: { worker: 'w2' } },
   // a user's budget of email look-ups and the uids they found (resolveViewers): not even that user reads it
   { name: C.viewer_lookups, coll: [C.viewer_lookups], id: UID.owner, data: { window_start: T0, count: 3, found: [UID.other] }, change: { count: 0 } },
+  // the per-owner retrieval index (issue 21): head and shards, not even their owner reads them
+  { name: C.retrieval_index, coll: [C.retrieval_index], id: UID.owner, data: { owner: UID.owner, version: 1, slots: 1, shards: [`${UID.owner}.1.0.ab`] }, change: { version: 2 } },
+  { name: C.retrieval_index_shards, coll: [C.retrieval_index_shards], id: `${UID.owner}.1.0.ab`, data: { owner: UID.owner, version: 1, slot: 0, data: 'x' }, change: { version: 2 } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

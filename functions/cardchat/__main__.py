@@ -1,4 +1,4 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,grant-ai,feedback,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,reindex,grant-ai,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -63,6 +63,18 @@ def _backfill(args: argparse.Namespace) -> int:
     else:
         done, fresh = bf.backfill(db, args.model, args.limit)
     print(f"embedded {done} cards ({fresh} already fresh)")
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    from cardchat.repo import card_writes, retrieval_index
+
+    db = _client(args.project)
+    owners = [args.owner] if args.owner else sorted({c.owner for _, c in card_writes.iter_cards(db) if c.owner})
+    for owner in owners:
+        version = retrieval_index.rebuild(db, owner)
+        head = retrieval_index.read_head(db, owner) or {}
+        print(f"{owner}: version {version}, {head.get('count', 0)} cards in {len(head.get('shards', []))} shards")
     return 0
 
 
@@ -131,6 +143,10 @@ def parser() -> argparse.ArgumentParser:
         help="beside a live app: lowest priority, small batches, paused while an answer generates",
     )
     s.set_defaults(run=_backfill)
+
+    s = sub.add_parser("reindex", parents=[common], help="rebuild the retrieval index of one owner, or of every owner")
+    s.add_argument("--owner", help="uid (default: every owner of a card)")
+    s.set_defaults(run=_reindex)
 
     s = sub.add_parser("grant-ai", parents=[common], help="let a user chat with the AI (users/{uid}.may_use_ai)")
     s.add_argument("uid")

@@ -42,6 +42,9 @@ RATE_LIMITS = COLLECTIONS["rate_limits"]
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
 #: At most this many people a chat is shared with (Chat.viewers).
 MAX_VIEWERS = 50
+#: Server-only (issue 21): per owner, the retrieval index's head (version, shard list) and its shards.
+RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
+RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
 #: Message statuses and the stall rule, shared with the SPA (scripts/gen-common

@@ -59,6 +59,29 @@ def backfill(
             while busy is not None and busy():
                 sleep(PAUSE_POLL_S)
             chunk = todo[i : i + batch_size]
-            embed_and_store(db, {cid: cards[cid] for cid in chunk}, embedder)
+            made = embed_and_store(db, {cid: cards[cid] for cid in chunk}, embedder)
+            _index(db, {cid: cards[cid] for cid in chunk}, made, embedder.model_id)
             bar.update(len(chunk))
+    _index_owners(db, {c.owner for c in cards.values()}, embedder.model_id)
     return len(todo), len(fresh)
+
+
+def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: str) -> None:
+    """The batch's vectors into their owners' retrieval indexes: one apply_changes per owner."""
+    from cardchat.repo import retrieval_index
+
+    by_owner: dict[str, list[retrieval_index.Change]] = {}
+    for cid, card in cards.items():
+        by_owner.setdefault(card.owner, []).append(retrieval_index.Change(cid, card, vectors.get(cid)))
+    for owner, changes in by_owner.items():
+        retrieval_index.apply_changes(db, owner, changes, model_id)
+
+
+def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
+    """Owners with no index yet (nothing of theirs needed embedding) get one built."""
+    from cardchat.repo import retrieval_index
+
+    for owner in sorted(o for o in owners if o):
+        head = retrieval_index.read_head(db, owner)
+        if head is None or head.get("model") != model_id:
+            retrieval_index.rebuild(db, owner, model_id)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat import llms, ratelimit
 from cardchat.chat.branch import copy_history
-from cardchat.chat.create import select_background
+from cardchat.chat.create import Selection, select_background
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turns import said_before
 from cardchat.context_schema import ChatSource
@@ -72,14 +72,14 @@ def continue_chat(
 
     messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
     said = said_before(messages, int(source.get("message_count") or len(messages)))
-    bg, visible, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, percentage)
+    bg, chosen, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, percentage)
     new_id = new_chat_id()
     history = copy_history(messages, int(source.get("message_count") or len(messages)), new_id, when)
     chat = Chat(
         owner=uid,
         title=f"{str(source.get('title') or '').removesuffix(TITLE_SUFFIX) or fallback_title('')}{TITLE_SUFFIX}",
         model=spec.id,
-        public_citations=public_citations(bg.card_ids, visible),
+        public_citations=public_citations(bg.card_ids, chosen.cards),
         created=when,
         last_updated=when,
         message_count=len(history),
@@ -89,7 +89,7 @@ def continue_chat(
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
-        card_count_requested=len(visible),
+        card_count_requested=len(chosen.visible),
         cards_unranked=unranked,
         continued_from={"chat": chat_id, "messages": len(history)},
     )
@@ -105,7 +105,7 @@ def continue_chat(
         [],
         (uid, lambda quota: ratelimit.admit(quota, when, rules)),
         # what its follow-ups rank (turn_context.py): the source's cards the caller may view
-        ChatSource(chat=new_id, owner=uid, card_ids=list(visible), ranked_for=-1, created=when),
+        ChatSource(chat=new_id, owner=uid, card_ids=list(chosen.visible), ranked_for=-1, created=when),
     )
     return new_id
 
@@ -123,7 +123,7 @@ def _query(said: list[dict[str, Any]]) -> str:
 
 def _background(
     db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: llms.ModelSpec, percentage: float
-) -> tuple[Background, dict[str, Any], int, int]:
+) -> tuple[Background, Selection, int, int]:
     """The caller's background over the source's cards, numbered as the
     source numbers them: (background, its visible cards, unranked, budget)."""
     from cardchat.background import Background, fit_background, renumber
@@ -139,9 +139,9 @@ def _background(
         if tokens <= chosen.budget or not bg.card_ids:
             break
         smaller = bg.tokens - (tokens - chosen.budget) - 1
-        bg = fit_background([(c, chosen.visible[c]) for c in bg.card_ids], smaller, spec.tokenizer)
+        bg = fit_background([(c, chosen.cards[c]) for c in bg.card_ids], smaller, spec.tokenizer)
     ids = [""] * max((number[c] for c in bg.card_ids), default=0)
     for c in bg.card_ids:
         ids[number[c] - 1] = c
     renumbered = Background(text=text, card_ids=ids, tokens=tokens, budget=chosen.budget)
-    return renumbered, chosen.visible, chosen.unranked, chosen.budget
+    return renumbered, chosen, chosen.unranked, chosen.budget

@@ -14,20 +14,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from cardchat import access, llms, ratelimit
 from cardchat.chat.collection import CardSource
 from cardchat.chat.turns import question_and_stub, token_bound
+from cardchat.collection_query import CollectionQuery
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
-from cardchat.retrieval.dense import vector_matrix
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
 if TYPE_CHECKING:
     from cardchat.background import Background
+    from cardchat.chat.candidates import Pool
     from cardchat.embeddings import Embedder
 
 #: Tokens a provider adds around the system text and one user turn.
@@ -43,6 +42,8 @@ QUESTION_OVERHEAD = 64
 EMBED_ON_THE_SPOT = 64
 EMBED_BATCH = 2
 EMBED_BUDGET_S = 0.3
+#: A background this full of its budget needs no further cards read (the packer reaches ~0.99).
+FULL = 0.97
 
 
 @dataclass
@@ -78,10 +79,10 @@ def create_chat(
         db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description, lap
     )
     chat_id = new_chat_id()
-    chat, private = _chat_documents(uid, req, chosen.background, chosen.budget, chosen.unranked, chosen.visible, stamp)
+    chat, private = _chat_documents(uid, req, chosen, stamp)
     # What follow-ups rank (turn_context.py): the query itself, else the ids the caller could read.
     query = req.query.to_dict() if req.query is not None else None
-    source = ChatSource(chat_id, uid, [] if query else list(chosen.visible), created=stamp, collection_query=query)
+    source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
     _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
     lap("write")
     return CreateChatResult(chat_id, lap.timings_ms)
@@ -92,7 +93,8 @@ class Selection:
     """What culling, ranking and fitting chose for one caller."""
 
     background: Background
-    visible: dict[str, Card]  # the requested cards the caller may view, in request order (a query's: by id)
+    visible: list[str]  # the candidates the caller may view, in request (or index) order
+    cards: dict[str, Card]  # the cards read to pack the background (the best-ranked ones)
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
 
@@ -107,27 +109,35 @@ def select_background(
     description: str,
     lap: Callable[[str], None],
 ) -> Selection:
-    """Resolve `source` (ids or a query) to the cards `uid` may view, rank them against `question`,
-    fit the best into `percentage` of `spec`'s window. Shared by createChat
-    and continueChat (chat/continuation.py); `lap` records each step's time."""
+    """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
+    against `question` over the retrieval index (chat/candidates.py), read
+    and fit the best into `percentage` of `spec`'s window. Shared by
+    createChat and continueChat (chat/continuation.py); `lap` records each step's time."""
     # Heavy modules load here, not when the endpoint module is imported.
+    from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import embeddings as emb_repo
 
     embedder = get_embedder()
-    pool = _visible_cards(db, uid, source)
-    lap("load_cards")
-    vectors = emb_repo.load_embeddings(db, dict(zip(pool.ids, pool.hashes)), embedder.model_id)
-    lap("load_embeddings")
-    _embed_missing(db, embedder, pool, vectors, question)
+    if isinstance(source, CollectionQuery):
+        pool = candidates.resolve(db, uid, query=source)
+    else:
+        pool = candidates.resolve(db, uid, list(source))
+    lap("resolve")
+    pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)
     lap("embed")
-    order, has_vector = _rank(pool, vectors, query_vec, embedder.dim, question)
+    ranking = pool.rank(question, query_vec)
     lap("rank")
     budget = background_budget(spec, percentage, question)
-    bg = _fit(pool, order, budget, spec, description)
-    lap("fit")
-    return Selection(bg, pool.cards, budget, int((~has_vector).sum()))
+    margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
+    while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
+        ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
+        bg = _fit(ranked, budget, spec, description)
+        if everything or bg.tokens >= FULL * budget:
+            break
+        margin *= 2
+    lap("load_and_fit")
+    return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()))
 
 
 class _Laps:
@@ -142,65 +152,44 @@ class _Laps:
         self._clock = time.perf_counter()
 
 
-@dataclass
-class _Pool:
-    """The requested cards the caller may view, in request order, with what gets embedded of each."""
-
-    ids: list[str]
-    cards: dict[str, Card]
-    texts: list[str]
-    hashes: list[str]
-
-
-def _visible_cards(db: Any, uid: str, source: CardSource) -> _Pool:
-    from cardchat.chat import collection
-    from cardchat.embeddings import text
-
-    visible = collection.resolve(db, uid, source)
-    pairs = [text.embeddable_and_hash(c.title, c.body) for c in visible.values()]
-    return _Pool(list(visible), visible, [p[0] for p in pairs], [p[1] for p in pairs])
-
-
-def _embed_missing(db: Any, embedder: Embedder, pool: _Pool, vectors: dict[str, np.ndarray], question: str) -> None:
-    """Embed (and store) cards without a fresh vector, best BM25 match first, within
-    EMBED_ON_THE_SPOT and EMBED_BUDGET_S; adds what it made to `vectors`."""
+def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: str) -> Pool:
+    """Embed (and store) candidates without a fresh vector, best BM25 match first, within
+    EMBED_ON_THE_SPOT and EMBED_BUDGET_S; the pool ranks them with what it made."""
+    from cardchat import access
+    from cardchat.chat.candidates import with_vectors
+    from cardchat.embeddings.text import embeddable_and_hash
+    from cardchat.repo import cards as card_repo
     from cardchat.repo import embeddings as emb_repo
-    from cardchat.retrieval import rank as retrieval
 
-    missing = [i for i, c in enumerate(pool.ids) if c not in vectors]
-    if not missing:
-        return
-    if len(missing) > EMBED_BATCH:  # the index is cached: rank_cards reuses it
-        scores = retrieval.sparse_scores(question, pool.ids, pool.texts, pool.hashes)
-        missing.sort(key=lambda i: -scores[i])
+    has = pool.has_vector()
+    if has.all():
+        return pool
+    order = pool.rank(question, None).order if int((~has).sum()) > EMBED_BATCH else range(len(pool))
+    missing = [pool.ids[i] for i in order if not has[i]][:EMBED_ON_THE_SPOT]
     until, last = time.perf_counter() + EMBED_BUDGET_S, 0.0
-    for start in range(0, min(len(missing), EMBED_ON_THE_SPOT), EMBED_BATCH):
+    if until - time.perf_counter() <= 0:
+        return pool
+    need = [c for c in missing if c not in pool.loose]
+    cards = {**access.readable_cards(card_repo.load_cards(db, need), uid, need), **pool.loose}
+    # Stored since the index was written (a trigger not through yet, an earlier call's on-the-spot work).
+    hashes = {c: embeddable_and_hash(cards[c].title, cards[c].body)[1] for c in missing if c in cards}
+    vectors = emb_repo.load_embeddings(db, hashes, embedder.model_id)
+    missing = [c for c in missing if c not in vectors]
+    for start in range(0, len(missing), EMBED_BATCH):
         began = time.perf_counter()
         if began + last > until:  # would end past the budget, judging by the batch before
             break
-        batch = [pool.ids[i] for i in missing[start : start + EMBED_BATCH]]
-        vectors.update(emb_repo.embed_and_store(db, {c: pool.cards[c] for c in batch}, embedder))
+        batch = {c: cards[c] for c in missing[start : start + EMBED_BATCH] if c in cards}
+        vectors.update(emb_repo.embed_and_store(db, batch, embedder))
         last = time.perf_counter() - began
+    return with_vectors(db, uid, pool, cards, vectors)
 
 
-def _rank(
-    pool: _Pool, vectors: dict[str, np.ndarray], query_vec: np.ndarray, dim: int, question: str
-) -> tuple[list[int], np.ndarray]:
-    """The pool's indices, best first, and which cards had a vector (the rest are ranked by BM25 alone)."""
-    from cardchat.retrieval import rank as retrieval
-
-    matrix, has_vector = vector_matrix(vectors, pool.ids, dim)
-    order = retrieval.rank_cards(question, query_vec, pool.ids, pool.texts, matrix, has_vector, text_hashes=pool.hashes)
-    return order, has_vector
-
-
-def _fit(pool: _Pool, order: list[int], budget: int, spec: llms.ModelSpec, description: str) -> Background:
+def _fit(ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str) -> Background:
     from cardchat import background
 
     try:
-        return background.fit_background(
-            [(pool.ids[i], pool.cards[pool.ids[i]]) for i in order], budget, spec.tokenizer, description
-        )
+        return background.fit_background(ranked, budget, spec.tokenizer, description)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -242,23 +231,16 @@ def _write(
     )
 
 
-def _chat_documents(
-    uid: str,
-    req: CreateChatRequest,
-    bg: Background,
-    budget: int,
-    unranked: int,
-    cards: dict[str, Card],
-    stamp: datetime,
-) -> tuple[Chat, ChatPrivate]:
+def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: datetime) -> tuple[Chat, ChatPrivate]:
     """What any reader of the chat sees, and what only its owner does."""
     from cardchat.chat import titles
 
+    bg, budget, considered = chosen.background, chosen.budget, len(chosen.visible)
     chat = Chat(
         owner=uid,
         title=titles.fallback_title(req.initial_message),
         model=req.model,
-        public_citations=public_citations(bg.card_ids, cards),
+        public_citations=public_citations(bg.card_ids, chosen.cards),
         created=stamp,
         last_updated=stamp,
         message_count=2,
@@ -270,10 +252,10 @@ def _chat_documents(
         card_ids=bg.card_ids,
         card_count_requested=len(cards) if req.query is not None else len(req.card_ids),
         collection=req.collection,
-        cards_unranked=unranked,
-        cards_considered=len(cards),
+        cards_unranked=chosen.unranked,
+        cards_considered=considered,
         cards_packed=len(bg.card_ids),
-        cards_cut=len(cards) - len(bg.card_ids),
+        cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
     )
     return chat, private

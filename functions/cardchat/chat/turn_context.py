@@ -28,11 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from cardchat.background import card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
+from cardchat.collection_query import CollectionQuery
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
-from cardchat.retrieval.dense import vector_matrix
 from cardchat.schema import Card, ChatPrivate, public_citations
 
 log = logging.getLogger(__name__)
@@ -182,57 +184,50 @@ class _Context:
         return sorted(gone)
 
 
-def rank_source(db: Any, owner: str, source: CardSource, question: str, previous: str = "") -> Ranked:
+def rank_source(
+    db: Any,
+    owner: str,
+    source: CardSource,
+    question: str,
+    previous: str = "",
+    context_ids: Sequence[str] = (),
+) -> Ranked:
     """The source's cards `owner` may read now (its ids, or its query resolved
-    again: chat/collection.py), ranked for `question` read with
-    the `previous` one (fuse) by the hybrid ranker createChat uses. Cards
-    without a stored vector are ranked by BM25 alone (no embedding on the
-    spot: the answer is waiting)."""
+    again: cards added since included), ranked for `question` read with
+    the `previous` one (fuse) by the hybrid ranker createChat uses, over the
+    retrieval index (chat/candidates.py). Cards without a stored vector are
+    ranked by BM25 alone (no embedding on the spot: the answer is waiting).
+    Only the cards a turn can use are read: the best TURN_CANDIDATES past
+    those in the context (`context_ids`), and those (for their citations)."""
+    from cardchat import access
+    from cardchat.chat import candidates
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import cards as card_repo
 
-    from cardchat.chat import collection
-    from cardchat.embeddings import get_embedder, text
-    from cardchat.repo import embeddings as emb_repo
-    from cardchat.retrieval import rank as retrieval
-    from cardchat.retrieval.dense import similarities
-
-    cards = collection.resolve(db, owner, source)
-    ids = list(cards)
-    pairs = [_embeddable(text.embeddable_and_hash, cards[c].title, cards[c].body) for c in ids]
-    hashes = [h for _, h in pairs]
+    if isinstance(source, CollectionQuery):
+        pool = candidates.resolve(db, owner, query=source)
+    else:
+        pool = candidates.resolve(db, owner, list(source))
     embedder = get_embedder()
-    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
-    matrix, has_vector = vector_matrix(vectors, ids, embedder.dim)
-    texts = [t for t, _ in pairs]
-
-    def rank(query: str) -> tuple[list[int], Any]:
-        vec = embedder.embed_query(query)
-        return retrieval.rank_cards(query, vec, ids, texts, matrix, has_vector, text_hashes=hashes), vec
-
-    alone, query_vec = rank(question)
-    order = fuse(alone, rank(turn_query(question, previous))[0] if previous else None, len(ids))
-    sims = similarities(query_vec, matrix).tolist() if ids else []
+    query_vec = embedder.embed_query(question)
+    alone = pool.rank(question, query_vec).order
+    both = turn_query(question, previous)
+    with_previous = pool.rank(both, embedder.embed_query(both)).order if previous else None
+    order = fuse(alone, with_previous, len(pool))
+    ids = [pool.ids[i] for i in order]
+    in_context = set(context_ids)
+    head = ids[: len(in_context) + TURN_CANDIDATES]
+    wanted = list(dict.fromkeys(head + [c for c in context_ids if c]))
+    loaded = {**card_repo.load_cards(db, [c for c in wanted if c not in pool.loose]), **pool.loose}
+    cards = access.readable_cards(loaded, owner, wanted)
+    gone = {c for c in head if c not in cards}
+    sims = pool.similarities(query_vec) if len(pool) else np.zeros(0)
+    has = pool.has_vector()
     return Ranked(
-        [ids[i] for i in order],
+        [c for c in ids if c not in gone],
         cards,
-        {c: round(s, 4) if v else None for c, s, v in zip(ids, sims, has_vector.tolist())},
+        {c: round(float(sims[i]), 4) if has[i] else None for i, c in enumerate(pool.ids) if c in cards},
     )
-
-
-#: (title, body) → (embeddable text, hash): stripping Markdown costs ~0.2 ms a
-#: card, 2 s for a 10,000-card source on every follow-up; a warm instance
-#: pays it once per card text. Bounded; an edited card is a new key.
-_EMBEDDABLE: dict[tuple[str, str], tuple[str, str]] = {}
-_EMBEDDABLE_MAX = 50_000
-
-
-def _embeddable(make: Any, title: str, body: str) -> tuple[str, str]:
-    key = (title, body)
-    found = _EMBEDDABLE.get(key)
-    if found is None:
-        if len(_EMBEDDABLE) >= _EMBEDDABLE_MAX:
-            _EMBEDDABLE.clear()
-        found = _EMBEDDABLE[key] = make(title, body)
-    return found
 
 
 def context_for(
@@ -271,7 +266,9 @@ def ground_turn(
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
         return None
-    ranked = rank_source(db, private.owner, source_of(source), questions[-1], "".join(questions[-2:-1]))
+    ranked = rank_source(
+        db, private.owner, source_of(source), questions[-1], "".join(questions[-2:-1]), private.card_ids
+    )
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
     try:

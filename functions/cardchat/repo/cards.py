@@ -12,6 +12,7 @@ not answered yet: reads are idempotent, and createChat should not fail on it.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,6 +38,11 @@ def batched(ids: Sequence[str], size: int) -> list[Sequence[str]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
+#: Documents asked of Firestore per collection by read_many, since the last clear: what
+#: tests and scripts/bench count to show a call's reads do not grow with a collection (issue 21).
+READS: Counter[str] = Counter()
+
+
 def read_many(
     db: firestore.Client,
     collection: str,
@@ -47,6 +53,7 @@ def read_many(
     """(id, convert(id, data)) for each existing document among `ids`, each id
     asked once. Missing documents and those `convert` maps to None are left out."""
     for batch in batched(list(dict.fromkeys(ids)), BATCH):
+        READS[collection] += len(batch)
         pending = list(batch)
         for attempt in range(STREAM_ATTEMPTS):
             answered: set[str] = set()

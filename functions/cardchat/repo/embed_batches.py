@@ -40,8 +40,9 @@ from ..embeddings import Embedder
 from ..embeddings.text import embeddable_and_hash
 from ..schema import CARD_EMBEDDINGS, Card, now
 from . import embed_queue as queue
+from . import retrieval_index
 from .cards import load_cards, read_many
-from .embeddings import embed_and_store
+from .embeddings import embed_and_store, load_embeddings
 from .transactions import run_in_transaction
 
 if TYPE_CHECKING:
@@ -76,6 +77,13 @@ def on_card_written(
     # Tags, visibility, `updated` only, or an event a worker's batch already
     # covered (delivered late or twice): one read, no model call, no write.
     if after is not None and _stored_fresh(db, card_id, after, embedder.model_id):
+        if before is not None and _access_changed(before, after):
+            # No batch will come for a text that did not change, but the index filters on these fields.
+            vector = load_embeddings(db, {card_id: embeddable_and_hash(after.title, after.body)[1]}, embedder.model_id)
+            retrieval_index.apply_changes(
+                db, after.owner, [retrieval_index.Change(card_id, after, vector.get(card_id))], embedder.model_id
+            )
+            return "reindexed"
         return "unchanged"
     card = after or before
     if card is None:
@@ -92,6 +100,11 @@ def on_card_written(
 def batch_size() -> int:
     wanted = os.environ.get("CARDCHAT_EMBED_BATCH", "")
     return int(wanted) if wanted.isdigit() and int(wanted) > 0 else BATCH
+
+
+def _access_changed(before: Card, after: Card) -> bool:
+    """What the retrieval index keeps of a card besides its text changed (who may read it, its tags)."""
+    return (before.visibility, before.viewers, before.tags) != (after.visibility, after.viewers, after.tags)
 
 
 def _stored_fresh(db: firestore.Client, card_id: str, card: Card, model_id: str) -> bool:
@@ -200,7 +213,7 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     stored = dict(read_many(db, CARD_EMBEDDINGS, list(cards), _hash_of(embedder.model_id), ["model", "text_hash"]))
     todo = {cid: c for cid, c in cards.items() if stored.get(cid) != embeddable_and_hash(c.title, c.body)[1]}
     vectors = embed_and_store(db, todo, embedder) if todo else {}
-    batch_stored(db, owner, vectors, gone)
+    batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
     again = queue.finish(db, claimed)
     queue.record_progress(db, owner, len(vectors), clock())
     log.info(
@@ -216,9 +229,20 @@ def _hash_of(model_id: str) -> Callable[[str, dict[str, Any]], str | None]:
     return text_hash
 
 
-def batch_stored(db: firestore.Client, owner: str, vectors: dict[str, np.ndarray], deleted: list[str]) -> None:
-    """A batch's vectors are stored (`vectors`: card_id -> its new vector;
+def batch_stored(
+    db: firestore.Client,
+    owner: str,
+    cards: dict[str, Card],
+    vectors: dict[str, np.ndarray],
+    deleted: list[str],
+    model_id: str,
+) -> None:
+    """A batch's vectors are stored (`cards`: the batch's cards as they are now;
+    `vectors`: card_id -> its new vector, for those whose text changed;
     `deleted`: cards gone, their vectors removed). Called once per batch,
-    before its queue entries are removed: a consumer that fails here leaves
-    the batch queued, to be done again. The retrieval index (issue 21
-    point 4) applies its changes here."""
+    before its queue entries are removed: if the owner's retrieval index
+    (issue 21 point 4) fails to take the batch, the batch stays queued and is
+    done again. One index version for the whole batch, not one per card."""
+    changes = [retrieval_index.Change(cid, card, vectors.get(cid)) for cid, card in cards.items()]
+    changes += [retrieval_index.Change(cid, None) for cid in deleted]
+    retrieval_index.apply_changes(db, owner, changes, model_id)

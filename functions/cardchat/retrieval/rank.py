@@ -138,6 +138,19 @@ def rank_with_scores(
     if config.mode == "dense" and dense is not None:
         return Ranking(fusion.best_first(dense), dense)
     sparse_, bound = _sparse(query, card_ids, texts, text_hashes, config.compound_weight)
+    return fuse_scores(dense, sparse_, bound, has_vector, config)
+
+
+def fuse_scores(
+    dense: np.ndarray | None, sparse_: np.ndarray, bound: float, has_vector: np.ndarray, config: RankingConfig
+) -> Ranking:
+    """The ranking from each card's dense similarity (-inf where it has no
+    vector; None: no dense ranker), BM25 score and the most the query could
+    score (`bound`): the one place the two meet, for `rank_with_scores` and
+    for the retrieval index (index_snapshot.py)."""
+    n = len(sparse_)
+    if config.mode == "dense" and dense is not None:
+        return Ranking(fusion.best_first(dense), dense)
     if config.mode != "hybrid" or dense is None:
         return Ranking(fusion.best_first(sparse_.astype(np.float64)), sparse_)
     weights = [config.dense_weight, config.sparse_weight]

@@ -1,0 +1,164 @@
+"""The per-owner retrieval index (issue 21): createChat and per-turn ranking at
+10,000 and 100,000 cards, warm, before (every card read) and after (the index).
+
+The deck is synthetic (bench_create_chat's text, stored random unit vectors)
+and written straight into Firestore: this bench runs on the Firestore emulator
+alone, so no embedCard trigger fires for it (on a full stack, pause them:
+common.md, `disableBackgroundTriggers`). The index is built with `rebuild`.
+Reads are counted in the repo layer (documents asked of Firestore), not timed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from benchmarks.bench_create_chat import UNLIMITED, VOCAB
+from cardchat import llms, parsing
+from cardchat.chat import create as chats
+from cardchat.chat import turn_context
+from cardchat.collection_query import CollectionQuery
+from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.text import text_hash
+from cardchat.repo import cards as card_repo
+from cardchat.repo import embeddings as emb_repo
+from cardchat.repo import retrieval_index
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+
+QUESTION = "how do I rebase my branch onto main?"
+
+
+def _seed(db: Any, n: int, owner: str) -> list[str]:
+    rng = random.Random(n)
+    vec_rng = np.random.default_rng(n)
+    model = get_embedder().model_id
+    ids: list[str] = []
+    batch, pending = db.batch(), 0
+    for i in range(n):
+        body = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120)))
+        card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
+        vec = vec_rng.standard_normal(384).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        cid = f"{owner}-{i:06d}"
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        batch.set(
+            db.collection(CARD_EMBEDDINGS).document(cid),
+            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body), owner).to_dict(),
+        )
+        pending += 2
+        ids.append(cid)
+        if pending >= 480:
+            batch.commit()
+            batch, pending = db.batch(), 0
+    if pending:
+        batch.commit()
+    return ids
+
+
+def _timed(fn: Callable[[], Any], runs: int = 3) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), out
+
+
+def _reads() -> dict[str, int]:
+    stats = retrieval_index.read_stats()
+    return {"index heads": stats["heads"], "index shards": stats["shards"], **dict(card_repo.READS)}
+
+
+def _reset_reads() -> None:
+    card_repo.READS.clear()
+    retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+
+
+def _before(db: Any, owner: str, ids: list[str]) -> float:
+    """The path every call took before the index: read every card and vector, rank them all."""
+    from cardchat.embeddings.text import embeddable_and_hash
+    from cardchat.retrieval import rank
+    from cardchat.retrieval.dense import vector_matrix
+
+    embedder = get_embedder()
+
+    def call() -> None:
+        cards = card_repo.load_cards(db, ids)
+        pairs = [embeddable_and_hash(c.title, c.body) for c in cards.values()]
+        vecs = emb_repo.load_embeddings(db, {c: h for c, (_, h) in zip(cards, pairs)}, embedder.model_id)
+        matrix, has = vector_matrix(vecs, list(cards), embedder.dim)
+        qvec = embedder.embed_query(QUESTION)
+        rank.rank_cards(
+            QUESTION, qvec, list(cards), [t for t, _ in pairs], matrix, has, text_hashes=[h for _, h in pairs]
+        )
+
+    call()
+    return _timed(call)[0]
+
+
+def _select(db: Any, owner: str, query: CollectionQuery) -> Callable[[], Any]:
+    spec = llms.MODELS["claude-sonnet-4-6"]
+    return lambda: chats.select_background(db, owner, query, QUESTION, spec, 0.5, "", lambda _: None)
+
+
+def _one_deck(db: Any, n: int) -> list[str]:
+    owner = f"bench-index-{n}"
+    start = time.perf_counter()
+    ids = _seed(db, n, owner)
+    seeded = time.perf_counter() - start
+    start = time.perf_counter()
+    retrieval_index.rebuild(db, owner)
+    built = time.perf_counter() - start
+    head = retrieval_index.read_head(db, owner) or {}
+    lines = [
+        f"{n:,} cards: seeded in {seeded:.0f} s; rebuild {built:.1f} s → "
+        f"{len(head.get('shards', []))} shards, version {head.get('version')}"
+    ]
+    if n <= 20_000:
+        lines.append(f"    before (read every card and vector, rank all), warm: {_before(db, owner, ids):.0f} ms")
+    retrieval_index.clear_cache()
+    _reset_reads()
+    cold_ms, _ = _timed(_select(db, owner, CollectionQuery(scope="mine")), runs=1)
+    lines.append(f"    after, first call (index read and decoded): {cold_ms:.0f} ms, reads {_reads()}")
+    _reset_reads()
+    warm_ms, chosen = _timed(_select(db, owner, CollectionQuery(scope="mine")))
+    per_call = {k: v // 3 for k, v in _reads().items()}
+    lines.append(
+        f"    after, warm, query 'all my cards' (resolve, rank, read packed, fit): {warm_ms:.0f} ms "
+        f"(goal ≤ {1000 if n <= 10_000 else 2000} ms); reads per call {per_call}; "
+        f"{len(chosen.background.card_ids)} cards packed"
+    )
+    if n <= 20_000:
+        req = parsing.create_chat(
+            {"card_ids": ids, "initial_message": QUESTION, "model": "claude-sonnet-4-6", "background_percentage": 0.5},
+            env={"ANTHROPIC_API_KEY": "bench-only"},
+        )
+        chats.create_chat(db, owner, req, limits=UNLIMITED)
+        ms, result = _timed(lambda: chats.create_chat(db, owner, req, limits=UNLIMITED))
+        split = " · ".join(f"{k} {v:.0f}" for k, v in result.timings_ms.items())
+        lines.append(f"    after, warm createChat with {n:,} ids (whole call, write included): {ms:.0f} ms ({split})")
+        turn_ms, _ = _timed(lambda: turn_context.rank_source(db, owner, ids, "and how do I undo a stash?", QUESTION))
+        lines.append(
+            f"    per-turn ranking (rank_source, two queries, reads the best cards): {turn_ms:.0f} ms (goal ≤ 150)"
+        )
+    loaded = retrieval_index.load(db, owner)
+    if loaded is not None:
+        lines.append(f"    index in memory: {loaded[1].nbytes() / 2**20:.0f} MiB of arrays")
+    return lines
+
+
+def run(db: Any) -> Iterator[str]:
+    """CARDCHAT_BENCH_INDEX_SIZES (default "10000 100000") picks the decks: seeding
+    100,000 cards into a loaded shared emulator takes many minutes."""
+    get_embedder().embed(["warm the model"])
+    for n in map(int, os.environ.get("CARDCHAT_BENCH_INDEX_SIZES", "10000 100000").split()):
+        yield from _one_deck(db, n)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        yield f"    peak RSS of the bench process so far: {peak:.0f} MiB (createChat is given 1 GiB)"

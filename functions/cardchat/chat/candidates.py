@@ -1,0 +1,226 @@
+"""Which cards a chat ranks, resolved through the retrieval index (issue 21).
+
+One entry point, `resolve(db, uid, card_ids=…)` or `resolve(db, uid,
+query=…)`, for createChat, continueChat, branch and every follow-up: the
+candidates `uid` may read, culled as `access.readable_cards` culls (an id
+list) or as `CollectionQuery.admits` admits (a query; its `text` keeps the
+cards with a positive BM25 score). `Pool.rank` ranks them exactly as
+`rank.rank_cards` would; `packed_cards` then reads only the cards a budget
+can hold, in ranking order, and culls them again on what it read (the index
+may lag a card's edit by one trigger; a card withdrawn meanwhile is dropped
+here, never packed).
+
+Where the cards come from:
+- `uid`'s own cards: `uid`'s index (repo/retrieval_index.py). A warm
+  instance reads its head document only. No index yet: it is built first.
+- others' cards (shared with `uid`, public) and own cards not in the index
+  yet (created a moment ago): read from `cards` directly and ranked from
+  loose entries (their stored vectors; unembedded ones by BM25 alone). An id
+  list names them; a query finds them with two Firestore queries (private
+  cards whose viewers hold `uid`, public cards). Both grow with the number
+  of such cards, not with `uid`'s own collection (README: "Past one index
+  per owner").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cardchat.retrieval.index_snapshot import Part, Snapshot
+
+if TYPE_CHECKING:
+    from cardchat.collection_query import CollectionQuery
+    from cardchat.retrieval.rank import Ranking, RankingConfig
+    from cardchat.schema import Card
+
+#: Cards read for packing beyond what the budget's characters suggest (the
+#: packer looks a little past the last card that fits, `background._TAIL_SCAN`).
+FETCH_SLACK = 64
+#: Characters a token covers at most in the packer's estimate (background._CHARS_PER_TOKEN).
+CHARS_PER_TOKEN = 4.2
+
+
+@dataclass
+class Pool:
+    """The candidates in order: `ids[i]` is row `parts[k].rows[j]` where
+    `parts[k].positions[j] == i`."""
+
+    ids: list[str]
+    parts: list[Part]
+    chars: np.ndarray  # int64 per candidate
+    loose: dict[str, Card] = field(default_factory=dict)  # cards already read (not from the index)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def has_vector(self) -> np.ndarray:
+        out = np.zeros(len(self.ids), bool)
+        for p in self.parts:
+            out[p.positions] = p.snapshot.has_vector[p.rows]
+        return out
+
+    def rank(self, question: str, query_vec: np.ndarray | None, config: RankingConfig | None = None) -> Ranking:
+        from cardchat.retrieval.index_snapshot import rank_pool
+
+        return rank_pool(question, query_vec, self.parts, len(self.ids), config)
+
+    def similarities(self, query_vec: np.ndarray) -> np.ndarray:
+        """Cosine similarity per candidate (0 where there is no vector)."""
+        out = np.zeros(len(self.ids), np.float64)
+        for p in self.parts:
+            out[p.positions] = p.snapshot.similarities(query_vec, p.rows)
+        return out
+
+
+def with_vectors(db: Any, uid: str, pool: Pool, cards: dict[str, Card], vectors: dict[str, np.ndarray]) -> Pool:
+    """`pool` with `cards` (candidates just embedded on the spot) ranked with
+    `vectors`: they leave their index rows for a loose part (snapshots are shared, never changed)."""
+    from cardchat.retrieval.index_entries import make_entry
+    from cardchat.retrieval.index_snapshot import from_entries
+
+    moved = [c for c in cards if c in vectors]
+    if not moved:
+        return pool
+    position = {c: i for i, c in enumerate(pool.ids)}
+    gone = np.array([position[c] for c in moved], np.int64)
+    parts = []
+    for p in pool.parts:
+        keep = ~np.isin(p.positions, gone)
+        parts.append(Part(p.snapshot, p.rows[keep], p.positions[keep]))
+    dim = int(next(iter(vectors.values())).size)
+    extra = from_entries(uid, [make_entry(c, cards[c], vectors[c]) for c in moved], dim)
+    parts.append(Part(extra, np.arange(len(moved), dtype=np.int64), gone))
+    return _pool(pool.ids, parts, {**pool.loose, **{c: cards[c] for c in moved}})
+
+
+def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None) -> Pool:
+    """The candidates `uid` may read: EITHER `card_ids` (in their order,
+    first occurrence) OR `query`'s collection (own cards in index order,
+    then others' by id)."""
+    if (card_ids is None) == (query is None):
+        raise ValueError("resolve takes card ids or a query, not both")
+    snapshot = _own_snapshot(db, uid)
+    if card_ids is not None:
+        return _by_ids(db, uid, snapshot, list(dict.fromkeys(card_ids)))
+    assert query is not None
+    return _by_query(db, uid, snapshot, query)
+
+
+def _own_snapshot(db: Any, uid: str) -> Snapshot:
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import retrieval_index
+
+    loaded = retrieval_index.load(db, uid)
+    if loaded is None or loaded[0].get("model") != get_embedder().model_id:
+        retrieval_index.rebuild(db, uid)
+        loaded = retrieval_index.load(db, uid)
+    assert loaded is not None
+    return loaded[1]
+
+
+def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
+    from cardchat import access
+    from cardchat.repo import cards as card_repo
+
+    indexed = [(i, own.row_of[c]) for i, c in enumerate(ids) if c in own.row_of]
+    rest = [c for c in ids if c not in own.row_of]
+    loose = access.readable_cards(card_repo.load_cards(db, rest), uid, rest) if rest else {}
+    kept = set(loose)
+    order = [c for c in ids if c in own.row_of or c in kept]
+    position = {c: i for i, c in enumerate(order)}
+    parts = [
+        Part(
+            own,
+            np.array([r for _, r in indexed], np.int64),
+            np.array([position[ids[i]] for i, _ in indexed], np.int64),
+        )
+    ]
+    if loose:
+        extra = _loose_snapshot(db, uid, loose)
+        parts.append(Part(extra, np.arange(len(extra), dtype=np.int64), np.array([position[c] for c in loose])))
+    return _pool(order, parts, loose)
+
+
+def _by_query(db: Any, uid: str, own: Snapshot, query: CollectionQuery) -> Pool:
+    from cardchat.repo import retrieval_index
+
+    rows = own.admitted(query, uid)
+    others = {c: k for c, k in retrieval_index.others_cards(db, uid, query.scope).items() if query.admits(k, uid)}
+    order = [own.ids[r] for r in rows.tolist()] + list(others)
+    parts = [Part(own, rows.astype(np.int64), np.arange(len(rows), dtype=np.int64))]
+    if others:
+        extra = _loose_snapshot(db, uid, others)
+        parts.append(Part(extra, np.arange(len(extra), dtype=np.int64), np.arange(len(rows), len(order))))
+    pool = _pool(order, parts, others)
+    return _matching(pool, query.text) if query.text else pool
+
+
+def _matching(pool: Pool, text: str) -> Pool:
+    """The candidates with a positive BM25 score for `text` (statistics over the pool)."""
+    from cardchat.retrieval.index_snapshot import sparse_scores
+
+    lengths = np.zeros(len(pool), np.float32)
+    for p in pool.parts:
+        lengths[p.positions] = p.snapshot.lengths[p.rows]
+    keep = sparse_scores(text, pool.parts, lengths) > 0
+    new_pos = np.cumsum(keep) - 1
+    parts = []
+    for p in pool.parts:
+        mask = keep[p.positions]
+        parts.append(Part(p.snapshot, p.rows[mask], new_pos[p.positions[mask]].astype(np.int64)))
+    ids = [c for c, k in zip(pool.ids, keep.tolist()) if k]
+    return _pool(ids, parts, {c: pool.loose[c] for c in ids if c in pool.loose})
+
+
+def _pool(ids: list[str], parts: list[Part], loose: dict[str, Card]) -> Pool:
+    chars = np.zeros(len(ids), np.int64)
+    for p in parts:
+        chars[p.positions] = p.snapshot.chars[p.rows]
+    return Pool(ids, parts, chars, dict(loose))
+
+
+def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:
+    """Entries made on the spot for cards read directly, with their stored vectors."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.embeddings.text import embeddable_and_hash
+    from cardchat.repo import embeddings as emb_repo
+    from cardchat.retrieval.index_entries import make_entry
+    from cardchat.retrieval.index_snapshot import from_entries
+
+    embedder = get_embedder()
+    hashes = {c: embeddable_and_hash(k.title, k.body)[1] for c, k in cards.items()}
+    vectors = emb_repo.load_embeddings(db, hashes, embedder.model_id)
+    entries = [make_entry(c, k, vectors.get(c)) for c, k in cards.items()]
+    return from_entries(uid, entries, embedder.dim)
+
+
+def packed_cards(
+    db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.15
+) -> tuple[list[tuple[str, Card]], bool]:
+    """The best-ranked candidates a `budget_tokens` background can hold (by
+    their characters, `margin` times over), read and culled again
+    (`access.readable_cards`), in ranking order; and whether that is all of them."""
+    from cardchat import access
+    from cardchat.repo import cards as card_repo
+
+    want_chars = budget_tokens * CHARS_PER_TOKEN * margin
+    ranked = [pool.ids[i] for i in order]
+    cumulative = np.cumsum(pool.chars[np.asarray(order, np.int64)]) if len(order) else np.zeros(0)
+    end = min(len(ranked), int(np.searchsorted(cumulative, want_chars, side="right")) + 1 + FETCH_SLACK)
+    out: list[tuple[str, Card]] = []
+    start = 0
+    while start < len(ranked):
+        chunk = ranked[start:end]
+        missing = [c for c in chunk if c not in pool.loose]
+        read = card_repo.load_cards(db, missing) if missing else {}
+        found = {**read, **{c: pool.loose[c] for c in chunk if c in pool.loose}}
+        out += list(access.readable_cards(found, uid, chunk).items())
+        # Cards gone or withdrawn since they were indexed leave a gap: read further to fill it.
+        if sum(len(k.title) + len(k.body) for _, k in out) >= want_chars:
+            break
+        start, end = end, min(len(ranked), end + max(FETCH_SLACK, end - start))
+    return out, end >= len(ranked)

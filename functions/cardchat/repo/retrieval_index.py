@@ -1,0 +1,359 @@
+"""The per-owner retrieval index in Firestore (issue 21), server-only.
+
+retrieval_index/{owner} is the head: a version, the number of slots and, per
+slot, the id of the shard document holding its entries
+(retrieval_index_shards/{owner}.{version}.{slot}.{token}: `data` is an
+`index_entries.encode_shard` blob, ≤ MAX_SHARD_BYTES). A card's slot is
+crc32(id) mod slots, so a change rewrites only the shards of the cards it
+touches. A shard document is never changed once written: an update writes
+new shard documents, then swaps the head in one transaction that checks the
+version it started from (a concurrent writer's swap makes it start again),
+then deletes the shards it replaced. A reader reads the head, then the
+shards it names that it does not hold yet (cached by document id, so a warm
+instance reads the head alone); a shard deleted under it means a newer head:
+it reads again.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+import zlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from google.cloud.firestore import FieldFilter
+
+from ..retrieval.index_entries import Entry, Packed, encode_shard, entries_of, make_entry, unpack_shard
+from ..retrieval.index_snapshot import Snapshot, from_packed
+from ..schema import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
+from .transactions import run_in_transaction
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
+
+#: A shard is written at most this big (Firestore's document limit is 1 MiB);
+#: a rebuild aims at TARGET so that cards added later fit without a reshard.
+MAX_SHARD_BYTES = 900_000
+TARGET_SHARD_BYTES = 450_000
+#: Shard documents per write batch (a commit carries at most 10 MiB).
+WRITE_BATCH = 8
+#: Shards kept decoded per process, across owners (≈ 450 KB each compressed, ~1-2 MB decoded).
+CACHED_SHARDS = 400
+ATTEMPTS = 8
+
+
+class IndexConflict(RuntimeError):
+    """Another writer swapped the head first: start again from the new one."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A card as it is now (None: deleted) and its vector for its current
+    text (None: none yet; an unchanged text keeps the vector it had)."""
+
+    card_id: str
+    card: Card | None
+    vector: np.ndarray | None = None
+
+
+class _Reads:
+    def __init__(self) -> None:
+        self.heads = 0
+        self.shards = 0
+        self.lock = threading.Lock()
+
+    def add(self, heads: int = 0, shards: int = 0) -> None:
+        with self.lock:
+            self.heads += heads
+            self.shards += shards
+
+
+reads = _Reads()
+_shards: OrderedDict[str, Packed] = OrderedDict()
+_snapshots: dict[str, tuple[tuple[str, ...], Snapshot]] = {}
+_cache_lock = threading.Lock()
+
+
+def read_stats() -> dict[str, int]:
+    """Head and shard documents read from Firestore by this process since the last clear."""
+    return {"heads": reads.heads, "shards": reads.shards}
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _shards.clear()
+        _snapshots.clear()
+    reads.heads = reads.shards = 0
+
+
+def slot_of(card_id: str, slots: int) -> int:
+    return zlib.crc32(card_id.encode()) % max(1, slots)
+
+
+def read_head(db: firestore.Client, owner: str) -> dict[str, Any] | None:
+    reads.add(heads=1)
+    snap = db.collection(RETRIEVAL_INDEX).document(owner).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def _packed(db: firestore.Client, doc_ids: Sequence[str]) -> dict[str, Packed] | None:
+    """The shards named, from the cache or read; None if one is gone (a newer head replaced it)."""
+    with _cache_lock:
+        found = {d: _shards[d] for d in doc_ids if d in _shards}
+    missing = [d for d in doc_ids if d not in found]
+    if missing:
+        reads.add(shards=len(missing))
+        refs = [db.collection(RETRIEVAL_INDEX_SHARDS).document(d) for d in missing]
+        for snap in db.get_all(refs):
+            if snap.exists:
+                found[snap.id] = unpack_shard((snap.to_dict() or {})["data"])
+        with _cache_lock:
+            for d in missing:
+                if d in found:
+                    _shards[d] = found[d]
+            while len(_shards) > CACHED_SHARDS:
+                _shards.popitem(last=False)
+    return found if all(d in found for d in doc_ids) else None
+
+
+def load(db: firestore.Client, owner: str) -> tuple[dict[str, Any], Snapshot] | None:
+    """The owner's head and index in memory (None: no index yet). Warm: one read."""
+    for _ in range(ATTEMPTS):
+        head = read_head(db, owner)
+        if head is None:
+            return None
+        with _cache_lock:
+            cached = _snapshots.get(owner)
+        # Keyed by the shard ids (random tokens), not the version alone: a head
+        # deleted and made again (a wiped database) starts its versions anew.
+        if cached is not None and cached[0] == tuple(head["shards"]):
+            return head, cached[1]
+        shards = _packed(db, head["shards"])
+        if shards is None:
+            continue  # replaced while we read: a newer head names the new ones
+        snapshot = from_packed(owner, [shards[d] for d in head["shards"]])
+        with _cache_lock:
+            _snapshots[owner] = (tuple(head["shards"]), snapshot)
+        return head, snapshot
+    raise IndexConflict(f"retrieval index of {owner} kept changing while read")
+
+
+def apply_changes(db: firestore.Client, owner: str, changes: Sequence[Change], model_id: str) -> int:
+    """Bring the owner's index in line with `changes` (a batch: one new version
+    for all of them); returns the version written. No index yet, another
+    embedding model's, or a shard that would outgrow MAX_SHARD_BYTES: rebuilt
+    from the cards instead. Safe under concurrent callers."""
+    if not changes:
+        head = read_head(db, owner)
+        return int(head["version"]) if head else 0
+    for _ in range(ATTEMPTS):
+        head = read_head(db, owner)
+        if head is None or head.get("model") != model_id:
+            return rebuild(db, owner, model_id)
+        try:
+            return _apply_once(db, owner, head, changes)
+        except IndexConflict:
+            continue
+        except _TooBig:
+            return rebuild(db, owner, model_id)
+    raise IndexConflict(f"retrieval index of {owner}: {ATTEMPTS} writers in a row got there first")
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _apply_once(db: firestore.Client, owner: str, head: dict[str, Any], changes: Sequence[Change]) -> int:
+    slots = int(head["slots"])
+    by_slot: dict[int, list[Change]] = {}
+    for ch in changes:  # the last change of a card wins
+        by_slot.setdefault(slot_of(ch.card_id, slots), []).append(ch)
+    old_ids = {s: head["shards"][s] for s in by_slot}
+    blobs = _packed(db, list(old_ids.values()))
+    if blobs is None:
+        raise IndexConflict("a shard was replaced")
+    dim = int(head.get("dim") or 0)
+    version = int(head["version"]) + 1
+    new_docs: dict[int, bytes] = {}
+    for s, slot_changes in by_slot.items():
+        entries = _entries(blobs[old_ids[s]])
+        for ch in slot_changes:
+            _apply(entries, ch)
+            if ch.vector is not None:
+                dim = dim or int(np.asarray(ch.vector).size)
+        blob = encode_shard(sorted(entries.values(), key=lambda e: e.id), dim)
+        if len(blob) > MAX_SHARD_BYTES:
+            raise _TooBig()
+        new_docs[s] = blob
+    named = _write_shards(db, owner, version, new_docs)
+    shard_ids = list(head["shards"])
+    for s, doc_id in named.items():
+        shard_ids[s] = doc_id
+    delta = sum(_count_delta(blobs[old_ids[s]], new_docs[s]) for s in new_docs)
+    fields = {"version": version, "shards": shard_ids, "dim": dim, "count": int(head.get("count", 0)) + delta}
+    _swap_head(db, owner, int(head["version"]), {**head, **fields, "updated": now()}, list(named.values()))
+    _delete(db, list(old_ids.values()))
+    return version
+
+
+def _entries(packed: Packed) -> dict[str, Entry]:
+    return {e.id: e for e in entries_of(packed)}
+
+
+def _apply(entries: dict[str, Entry], ch: Change) -> None:
+    if ch.card is None:
+        entries.pop(ch.card_id, None)
+        return
+    entry = make_entry(ch.card_id, ch.card, ch.vector)
+    old = entries.get(ch.card_id)
+    if ch.vector is None and old is not None and old.text_hash == entry.text_hash and old.vector is not None:
+        entry = replace(entry, vector=old.vector, scale=old.scale)
+    entries[ch.card_id] = entry
+
+
+def _count_delta(old: Packed, new_blob: bytes) -> int:
+    return len(unpack_shard(new_blob).header["ids"]) - len(old.header["ids"])
+
+
+def _write_shards(db: firestore.Client, owner: str, version: int, blobs: dict[int, bytes]) -> dict[int, str]:
+    """New shard documents (never overwriting one: a random token in each id)."""
+    token = secrets.token_hex(4)
+    named = {s: f"{owner}.{version}.{s}.{token}" for s in blobs}
+    items = list(blobs.items())
+    for start in range(0, len(items), WRITE_BATCH):
+        batch = db.batch()
+        for s, blob in items[start : start + WRITE_BATCH]:
+            ref = db.collection(RETRIEVAL_INDEX_SHARDS).document(named[s])
+            batch.set(ref, {"owner": owner, "version": version, "slot": s, "data": blob})
+        batch.commit()
+    return named
+
+
+def _swap_head(
+    db: firestore.Client, owner: str, expected: int | None, head: dict[str, Any], written: list[str]
+) -> None:
+    ref = db.collection(RETRIEVAL_INDEX).document(owner)
+
+    def body(tx: firestore.Transaction) -> None:
+        snap = ref.get(transaction=tx)
+        current = (snap.to_dict() or {}).get("version") if snap.exists else None
+        if expected is not None and current != expected:
+            raise IndexConflict("the head moved")
+        if expected is None and current is not None and int(current) >= int(head["version"]):
+            raise IndexConflict("a newer head")
+        tx.set(ref, head)
+
+    try:
+        run_in_transaction(db, body)
+    except IndexConflict:
+        _delete(db, written)
+        raise
+
+
+def _delete(db: firestore.Client, doc_ids: Sequence[str]) -> None:
+    for start in range(0, len(doc_ids), 400):
+        batch = db.batch()
+        for d in doc_ids[start : start + 400]:
+            batch.delete(db.collection(RETRIEVAL_INDEX_SHARDS).document(d))
+        batch.commit()
+
+
+def rebuild(db: firestore.Client, owner: str, model_id: str | None = None) -> int:
+    """The owner's index from scratch, from their cards and stored vectors
+    (`model_id`'s; default: the embedder in use); returns the version written."""
+    from ..embeddings import get_embedder
+    from .embeddings import load_embeddings
+
+    model = model_id or get_embedder().model_id
+    cards = {
+        s.id: Card.from_dict(s.to_dict() or {})
+        for s in db.collection(CARDS).where(filter=FieldFilter("owner", "==", owner)).stream()
+    }
+    from ..embeddings.text import embeddable_and_hash
+
+    vectors = load_embeddings(db, {c: embeddable_and_hash(k.title, k.body)[1] for c, k in cards.items()}, model)
+    entries = [make_entry(c, k, vectors.get(c)) for c, k in cards.items()]
+    dim = next((int(v.size) for v in vectors.values()), 0)
+    for _ in range(ATTEMPTS):
+        head = read_head(db, owner)
+        version = int(head["version"]) + 1 if head else 1
+        blobs = _shard_blobs(entries, dim)
+        named = _write_shards(db, owner, version, dict(enumerate(blobs)))
+        shard_ids = [named[s] for s in range(len(blobs))]
+        new_head = {
+            "owner": owner,
+            "version": version,
+            "slots": len(blobs),
+            "shards": shard_ids,
+            "model": model,
+            "dim": dim,
+            "count": len(entries),
+            "updated": now(),
+        }
+        try:
+            _swap_head(db, owner, int(head["version"]) if head else None, new_head, list(named.values()))
+        except IndexConflict:
+            continue
+        _delete_orphans(db, owner, version, set(shard_ids))
+        return version
+    raise IndexConflict(f"retrieval index of {owner}: could not swap the rebuilt head")
+
+
+def _shard_blobs(entries: Sequence[Entry], dim: int) -> list[bytes]:
+    """Entries split by slot into shards of about TARGET_SHARD_BYTES, each under MAX_SHARD_BYTES."""
+    probe = encode_shard(list(entries[:200]), dim)
+    per_entry = len(probe) / max(1, min(200, len(entries)))
+    slots = max(1, math.ceil(per_entry * len(entries) / TARGET_SHARD_BYTES))
+    while True:
+        groups: list[list[Entry]] = [[] for _ in range(slots)]
+        for e in entries:
+            groups[slot_of(e.id, slots)].append(e)
+        blobs = [encode_shard(sorted(g, key=lambda e: e.id), dim) for g in groups]
+        if all(len(b) <= MAX_SHARD_BYTES for b in blobs):
+            return blobs
+        slots *= 2
+
+
+def _delete_orphans(db: firestore.Client, owner: str, version: int, keep: set[str]) -> None:
+    """Shards of this owner's earlier versions that no head names (replaced,
+    or left by a writer that stopped midway). A later writer's are kept."""
+    stale = [
+        s.id
+        for s in db.collection(RETRIEVAL_INDEX_SHARDS)
+        .where(filter=FieldFilter("owner", "==", owner))
+        .select(["version"])
+        .stream()
+        if s.id not in keep and int((s.to_dict() or {}).get("version", 0)) <= version
+    ]
+    _delete(db, stale)
+
+
+def all_entries(db: firestore.Client, owner: str) -> dict[str, Entry]:
+    """Every entry of the owner's index by card id (tests and the CLI compare them)."""
+    head = read_head(db, owner)
+    if head is None:
+        return {}
+    blobs = _packed(db, head["shards"]) or {}
+    return {e.id: e for p in blobs.values() for e in _entries(p).values()}
+
+
+def others_cards(db: firestore.Client, uid: str, scope: str) -> dict[str, Card]:
+    """Cards of other owners that `uid` may read within `scope` (collection_query.SCOPES):
+    private ones whose viewers hold `uid`, public ones; by id."""
+    found: dict[str, Card] = {}
+    queries = []
+    if scope in ("visible", "shared"):
+        queries.append(FieldFilter("viewers", "array_contains", uid))
+    if scope in ("visible", "public"):
+        queries.append(FieldFilter("visibility", "==", "public"))
+    for f in queries:
+        for snap in db.collection(CARDS).where(filter=f).stream():
+            card = Card.from_dict(snap.to_dict() or {})
+            if card.owner != uid and card.visible_to(uid):
+                found[snap.id] = card
+    return dict(sorted(found.items()))

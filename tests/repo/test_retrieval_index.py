@@ -1,0 +1,151 @@
+"""The retrieval index in Firestore: apply_changes keeps it equal to a rebuild
+(property test), concurrent writers lose nothing, readers never see a
+half-written version, and a warm read is the head alone."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cardchat.embeddings import pack
+from cardchat.embeddings.text import text_hash
+from cardchat.repo import retrieval_index as index
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
+
+pytestmark = pytest.mark.emulator
+
+MODEL = "test-model"
+DIM = 8
+IDS = [f"k{i}" for i in range(8)]
+WORDS = ["rebase", "merge", "onto", "tide", "moon", "stash", "reflog", "HEAD~3"]
+
+
+def _vector(seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def _store(db, owner: str, cid: str, card: Card | None, vector: np.ndarray | None) -> None:
+    """The card as the trigger would see it, with its vector stored as embedCard stores it."""
+    if card is None:
+        db.collection(CARDS).document(cid).delete()
+        db.collection(CARD_EMBEDDINGS).document(cid).delete()
+        return
+    db.collection(CARDS).document(cid).set(card.to_dict())
+    if vector is not None:
+        stored = CardEmbedding(MODEL, DIM, pack(vector), text_hash(card.title, card.body), owner)
+        db.collection(CARD_EMBEDDINGS).document(cid).set(stored.to_dict())
+
+
+op = st.tuples(
+    st.sampled_from(IDS),
+    st.sampled_from(["create", "edit", "delete", "visibility", "tags", "embed"]),
+    st.integers(0, 10_000),
+)
+
+
+def _change(owner: str, state: dict[str, Card], cid: str, kind: str, n: int) -> index.Change:
+    card = state.get(cid)
+    vector = None
+    if kind == "delete" or (card is None and kind != "create"):
+        state.pop(cid, None)
+        return index.Change(cid, None)
+    if kind in ("create", "edit"):
+        words = " ".join(WORDS[(n + i) % len(WORDS)] for i in range(n % 5 + 1))
+        card = Card(f"{WORDS[n % len(WORDS)]} notes", words, owner)
+    elif kind == "visibility":
+        assert card is not None
+        vis = ["private", "public"][n % 2]
+        card = Card(card.title, card.body, owner, vis, viewers=["v1"] if vis == "private" and n % 3 else [])
+    elif kind == "tags":
+        assert card is not None
+        card = Card(card.title, card.body, owner, card.visibility, card.viewers, tags=[f"t{n % 3}"])
+    else:
+        assert card is not None
+        vector = _vector(n)
+    state[cid] = card
+    return index.Change(cid, card, vector)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(op, min_size=1, max_size=24), batch=st.sampled_from([1, 3, 64]))
+def test_changes_applied_in_batches_leave_the_index_a_rebuild_would_make(db, ops, batch):
+    owner = f"o{uuid.uuid4().hex[:8]}"
+    index.rebuild(db, owner, MODEL)
+    state: dict[str, Card] = {}
+    pending: list[index.Change] = []
+    for cid, kind, n in ops:
+        ch = _change(owner, state, cid, kind, n)
+        _store(db, owner, cid, ch.card, ch.vector)
+        pending.append(ch)
+        if len(pending) == batch:
+            index.apply_changes(db, owner, pending, MODEL)
+            pending = []
+    index.apply_changes(db, owner, pending, MODEL)
+    incremental = index.all_entries(db, owner)
+    index.rebuild(db, owner, MODEL)
+    rebuilt = index.all_entries(db, owner)
+    assert set(incremental) == set(rebuilt) == set(state)
+    for cid, entry in rebuilt.items():
+        assert entry.same_as(incremental[cid]), cid
+
+
+def test_concurrent_writers_lose_no_change(db):
+    owner = "racer"
+    index.rebuild(db, owner, MODEL)
+    cards = {f"r{i}": Card(f"card {i}", "merge onto rebase", owner) for i in range(12)}
+    for cid, card in cards.items():
+        _store(db, owner, cid, card, _vector(hash(cid) % 1000))
+
+    def write(ids):
+        for cid in ids:
+            index.apply_changes(db, owner, [index.Change(cid, cards[cid], _vector(hash(cid) % 1000))], MODEL)
+
+    threads = [threading.Thread(target=write, args=(list(cards)[k::3],)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(index.all_entries(db, owner)) == set(cards)
+    head = index.read_head(db, owner)
+    assert head is not None and head["count"] == len(cards)
+    # Replaced shards are gone: only the head's remain.
+    left = {s.id for s in db.collection(RETRIEVAL_INDEX_SHARDS).stream()}
+    assert left == set(head["shards"])
+
+
+def test_a_warm_reader_reads_the_head_alone_and_sees_a_new_version_whole(db):
+    owner = "reader"
+    for i in range(30):
+        _store(db, owner, f"w{i:02d}", Card(f"card {i}", "tide moon", owner), _vector(i))
+    index.rebuild(db, owner, MODEL)
+    index.clear_cache()
+    _, first = index.load(db, owner)
+    assert index.read_stats() == {"heads": 1, "shards": 1}
+    _, again = index.load(db, owner)
+    assert again is first and index.read_stats() == {"heads": 2, "shards": 1}
+    new = Card("new card", "reflog stash", owner)
+    _store(db, owner, "w99", new, None)
+    index.apply_changes(db, owner, [index.Change("w99", new)], MODEL)
+    _, after = index.load(db, owner)
+    assert "w99" in after.row_of and len(after) == 31
+    assert not after.has_vector[after.row_of["w99"]]
+
+
+def test_an_edit_without_a_new_vector_keeps_the_vector_only_while_the_text_is_the_same(db):
+    owner = "keeper"
+    card = Card("moon", "tide", owner)
+    _store(db, owner, "m", card, _vector(1))
+    index.rebuild(db, owner, MODEL)
+    public = Card("moon", "tide", owner, "public")
+    index.apply_changes(db, owner, [index.Change("m", public)], MODEL)
+    entry = index.all_entries(db, owner)["m"]
+    assert entry.visibility == "public" and entry.vector is not None
+    edited = Card("moon", "tides and more", owner, "public")
+    index.apply_changes(db, owner, [index.Change("m", edited)], MODEL)
+    assert index.all_entries(db, owner)["m"].vector is None
