@@ -250,7 +250,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
-        card_count_requested=len(cards) if req.query is not None else len(req.card_ids),
+        card_count_requested=considered if req.query is not None else len(req.card_ids),
         collection=req.collection,
         cards_unranked=chosen.unranked,
         cards_considered=considered,
