@@ -300,21 +300,21 @@ def mcp(req: Request) -> Any:
 @_endpoint
 def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """Issue 14: the owner shares a chat by email; answers the viewers now."""
-    from cardchat import parsing
+    from cardchat import address_parsing
     from cardchat.chat import share
 
     uid = _uid(req)
-    return share.share_chat(db(), uid, parsing.share_chat(req.data))
+    return share.share_chat(db(), uid, address_parsing.share_chat(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
-    from cardchat import card_viewers, parsing
+    from cardchat import address_parsing, card_viewers
 
     uid = _uid(req)
-    return card_viewers.resolve_viewers(db(), uid, parsing.resolve_viewers(req.data))
+    return card_viewers.resolve_viewers(db(), uid, address_parsing.resolve_viewers(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

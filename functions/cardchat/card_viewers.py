@@ -29,8 +29,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat.account_schema import ViewerLookups
+from cardchat.address_parsing import ResolveViewersRequest
 from cardchat.errors import NotFound, ResourceExhausted
-from cardchat.parsing import ResolveViewersRequest
 from cardchat.repo import accounts, viewer_lookups
 from cardchat.repo.cards import load_access
 from cardchat.schema import now as utc_now

@@ -18,8 +18,10 @@ from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
 from cardchat.collection_query import SCOPES, CollectionQuery
 from cardchat.context_schema import CHAT_SOURCES
+from cardchat.embeddings import get_embedder
 from cardchat.errors import InvalidArgument
 from cardchat.generation.engine import generate
+from cardchat.repo import embed_batches
 from cardchat.repo import messages as messages_repo
 from cardchat.schema import CARDS, CHAT_PRIVATE, Card
 
@@ -122,7 +124,10 @@ def test_follow_ups_and_branches_rank_the_query_again_and_so_find_cards_added_si
     grant_ai(db, ME)
     chat_id = new_chat(db, query={"scope": "mine", "tag": "sea"})
     assert generate(db, messages_repo.chat_messages(db, chat_id)[-1][0]) == "complete"
-    seed(db, {"lens": LENS, "lens-elsewhere": Card(LENS.title, LENS.body, ME, tags=["kitchen"])})
+    added_since = {"lens": LENS, "lens-elsewhere": Card(LENS.title, LENS.body, ME, tags=["kitchen"])}
+    seed(db, added_since)
+    for card_id, card in added_since.items():  # what embedCard does with each write: embed, then index
+        embed_batches.on_card_written(db, card_id, None, card, get_embedder())
 
     stub = post_message(db, ME, chat_id, "What kind of lens does the lighthouse use?")
     assert generate(db, stub) == "complete"

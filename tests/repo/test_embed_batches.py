@@ -16,7 +16,7 @@ from cardchat.embedding_schema import EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from cardchat.embeddings import get_embedder, unpack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
-from cardchat.repo import embed_queue
+from cardchat.repo import embed_queue, retrieval_index
 from cardchat.repo import embeddings as repo
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, now
 
@@ -87,12 +87,14 @@ def test_single_card_lifecycle(db, embedder):
     assert np.allclose(vec, embedder.embed(["Cache design\nWe keep Firestore reads in an LRU cache."])[0], atol=1e-5)
     assert counted.texts == 2  # the card, and the comparison above
 
-    # Tags and `updated` only: no model call, no write.
+    # Tags and `updated` only: no model call, no vector written; the index learns the tags at once.
     edited = Card(**{**card.__dict__, "tags": ["infra"], "updated": card.updated + timedelta(hours=1)})
     snap = db.collection(CARD_EMBEDDINGS).document("c1").get()
-    assert eb.on_card_written(db, "c1", card, edited, embedder) == "unchanged"
+    assert eb.on_card_written(db, "c1", card, edited, embedder) == "reindexed"
     assert db.collection(CARD_EMBEDDINGS).document("c1").get().update_time == snap.update_time
     assert counted.texts == 2
+    assert retrieval_index.all_entries(db, OWNER)["c1"].tags == ("infra",)
+    assert eb.on_card_written(db, "c1", edited, edited, embedder) == "unchanged"  # `updated` alone: nothing
 
     retitled = Card(**{**edited.__dict__, "title": "Cache design v2"})
     _write(db, {"c1": retitled})

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from cardchat.access import require_owner
+from cardchat.address_parsing import ShareChatRequest
 from cardchat.errors import FailedPrecondition, NotFound
-from cardchat.parsing import ShareChatRequest
 from cardchat.repo import accounts, sharing
 from cardchat.repo import chats as chats_repo
 from cardchat.schema import MAX_VIEWERS, ChatAuthor
