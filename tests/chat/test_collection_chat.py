@@ -13,7 +13,7 @@ import pytest
 from cardchat import parsing
 from cardchat.access import grant_ai
 from cardchat.chat import branch as branches
-from cardchat.chat import collection
+from cardchat.chat import candidates
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
 from cardchat.collection_query import SCOPES, CollectionQuery
@@ -75,19 +75,24 @@ def test_a_query_is_parsed_strictly_and_never_beside_ids():
 
 def test_a_query_resolves_to_exactly_the_cards_it_admits_for_the_caller(db):
     seed(db)
+
+    def resolved(source):
+        if isinstance(source, CollectionQuery):
+            return candidates.resolve(db, ME, query=source).ids
+        return candidates.resolve(db, ME, source).ids
+
     for scope, tag, visibility in itertools.product(SCOPES, (None, "sea", "port"), (None, "public", "private")):
         query = CollectionQuery(scope, tag, visibility)
         expected = sorted(cid for cid, card in DECK.items() if query.admits(card, ME))
-        assert list(collection.resolve(db, ME, query)) == expected, query
-    assert list(collection.resolve(db, ME, CollectionQuery())) == sorted(
+        assert sorted(resolved(query)) == expected, query
+    assert sorted(resolved(CollectionQuery())) == sorted(
         ["mine-sea", "mine-open", "mine-bread", "shared-sea", "open-sea", "open-other"]
     )
     # a text keeps the cards holding one of its terms; never an unreadable one
-    found = collection.resolve(db, ME, CollectionQuery(text="moon vault"))
-    assert list(found) == ["mine-sea", "open-sea"]
+    assert sorted(resolved(CollectionQuery(text="moon vault"))) == ["mine-sea", "open-sea"]
     # ids keep the caller's order and drop what is missing or unreadable
     ids = ["open-sea", "secret-sea", "ghost", "shared-sea", "mine-sea"]
-    assert list(collection.resolve(db, ME, ids)) == ["open-sea", "shared-sea", "mine-sea"]
+    assert resolved(ids) == ["open-sea", "shared-sea", "mine-sea"]
 
 
 def new_chat(db, **data) -> str:

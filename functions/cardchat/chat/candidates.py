@@ -156,10 +156,10 @@ def _by_query(db: Any, uid: str, own: Snapshot, query: CollectionQuery) -> Pool:
         extra = _loose_snapshot(db, uid, others)
         parts.append(Part(extra, np.arange(len(extra), dtype=np.int64), np.arange(len(rows), len(order))))
     pool = _pool(order, parts, others)
-    return _matching(pool, query.text) if query.text else pool
+    return matching(pool, query.text) if query.text else pool
 
 
-def _matching(pool: Pool, text: str) -> Pool:
+def matching(pool: Pool, text: str) -> Pool:
     """The candidates with a positive BM25 score for `text` (statistics over the pool)."""
     from cardchat.retrieval.index_snapshot import sparse_scores
 

@@ -2,15 +2,16 @@
 
 Typing a word finds cards the browser never loaded: the caller's cards
 within scope, tag and visibility (the same resolver as a chat's collection,
-chat/collection.py, so nothing the caller may not read is ever considered)
-ranked for the text by createChat's hybrid ranker (retrieval.rank: MiniLM
+chat/candidates.py, over the retrieval index, so nothing the caller may not
+read is ever considered) ranked for the text by createChat's hybrid ranker (retrieval.rank: MiniLM
 dense ⊕ BM25). Cards without a stored vector are ranked by BM25 alone;
 a search embeds nothing but its text and writes nothing.
 
 Bounded rather than rate-limited: it is a read that costs one query
-embedding and the reads of the caller's own collection, as a page load of
-the Cards page does. The text is at most 500 characters, the answer at most
-50 cards, and its snippets at most SNIPPET_CHARS each.
+embedding, the index's head document and the hits themselves (plus the
+cards others share with the caller, and public ones, read directly). The
+text is at most 500 characters, the answer at most 50 cards, and its
+snippets at most SNIPPET_CHARS each.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from cardchat.parsing import SearchCardsRequest
 
 #: Characters of a result's snippet, the ellipses included.
 SNIPPET_CHARS = 200
+#: Hits read beyond the limit, to fill the places of cards gone since they were indexed.
+READ_SLACK = 5
 #: Occurrences of query terms looked at per card when placing its snippet.
 MAX_OCCURRENCES = 400
 
@@ -32,7 +35,7 @@ class SearchResult:
     cards: list[dict[str, Any]] = field(default_factory=list)
     considered: int = 0  # cards the caller may read within scope, tag and visibility: all were ranked
     # of those, the cards holding one of the text's terms: what a chat over the
-    # same query with this text is made from (chat/collection.text_matches)
+    # same query with this text is made from (chat/candidates.matching)
     matching: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,42 +46,37 @@ def search_cards(db: Any, uid: str, req: SearchCardsRequest) -> SearchResult:
     """The `req.limit` best of `uid`'s cards within `req.query` for `req.text`,
     each {id, title, snippet, tags, visibility, owner, score}; `score` is the
     hybrid ranker's (comparable within one answer only). With `considered` and
-    `matching` (SearchResult) the page can say how many a chat would take."""
-    from cardchat.chat import collection
+    `matching` (SearchResult) the page can say how many a chat would take.
+    Ranked over the retrieval index (chat/candidates.py), like a chat's
+    collection; only the hits are read, and culled again on what was read."""
+    from cardchat import access
+    from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import embeddable_and_hash
-    from cardchat.repo import embeddings as emb_repo
-    from cardchat.retrieval import rank as retrieval
-    from cardchat.retrieval.dense import vector_matrix
+    from cardchat.repo import cards as card_repo
 
-    cards = collection.resolve(db, uid, req.query)
-    if not cards:
+    pool = candidates.resolve(db, uid, query=req.query)
+    if not len(pool):
         return SearchResult()
-    ids = list(cards)
-    pairs = [embeddable_and_hash(cards[c].title, cards[c].body) for c in ids]
-    texts, hashes = [p[0] for p in pairs], [p[1] for p in pairs]
-    embedder = get_embedder()
-    vectors = emb_repo.load_embeddings(db, dict(zip(ids, hashes)), embedder.model_id)
-    matrix, has_vector = vector_matrix(vectors, ids, embedder.dim)
-    ranking = retrieval.rank_with_scores(
-        req.text, embedder.embed_query(req.text), ids, texts, matrix, has_vector, text_hashes=hashes
-    )
-    hits = []
-    for i in ranking.order[: req.limit]:
-        card = cards[ids[i]]
-        hits.append(
-            {
-                "id": ids[i],
-                "title": card.title,
-                "snippet": snippet(texts[i].partition("\n")[2], req.text),
-                "tags": list(card.tags),
-                "visibility": card.visibility,
-                "owner": card.owner,
-                "score": round(float(ranking.scores[i]), 4),
-            }
-        )
-    matching = int((retrieval.sparse_scores(req.text, ids, texts, hashes) > 0).sum())  # the index is cached
-    return SearchResult(hits, len(ids), matching)
+    ranking = pool.rank(req.text, get_embedder().embed_query(req.text))
+    # A few past the limit: a card deleted or withdrawn since it was indexed is dropped on reading.
+    top = [pool.ids[i] for i in ranking.order[: req.limit + READ_SLACK]]
+    read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
+    cards = access.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
+    score = {pool.ids[i]: float(ranking.scores[i]) for i in ranking.order[: req.limit + READ_SLACK]}
+    hits = [
+        {
+            "id": cid,
+            "title": card.title,
+            "snippet": snippet(embeddable_and_hash(card.title, card.body)[0].partition("\n")[2], req.text),
+            "tags": list(card.tags),
+            "visibility": card.visibility,
+            "owner": card.owner,
+            "score": round(score[cid], 4),
+        }
+        for cid, card in list(cards.items())[: req.limit]
+    ]
+    return SearchResult(hits, len(pool), len(candidates.matching(pool, req.text)))
 
 
 def snippet(body: str, query: str, size: int = SNIPPET_CHARS) -> str:
