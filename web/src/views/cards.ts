@@ -1,67 +1,153 @@
-// The cards view: the user's visible cards, live, filtered, selectable.
+// The cards view: the user's visible cards, a page at a time (issue 21),
+// filtered by Firestore queries, counted by aggregation queries, live for
+// what changes while it is open, selectable.
 import {
-  CARD_SCOPES, describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc, type CardFilter, type CardScope,
+  CARD_SCOPES, describeCollection, filterCards, parseIdList, type CardDoc, type CardFilter, type CardScope,
 } from '../cardfilter';
+import { CardPager, cardOrder, filteredSource, retryDelay, type CardSource } from '../cardpager';
+import { countCards, idListSource, scopeSource, watchCardChanges } from '../cardqueries';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
+import { failureText, listView } from '../loadstate';
 import type { Route } from '../router';
 import type { Session } from '../session';
-import { getChatPrivate, watchCards } from '../queries';
+import { getChatPrivate } from '../queries';
 import { CardList } from './cardlist';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
 
+const PAGE = 50;
+/** createChat's limit on an id list. */
+const MAX_CHAT_IDS = 20_000;
+const SCOPE_LABELS: Record<CardScope, string> = { yours: 'Yours', shared: 'Shared with you', public: 'Public' };
+
 export function mountCards(root: HTMLElement, route: CardsRoute, s: Session): () => void {
   const view = new CardsView(root, route, s);
   return () => view.dispose();
 }
 
+/**
+ * What the list shows: a source of cards in its order and how many it holds
+ * (null: no query can count it; the pager then reads to the end and counts).
+ * `setSource` swaps it: the text search (searchCards) plugs in there.
+ */
+export interface ListSource {
+  source: CardSource;
+  /** Asked again after a failure. */
+  count: () => Promise<number | null>;
+  /** Cards written while the page is open join the list when this admits them (null: never, a ranked result). */
+  admits: ((c: CardDoc) => boolean) | null;
+  /** Loaded in this order (null: the source's own, e.g. an id list or a ranking). */
+  ordered: boolean;
+}
+
 class CardsView {
-  private cards: CardDoc[] | null = null;
-  private shown: CardDoc[] = [];
+  private pager: CardPager | null = null;
+  private count: number | null = null;
+  /** Every card the reader may see, counted by the server: "You have no cards yet" only when it is 0. */
+  private total: number | null = null;
+  private listSource: ListSource | null = null;
   private readonly filter: CardFilter;
   private readonly list: CardList;
   private readonly search: HTMLInputElement;
+  private readonly tags = new Set<string>();
+  /** The pager's cards already looked at for tags. */
+  private tagged = 0;
   private readonly tagSelect = h('select', { id: 'card-tag', 'data-testid': 'card-tag' });
-  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' },
-    h('option', { value: '' }, 'Everyone’s'),
-    CARD_SCOPES.map((sc) => h('option', { value: sc }, { yours: 'Yours', shared: 'Shared with you', public: 'Public' }[sc])));
-  private readonly count = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
+  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' });
+  private readonly countEl = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
   private readonly chatButton = h('button', { type: 'button', class: 'primary', 'data-testid': 'chat-with-cards', disabled: true });
-  private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all shown');
+  private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all');
   private readonly clear = h('button', { type: 'button', 'data-testid': 'clear-selection' }, 'Clear selection');
   private readonly banner = h('div', { class: 'banner', hidden: true, 'data-testid': 'id-filter-banner' });
   private debounce: ReturnType<typeof setTimeout> | undefined;
+  private recount: ReturnType<typeof setTimeout> | undefined;
   private alive = true;
-  private readonly unsubscribe: () => void;
+  private generation = 0;
+  private readonly stopChanges: () => void;
 
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
     this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
-    this.list = new CardList(() => this.renderActions(), s.user!.uid);
-    this.scopeSelect.value = route.scope ?? '';
+    this.list = new CardList(() => this.renderActions(), this.uid, (n) => this.pager?.want(n));
     this.search = h('input', { id: 'card-search', type: 'search', value: route.q, 'data-testid': 'card-search', placeholder: 'Words in title or text' });
     this.layout(root);
     this.wireControls();
+    this.renderTags();
+    this.countScopes();
+    // A little before now: the server stamps `updated`, and the clocks may differ a little.
+    this.stopChanges = watchCardChanges(this.uid, new Date(Date.now() - 2000), (changes) => {
+      for (const { type, card } of changes) {
+        if (type === 'upsert' && this.listSource?.admits?.(card)) this.pager?.upsert(card);
+        else this.pager?.remove(card.id);
+      }
+      this.scheduleRecount();
+    }, () => {});
     if (route.chat) this.loadChatCards(route.chat);
-    this.unsubscribe = watchCards(
-      s.user!.uid,
-      (lists) => {
-        this.cards = mergeCards(...lists);
-        this.renderTags();
-        if (!route.chat || this.filter.ids) this.renderList();
-      },
-      (err) => this.list.showError(`Could not load cards: ${describeError(err)}`),
-    );
+    else this.reload();
     this.search.focus();
+  }
+
+  private get uid(): string {
+    return this.s.user!.uid;
   }
 
   dispose(): void {
     this.alive = false;
+    this.pager?.dispose();
     this.list.dispose();
     clearTimeout(this.debounce);
-    this.unsubscribe();
+    clearTimeout(this.recount);
+    this.stopChanges();
+  }
+
+  /** Shows `ls` in the list from its start: the seam for another source of cards (a search's results). */
+  setSource(ls: ListSource): void {
+    this.pager?.dispose();
+    const gen = ++this.generation;
+    this.listSource = ls;
+    this.count = null;
+    this.tagged = 0;
+    if (gen > 1) window.scrollTo(0, 0);
+    this.pager = new CardPager(ls.source, { pageSize: PAGE, order: ls.ordered ? cardOrder : undefined }, () => this.renderList());
+    this.awaitCount(gen, ls, 0);
+    this.pager.want(PAGE);
+    this.renderList();
+  }
+
+  /** The view's count; a failed count is asked again (the list meanwhile says what failed, if it fails too). */
+  private awaitCount(gen: number, ls: ListSource, attempt: number): void {
+    ls.count().then((n) => {
+      if (gen !== this.generation || !this.alive) return;
+      this.count = n;
+      // No query counts it: read to the end and count what came.
+      if (n === null) this.pager?.want(Number.MAX_SAFE_INTEGER);
+      this.renderList();
+    }, () => {
+      if (gen !== this.generation || !this.alive) return;
+      setTimeout(() => this.awaitCount(gen, ls, attempt + 1), retryDelay(attempt + 1));
+    });
+  }
+
+  /** The list for the filter as it is now. */
+  private reload(): void {
+    this.setSource(this.sourceForFilter());
+  }
+
+  private sourceForFilter(): ListSource {
+    const f = this.filter;
+    const admits = (c: CardDoc) => filterCards([c], f, this.uid).length > 0;
+    const words = f.text.trim() !== '';
+    if (f.ids) {
+      const narrowed = f.scope || f.tag || words;
+      const src = idListSource(f.ids);
+      return { source: narrowed ? filteredSource(src, admits) : src, count: async () => null, admits, ordered: false };
+    }
+    const base = scopeSource(this.uid, f.scope ?? null, f.tag);
+    // Until the search callable takes over the words, they filter what the pages bring.
+    if (words) return { source: filteredSource(base, admits), count: async () => null, admits, ordered: true };
+    return { source: base, count: () => countCards(this.uid, f.scope ?? null, f.tag), admits, ordered: true };
   }
 
   private layout(root: HTMLElement): void {
@@ -77,8 +163,8 @@ class CardsView {
       ),
       this.banner,
       this.list.el,
-      h('div', { class: 'action-bar' }, this.count, h('span', { class: 'spacer' }),
-        exportButtons(() => this.chosenCards(), this.s.user!.uid), this.selectAll, this.clear, this.chatButton),
+      h('div', { class: 'action-bar' }, this.countEl, h('span', { class: 'spacer' }),
+        exportButtons(() => this.chosenCards(), this.uid), this.selectAll, this.clear, this.chatButton),
       aiNote,
     ));
   }
@@ -89,21 +175,22 @@ class CardsView {
       this.filter.text = this.search.value.trim();
       this.syncUrl();
       clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => this.renderList(), 150);
+      this.debounce = setTimeout(() => this.reload(), 300);
     });
     this.tagSelect.addEventListener('change', () => {
       this.filter.tag = this.tagSelect.value || null;
       this.syncUrl();
-      this.renderList();
+      this.countScopes();
+      this.reload();
     });
     this.scopeSelect.addEventListener('change', () => {
       this.filter.scope = (this.scopeSelect.value || null) as CardScope | null;
       this.syncUrl();
-      this.renderList();
+      this.reload();
     });
-    this.selectAll.addEventListener('click', () => this.list.selectAll(this.shown));
+    this.selectAll.addEventListener('click', () => void this.selectEverything());
     this.clear.addEventListener('click', () => this.list.clearSelection());
-    this.chatButton.addEventListener('click', () => this.startChat());
+    this.chatButton.addEventListener('click', () => void this.startChat());
   }
 
   /** A chat's "its cards" link: show exactly the cards that chat was made from. */
@@ -112,34 +199,45 @@ class CardsView {
       (priv) => {
         if (!this.alive) return;
         this.filter.ids = priv?.card_ids.filter(Boolean) ?? [];
-        this.renderList();
+        this.reload();
       },
       (err) => {
         this.filter.ids = [];
+        this.reload();
         replaceChildren(this.banner, `Could not read that chat’s cards: ${describeError(err)}`);
       },
     );
   }
 
-  private selectedCount(): number {
-    return this.shown.filter((c) => this.list.selected.has(c.id)).length;
+  /** Every card of the view, loaded (up to `max`) for an explicit action: select all, chat with all. */
+  private async allCards(max: number): Promise<CardDoc[]> {
+    if (!this.pager) return [];
+    this.countEl.textContent = 'Loading the cards…';
+    return this.pager.loadUpTo(max);
   }
 
-  /** The selected cards among those shown (in the displayed order), or all shown when none is selected. */
-  private chosenCards(): CardDoc[] {
-    const sel = this.shown.filter((c) => this.list.selected.has(c.id));
-    return sel.length ? sel : this.shown;
+  private async selectEverything(): Promise<void> {
+    this.list.select(await this.allCards(MAX_CHAT_IDS));
   }
 
-  private chosen(): string[] {
-    return this.chosenCards().map((c) => c.id);
+  /**
+   * The cards an export or a chat takes: the selection, in the list's order,
+   * else every card of the view (read to its end on this explicit request).
+   */
+  private async chosenCards(): Promise<CardDoc[]> {
+    if (!this.list.selected.size) return this.allCards(Number.MAX_SAFE_INTEGER);
+    const position = new Map(this.pager?.cards.map((c, i) => [c.id, i]) ?? []);
+    const at = (c: CardDoc) => position.get(c.id) ?? Number.MAX_SAFE_INTEGER;
+    return [...this.list.selected.values()].sort((a, b) => at(a) - at(b) || cardOrder(a, b));
   }
 
-  private startChat(): void {
-    const selCount = this.selectedCount();
+  private async startChat(): Promise<void> {
+    const selCount = this.list.selected.size;
     const { filter, route } = this;
+    const cards = selCount ? await this.chosenCards() : await this.allCards(MAX_CHAT_IDS);
+    this.renderActions();
     openStartChat({
-      cardIds: this.chosen(),
+      cardIds: cards.map((c) => c.id),
       description: describeCollection(filter, selCount || null),
       configuration: { tag: filter.tag, text: filter.text, selected: selCount > 0, from_chat: route.chat },
     });
@@ -156,34 +254,91 @@ class CardsView {
     history.replaceState(null, '', qs ? `/?${qs}` : '/');
   }
 
+  /** The tags met in the cards loaded so far (a tag list of the whole collection would mean reading it all). */
   private renderTags(): void {
-    if (!this.cards) return;
-    const current = this.filter.tag ?? '';
+    const before = this.tags.size;
+    const cards = this.pager?.cards ?? [];
+    for (const c of cards.slice(this.tagged)) for (const t of c.tags) this.tags.add(t);
+    this.tagged = cards.length;
+    if (this.filter.tag) this.tags.add(this.filter.tag);
+    if (before && before === this.tags.size) return;
     replaceChildren(this.tagSelect, h('option', { value: '' }, 'All tags'),
-      tagCounts(this.cards).map(([t, n]) => h('option', { value: t }, `${t} (${n})`)));
-    this.tagSelect.value = current;
+      [...this.tags].sort((a, b) => a.localeCompare(b)).map((t) => h('option', { value: t }, t)));
+    this.tagSelect.value = this.filter.tag ?? '';
+  }
+
+  /** "Yours (10,000)": each scope's count for the current tag, by aggregation queries. */
+  private countScopes(attempt = 0): void {
+    const { tag } = this.filter;
+    const label = (name: string, n: number | null | undefined) => (n === null || n === undefined ? name : `${name} (${n})`);
+    const render = (counts: Partial<Record<CardScope | 'all', number | null>>) => {
+      replaceChildren(this.scopeSelect,
+        h('option', { value: '' }, label('Everyone’s', counts.all)),
+        CARD_SCOPES.map((sc) => h('option', { value: sc, 'data-testid': `scope-${sc}` }, label(SCOPE_LABELS[sc], counts[sc]))));
+      this.scopeSelect.value = this.filter.scope ?? '';
+    };
+    render({});
+    const counts: Partial<Record<CardScope | 'all', number | null>> = {};
+    void Promise.all(CARD_SCOPES.map(async (sc) => { counts[sc] = await countCards(this.uid, sc, tag); })).then(() => {
+      if (!this.alive || tag !== this.filter.tag) return;
+      const parts = CARD_SCOPES.map((sc) => counts[sc]);
+      counts.all = parts.some((n) => n === null) ? null : (parts as number[]).reduce((a, b) => a + b, 0);
+      if (!tag) this.total = counts.all;
+      render(counts);
+      this.renderList();
+    }, () => {
+      if (this.alive && tag === this.filter.tag) setTimeout(() => this.countScopes(attempt + 1), retryDelay(attempt + 1));
+    });
+    if (tag) void countCards(this.uid, null, null).then((n) => { this.total = n; this.renderList(); }, () => {});
+  }
+
+  private scheduleRecount(): void {
+    clearTimeout(this.recount);
+    this.recount = setTimeout(() => {
+      this.countScopes();
+      if (this.listSource?.ordered && !this.filter.text && !this.filter.ids) {
+        void countCards(this.uid, this.filter.scope ?? null, this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
+      }
+    }, 1000);
+  }
+
+  /** How many the view holds: the server's count, else (nothing counts it) what the pager found once at the end. */
+  private viewCount(): number | null {
+    if (this.count !== null) return this.count;
+    return this.pager?.done ? this.pager.cards.length : null;
   }
 
   private renderActions(): void {
-    if (!this.cards) return;
-    const selCount = this.selectedCount();
-    const shown = this.shown.length;
-    this.count.textContent = `${shown} card${shown === 1 ? '' : 's'} shown` + (selCount ? ` · ${selCount} selected` : '');
-    const n = this.chosen().length;
-    this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${n} card${n === 1 ? '' : 's'}`;
-    this.chatButton.disabled = n === 0 || !this.s.mayUseAi;
-    this.clear.disabled = this.list.selected.size === 0;
+    const n = this.viewCount();
+    const loaded = this.pager?.cards.length ?? 0;
+    const selCount = this.list.selected.size;
+    const shown = n === null ? `${loaded}+ cards…` : `${n} card${n === 1 ? '' : 's'} shown`;
+    this.countEl.textContent = shown + (selCount ? ` · ${selCount} selected` : '');
+    const chatN = selCount || n || 0;
+    this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${chatN} card${chatN === 1 ? '' : 's'}`;
+    this.chatButton.disabled = chatN === 0 || !this.s.mayUseAi;
+    this.clear.disabled = selCount === 0;
   }
 
   private renderList(): void {
-    if (!this.cards) return;
-    this.shown = filterCards(this.cards, this.filter, this.s.user!.uid);
-    this.banner.hidden = !this.filter.ids;
-    if (this.filter.ids) {
-      replaceChildren(this.banner, `Showing exactly ${this.filter.ids.length} cards (${this.shown.length} visible to you). `,
+    const pager = this.pager;
+    if (!pager || !this.alive) return;
+    const f = this.filter;
+    this.renderTags();
+    this.banner.hidden = !f.ids;
+    if (f.ids) {
+      const seen = pager.done ? ` (${pager.cards.length} visible to you)` : '';
+      replaceChildren(this.banner, `Showing exactly ${f.ids.length} cards${seen}. `,
         h('a', { href: '/', 'data-testid': 'show-all-cards' }, 'Show all cards'));
     }
-    this.list.show(this.shown, this.cards.length ? 'No card matches this filter.' : 'You have no cards yet.');
+    const filtered = !!(f.ids || f.tag || f.scope || f.text.trim());
+    const view = listView('cards', { error: pager.error, shown: pager.cards.length, complete: pager.done, filtered, total: this.total });
+    if (view.kind === 'items') {
+      const tail = pager.error !== null ? failureText('cards', pager.error) : pager.done ? null : 'Loading more cards…';
+      this.list.show(pager.cards, tail, pager.error !== null);
+    } else {
+      this.list.showStatus(view.text, view.kind);
+    }
     this.renderActions();
   }
 }
