@@ -88,10 +88,10 @@ export function pageErrors(page) {
   return errors;
 }
 
-export async function signIn(page) {
+export async function signIn(page, email = EMAIL, password = PASSWORD) {
   await page.goto(`${APP_URL}/`);
-  await page.locator('#signin-email').fill(EMAIL);
-  await page.locator('#signin-password').fill(PASSWORD);
+  await page.locator('#signin-email').fill(email);
+  await page.locator('#signin-password').fill(password);
   await page.getByTestId('signin-submit').click();
   await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
 }
@@ -200,4 +200,61 @@ export async function adminSet(docPath, data) {
 export async function adminDelete(docPath) {
   const res = await fetch(`${docsBase()}/${docPath}`, { method: 'DELETE', headers: adminHeaders });
   if (!res.ok && res.status !== 404) throw new Error(`DELETE ${docPath}: ${res.status} ${await res.text()}`);
+}
+
+// --- big collections (issue 21): users, batched writes, paused triggers -----
+
+/** An Auth emulator account (created, or signed in when it exists): { uid, idToken }. */
+export async function ensureUser(email, password) {
+  const res = await fetch(`http://${AUTH}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, returnSecureToken: true }),
+  });
+  if (res.ok) {
+    const j = await res.json();
+    return { uid: j.localId, idToken: j.idToken };
+  }
+  return signInRest(email, password);
+}
+
+/**
+ * Writes (or with `data` null, deletes) documents in batched commits as an
+ * admin (the emulator's owner token, past the rules): 500 writes a commit,
+ * `inFlight` commits at a time.
+ */
+export async function adminWriteMany(entries, { inFlight = 4 } = {}) {
+  const root = `projects/${PROJECT}/databases/(default)/documents`;
+  const batches = [];
+  for (let i = 0; i < entries.length; i += 500) batches.push(entries.slice(i, i + 500));
+  const commit = async (batch) => {
+    const writes = batch.map(([docPath, data]) => (data === null
+      ? { delete: `${root}/${docPath}` }
+      : { update: { name: `${root}/${docPath}`, fields: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, encode(v)])) } }));
+    const res = await fetch(`http://${FIRESTORE}/v1/${root}:commit`, {
+      method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ writes }),
+    });
+    if (!res.ok) throw new Error(`commit of ${batch.length} writes: ${res.status} ${await res.text()}`);
+  };
+  let next = 0;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < batches.length) await commit(batches[next++]);
+  }));
+}
+
+const HUB = process.env.FIREBASE_EMULATOR_HUB || `127.0.0.1:${4400 + Number(process.env.CARDCHAT_PORT_OFFSET || 0)}`;
+
+/**
+ * Pauses the Functions emulator's background triggers around `work` (seeding
+ * thousands of cards would fire embedCard for each), and resumes them after.
+ */
+export async function withTriggersPaused(work) {
+  const hub = (what) => fetch(`http://${HUB}/functions/${what}BackgroundTriggers`, { method: 'PUT' });
+  const paused = await hub('disable').then((r) => r.ok, () => false);
+  if (!paused) throw new Error(`could not pause the emulator's triggers at ${HUB}`);
+  try {
+    return await work();
+  } finally {
+    await hub('enable');
+  }
 }

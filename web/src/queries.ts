@@ -6,6 +6,7 @@ import {
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
 import { db } from './firebase';
+import { watchLive, type OFFLINE } from './livequery';
 import type { Status } from './messagestate';
 import { COLLECTIONS } from './names';
 
@@ -215,33 +216,6 @@ function toUsage(u: Record<string, unknown>): AnswerUsage {
   };
 }
 
-/** The three card queries the rules allow, merged by the caller. */
-export function watchCards(
-  uid: string,
-  onLists: (lists: CardDoc[][]) => void,
-  onError: (e: FirestoreError) => void,
-): Unsubscribe {
-  const cards = collection(db, COLLECTIONS.cards);
-  const queries = [
-    query(cards, where('visibility', '==', 'public')),
-    query(cards, where('owner', '==', uid)),
-    query(cards, where('viewers', 'array-contains', uid)),
-  ];
-  const lists: Array<CardDoc[] | null> = queries.map(() => null);
-  const unsubs = queries.map((q, i) =>
-    onSnapshot(
-      q,
-      (snap) => {
-        lists[i] = snap.docs.map(toCard);
-        // Render once every query has answered, so the count never jumps.
-        if (lists.every((l) => l !== null)) onLists(lists as CardDoc[][]);
-      },
-      onError,
-    ),
-  );
-  return () => unsubs.forEach((u) => u());
-}
-
 export async function getCard(id: string): Promise<CardDoc | null> {
   const s = await getDoc(doc(db, COLLECTIONS.cards, id));
   return s.exists() ? toCard(s) : null;
@@ -261,18 +235,21 @@ export function watchChatPrivate(
   return onSnapshot(doc(db, COLLECTIONS.chat_private, id), (s) => onPrivate(s.exists() ? toChatPrivate(s) : null), onError);
 }
 
-export function watchChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: FirestoreError) => void): Unsubscribe {
+/** Failures include the SDK answering from its cache because it cannot reach the server (livequery.ts); both are retried. */
+export type LiveError = FirestoreError | typeof OFFLINE;
+
+export function watchChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: LiveError) => void): Unsubscribe {
   const q = query(collection(db, COLLECTIONS.chats), where('owner', '==', uid), orderBy('last_updated', 'desc'));
-  return onSnapshot(q, (snap) => onChats(snap.docs.map(toChat)), onError);
+  return watchLive(q, toChat, onChats, onError);
 }
 
 export function watchChat(id: string, onChat: (c: ChatDoc | null) => void, onError: (e: FirestoreError) => void): Unsubscribe {
   return onSnapshot(doc(db, COLLECTIONS.chats, id), (s) => onChat(s.exists() ? toChat(s) : null), onError);
 }
 
-export function watchMessages(chatId: string, onMessages: (m: MessageDoc[]) => void, onError: (e: FirestoreError) => void): Unsubscribe {
+export function watchMessages(chatId: string, onMessages: (m: MessageDoc[]) => void, onError: (e: LiveError) => void): Unsubscribe {
   const q = query(collection(db, COLLECTIONS.chat_messages), where('chat', '==', chatId), orderBy('message_index'));
-  return onSnapshot(q, (snap) => onMessages(snap.docs.map(toMessage)), onError);
+  return watchLive(q, toMessage, onMessages, onError);
 }
 
 export function watchChunks(
@@ -335,10 +312,10 @@ export function watchAccessTokens(
 // --- chats shared with people (issue 14) ------------------------------------
 
 /** "Shared with me": exactly the query the rules allow a viewer, newest first (sorted here: no index). */
-export function watchSharedChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: FirestoreError) => void): Unsubscribe {
+export function watchSharedChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: LiveError) => void): Unsubscribe {
   const q = query(collection(db, COLLECTIONS.chats), where('viewers', 'array-contains', uid));
   const newest = (a: ChatDoc, b: ChatDoc) => (b.last_updated?.getTime() ?? 0) - (a.last_updated?.getTime() ?? 0);
-  return onSnapshot(q, (snap) => onChats(snap.docs.map(toChat).sort(newest)), onError);
+  return watchLive(q, toChat, (chats) => onChats(chats.sort(newest)), onError);
 }
 
 /**

@@ -1,75 +1,160 @@
-// The cards view: the user's visible cards, live, filtered, selectable.
+// The cards view: the user's visible cards, a page at a time (issue 21),
+// filtered by Firestore queries, counted by aggregation queries, live for
+// what changes while it is open, selectable.
 import {
-  CARD_SCOPES, describeCollection, filterCards, mergeCards, parseIdList, tagCounts, type CardDoc, type CardFilter, type CardScope,
+  CARD_SCOPES, describeCollection, filterCards, parseIdList, type CardDoc, type CardFilter, type CardScope,
 } from '../cardfilter';
+import { CardPager, cardOrder, filteredSource, retryDelay, type CardSource } from '../cardpager';
+import { countCards, idListSource, scopeSource, watchCardChanges } from '../cardqueries';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
+import { failureText, listView } from '../loadstate';
 import type { Route } from '../router';
 import type { Session } from '../session';
-import { getChatPrivate, watchCards } from '../queries';
-import { CardList } from './cardlist';
-import { EmbeddingStatus } from './embeddingstatus';
+import { getChatPrivate } from '../queries';
 import { filterQuery } from '../collectionquery';
-import { CardSearch, describeSearch, type SearchState } from './cardsearch';
+import { CardList } from './cardlist';
+import { describeSearch, searchSource } from './cardsearch';
+import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
+
+const PAGE = 50;
+/** createChat's limit on an id list. */
+const MAX_CHAT_IDS = 20_000;
+const SCOPE_LABELS: Record<CardScope, string> = { yours: 'Yours', shared: 'Shared with you', public: 'Public' };
 
 export function mountCards(root: HTMLElement, route: CardsRoute, s: Session): () => void {
   const view = new CardsView(root, route, s);
   return () => view.dispose();
 }
 
+/**
+ * What the list shows: a source of cards in its order and how many it holds
+ * (null: no query can count it; the pager then reads to the end and counts).
+ * `setSource` swaps it: the text search (searchCards) plugs in there.
+ */
+export interface ListSource {
+  source: CardSource;
+  /** Asked again after a failure. */
+  count: () => Promise<number | null>;
+  /** Cards written while the page is open join the list when this admits them (null: never, a ranked result). */
+  admits: ((c: CardDoc) => boolean) | null;
+  /** Loaded in this order (null: the source's own, e.g. an id list or a ranking). */
+  ordered: boolean;
+}
+
 class CardsView {
-  private cards: CardDoc[] | null = null;
-  private shown: CardDoc[] = [];
+  private pager: CardPager | null = null;
+  private count: number | null = null;
+  /** Every card the reader may see, counted by the server: "You have no cards yet" only when it is 0. */
+  private total: number | null = null;
+  private listSource: ListSource | null = null;
   private readonly filter: CardFilter;
   private readonly list: CardList;
-  private readonly embedding: EmbeddingStatus;
   private readonly search: HTMLInputElement;
+  private readonly tags = new Set<string>();
+  /** The pager's cards already looked at for tags. */
+  private tagged = 0;
   private readonly tagSelect = h('select', { id: 'card-tag', 'data-testid': 'card-tag' });
-  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' },
-    h('option', { value: '' }, 'Everyone’s'),
-    CARD_SCOPES.map((sc) => h('option', { value: sc }, { yours: 'Yours', shared: 'Shared with you', public: 'Public' }[sc])));
-  private readonly count = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
+  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' });
+  private readonly countEl = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
   private readonly chatButton = h('button', { type: 'button', class: 'primary', 'data-testid': 'chat-with-cards', disabled: true });
-  private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all shown');
+  private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all');
   private readonly clear = h('button', { type: 'button', 'data-testid': 'clear-selection' }, 'Clear selection');
   private readonly banner = h('div', { class: 'banner', hidden: true, 'data-testid': 'id-filter-banner' });
-  // The text filter is a server-side search (issue 21): its results replace the list while a text is typed.
-  private readonly textSearch = new CardSearch((st) => this.showSearch(st));
+  private debounce: ReturnType<typeof setTimeout> | undefined;
+  private recount: ReturnType<typeof setTimeout> | undefined;
   private alive = true;
-  private readonly unsubscribe: () => void;
+  private generation = 0;
+  private readonly stopChanges: () => void;
+  private readonly embedding: EmbeddingStatus;
 
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
     this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
-    this.list = new CardList(() => this.renderActions(), s.user!.uid);
     this.embedding = new EmbeddingStatus(s.user!.uid);
-    this.scopeSelect.value = route.scope ?? '';
+    this.list = new CardList(() => this.renderActions(), this.uid, (n) => this.pager?.want(n));
     this.search = h('input', { id: 'card-search', type: 'search', value: route.q, 'data-testid': 'card-search', placeholder: 'Words in title or text' });
     this.layout(root);
     this.wireControls();
+    this.renderTags();
+    this.countScopes();
+    // A little before now: the server stamps `updated`, and the clocks may differ a little.
+    this.stopChanges = watchCardChanges(this.uid, new Date(Date.now() - 2000), (changes) => {
+      for (const { type, card } of changes) {
+        if (type === 'upsert' && this.listSource?.admits?.(card)) this.pager?.upsert(card);
+        else this.pager?.remove(card.id);
+      }
+      this.scheduleRecount();
+    }, () => {});
     if (route.chat) this.loadChatCards(route.chat);
-    this.unsubscribe = watchCards(
-      s.user!.uid,
-      (lists) => {
-        this.cards = mergeCards(...lists);
-        this.renderTags();
-        if (!route.chat || this.filter.ids) this.renderList();
-      },
-      (err) => this.list.showError(`Could not load cards: ${describeError(err)}`),
-    );
+    else this.reload();
     this.search.focus();
-    if (!route.chat) this.textSearch.update(this.filter);
+  }
+
+  private get uid(): string {
+    return this.s.user!.uid;
   }
 
   dispose(): void {
     this.alive = false;
+    this.pager?.dispose();
     this.list.dispose();
     this.embedding.dispose();
-    this.textSearch.dispose();
-    this.unsubscribe();
+    clearTimeout(this.debounce);
+    clearTimeout(this.recount);
+    this.stopChanges();
+  }
+
+  /** Shows `ls` in the list from its start: the seam for another source of cards (a search's results). */
+  setSource(ls: ListSource): void {
+    this.pager?.dispose();
+    const gen = ++this.generation;
+    this.listSource = ls;
+    this.count = null;
+    this.tagged = 0;
+    if (gen > 1) window.scrollTo(0, 0);
+    this.pager = new CardPager(ls.source, { pageSize: PAGE, order: ls.ordered ? cardOrder : undefined }, () => this.renderList());
+    this.awaitCount(gen, ls, 0);
+    this.pager.want(PAGE);
+    this.renderList();
+  }
+
+  /** The view's count; a failed count is asked again (the list meanwhile says what failed, if it fails too). */
+  private awaitCount(gen: number, ls: ListSource, attempt: number): void {
+    ls.count().then((n) => {
+      if (gen !== this.generation || !this.alive) return;
+      this.count = n;
+      // No query counts it: read to the end and count what came.
+      if (n === null) this.pager?.want(Number.MAX_SAFE_INTEGER);
+      this.renderList();
+    }, () => {
+      if (gen !== this.generation || !this.alive) return;
+      setTimeout(() => this.awaitCount(gen, ls, attempt + 1), retryDelay(attempt + 1));
+    });
+  }
+
+  /** The list for the filter as it is now. */
+  private reload(): void {
+    this.setSource(this.sourceForFilter());
+  }
+
+  private sourceForFilter(): ListSource {
+    const f = this.filter;
+    const admits = (c: CardDoc) => filterCards([c], f, this.uid).length > 0;
+    const words = f.text.trim() !== '';
+    if (f.ids) {
+      const narrowed = f.scope || f.tag || words;
+      const src = idListSource(f.ids);
+      return { source: narrowed ? filteredSource(src, admits) : src, count: async () => null, admits, ordered: false };
+    }
+    const query = filterQuery(f);
+    // The words are the server's search (searchCards): it finds cards the page never loaded.
+    if (words && query?.text) return { ...searchSource({ ...query, text: query.text }), admits: null, ordered: false };
+    const base = scopeSource(this.uid, f.scope ?? null, f.tag);
+    return { source: base, count: () => countCards(this.uid, f.scope ?? null, f.tag), admits, ordered: true };
   }
 
   private layout(root: HTMLElement): void {
@@ -85,8 +170,8 @@ class CardsView {
       ),
       this.banner,
       this.list.el,
-      h('div', { class: 'action-bar' }, this.count, this.embedding.el, h('span', { class: 'spacer' }),
-        exportButtons(() => this.chosenCards(), this.s.user!.uid), this.selectAll, this.clear, this.chatButton),
+      h('div', { class: 'action-bar' }, this.countEl, this.embedding.el, h('span', { class: 'spacer' }),
+        exportButtons(() => this.chosenCards(), this.uid), this.selectAll, this.clear, this.chatButton),
       aiNote,
     ));
   }
@@ -96,23 +181,23 @@ class CardsView {
       // The URL follows every keystroke, so a remount (sign-in, profile load) keeps the filter.
       this.filter.text = this.search.value.trim();
       this.syncUrl();
-      this.textSearch.update(this.filter);
+      clearTimeout(this.debounce);
+      this.debounce = setTimeout(() => this.reload(), 300);
     });
     this.tagSelect.addEventListener('change', () => {
       this.filter.tag = this.tagSelect.value || null;
       this.syncUrl();
-      this.textSearch.update(this.filter);
-      this.renderList();
+      this.countScopes();
+      this.reload();
     });
     this.scopeSelect.addEventListener('change', () => {
       this.filter.scope = (this.scopeSelect.value || null) as CardScope | null;
       this.syncUrl();
-      this.textSearch.update(this.filter);
-      this.renderList();
+      this.reload();
     });
-    this.selectAll.addEventListener('click', () => this.list.selectAll(this.shown));
+    this.selectAll.addEventListener('click', () => void this.selectEverything());
     this.clear.addEventListener('click', () => this.list.clearSelection());
-    this.chatButton.addEventListener('click', () => this.startChat());
+    this.chatButton.addEventListener('click', () => void this.startChat());
   }
 
   /** A chat's "its cards" link: show exactly the cards that chat was made from. */
@@ -121,39 +206,52 @@ class CardsView {
       (priv) => {
         if (!this.alive) return;
         this.filter.ids = priv?.card_ids.filter(Boolean) ?? [];
-        this.renderList();
+        this.reload();
       },
       (err) => {
         this.filter.ids = [];
+        this.reload();
         replaceChildren(this.banner, `Could not read that chat’s cards: ${describeError(err)}`);
       },
     );
   }
 
-  private selectedCount(): number {
-    return this.shown.filter((c) => this.list.selected.has(c.id)).length;
+  /** Every card of the view, loaded (up to `max`) for an explicit action: select all, chat with all. */
+  private async allCards(max: number): Promise<CardDoc[]> {
+    if (!this.pager) return [];
+    this.countEl.textContent = 'Loading the cards…';
+    return this.pager.loadUpTo(max);
   }
 
-  /** The selected cards among those shown (in the displayed order), or all shown when none is selected. */
-  private chosenCards(): CardDoc[] {
-    const sel = this.shown.filter((c) => this.list.selected.has(c.id));
-    // a search hit carries a snippet, not the body: an export takes the loaded card
-    const loaded = new Map(this.cards?.map((c) => [c.id, c]));
-    return (sel.length ? sel : this.shown).map((c) => loaded.get(c.id) ?? c);
+  private async selectEverything(): Promise<void> {
+    this.list.select(await this.allCards(MAX_CHAT_IDS));
   }
 
-  private chosen(): string[] {
-    return this.chosenCards().map((c) => c.id);
+  /**
+   * The cards an export or a chat takes: the selection, in the list's order,
+   * else every card of the view (read to its end on this explicit request).
+   */
+  private async chosenCards(): Promise<CardDoc[]> {
+    const position = new Map(this.pager?.cards.map((c, i) => [c.id, i]) ?? []);
+    const at = (c: CardDoc) => position.get(c.id) ?? Number.MAX_SAFE_INTEGER;
+    const cards = this.list.selected.size
+      ? [...this.list.selected.values()].sort((a, b) => at(a) - at(b) || cardOrder(a, b))
+      : await this.allCards(Number.MAX_SAFE_INTEGER);
+    // A search hit carries a snippet, not the body: an export reads the stored cards.
+    return cards.some((c) => c.updated === -1) ? readAll(cards.map((c) => c.id)) : cards;
   }
 
-  private startChat(): void {
-    const selCount = this.selectedCount();
+  private async startChat(): Promise<void> {
+    const selCount = this.list.selected.size;
     const { filter, route } = this;
+    // No selection: the whole filtered collection, as a query the server resolves (not N ids).
+    const query = selCount ? null : filterQuery(filter);
+    const cards = selCount ? await this.chosenCards() : query ? [] : await this.allCards(MAX_CHAT_IDS);
+    this.renderActions();
     openStartChat({
-      cardIds: this.chosen(),
-      // no selection: the whole filtered collection, as a query the server resolves (not N ids)
-      query: selCount ? null : filterQuery(filter),
-      count: this.collectionSize(),
+      cardIds: cards.map((c) => c.id),
+      query,
+      count: this.viewCount() ?? 0,
       description: describeCollection(filter, selCount || null),
       configuration: { tag: filter.tag, text: filter.text, selected: selCount > 0, from_chat: route.chat },
     });
@@ -170,55 +268,104 @@ class CardsView {
     history.replaceState(null, '', qs ? `/?${qs}` : '/');
   }
 
+  /** The tags met in the cards loaded so far (a tag list of the whole collection would mean reading it all). */
   private renderTags(): void {
-    if (!this.cards) return;
-    const current = this.filter.tag ?? '';
+    const before = this.tags.size;
+    const cards = this.pager?.cards ?? [];
+    for (const c of cards.slice(this.tagged)) for (const t of c.tags) this.tags.add(t);
+    this.tagged = cards.length;
+    if (this.filter.tag) this.tags.add(this.filter.tag);
+    if (before && before === this.tags.size) return;
     replaceChildren(this.tagSelect, h('option', { value: '' }, 'All tags'),
-      tagCounts(this.cards).map(([t, n]) => h('option', { value: t }, `${t} (${n})`)));
-    this.tagSelect.value = current;
+      [...this.tags].sort((a, b) => a.localeCompare(b)).map((t) => h('option', { value: t }, t)));
+    this.tagSelect.value = this.filter.tag ?? '';
+  }
+
+  /** "Yours (10,000)": each scope's count for the current tag, by aggregation queries. */
+  private countScopes(attempt = 0): void {
+    const { tag } = this.filter;
+    const label = (name: string, n: number | null | undefined) => (n === null || n === undefined ? name : `${name} (${n})`);
+    const render = (counts: Partial<Record<CardScope | 'all', number | null>>) => {
+      replaceChildren(this.scopeSelect,
+        h('option', { value: '' }, label('Everyone’s', counts.all)),
+        CARD_SCOPES.map((sc) => h('option', { value: sc, 'data-testid': `scope-${sc}` }, label(SCOPE_LABELS[sc], counts[sc]))));
+      this.scopeSelect.value = this.filter.scope ?? '';
+    };
+    render({});
+    const counts: Partial<Record<CardScope | 'all', number | null>> = {};
+    void Promise.all(CARD_SCOPES.map(async (sc) => { counts[sc] = await countCards(this.uid, sc, tag); })).then(() => {
+      if (!this.alive || tag !== this.filter.tag) return;
+      const parts = CARD_SCOPES.map((sc) => counts[sc]);
+      counts.all = parts.some((n) => n === null) ? null : (parts as number[]).reduce((a, b) => a + b, 0);
+      if (!tag) this.total = counts.all;
+      render(counts);
+      this.renderList();
+    }, () => {
+      if (this.alive && tag === this.filter.tag) setTimeout(() => this.countScopes(attempt + 1), retryDelay(attempt + 1));
+    });
+    if (tag) void countCards(this.uid, null, null).then((n) => { this.total = n; this.renderList(); }, () => {});
+  }
+
+  private scheduleRecount(): void {
+    clearTimeout(this.recount);
+    this.recount = setTimeout(() => {
+      this.countScopes();
+      if (this.listSource?.ordered && !this.filter.text && !this.filter.ids) {
+        void countCards(this.uid, this.filter.scope ?? null, this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
+      }
+    }, 1000);
+  }
+
+  /** How many the view holds: the server's count, else (nothing counts it) what the pager found once at the end. */
+  private viewCount(): number | null {
+    if (this.count !== null) return this.count;
+    return this.pager?.done ? this.pager.cards.length : null;
   }
 
   private renderActions(): void {
-    if (!this.cards && this.textSearch.state.kind === 'idle') return;
-    const selCount = this.selectedCount();
-    const shown = this.shown.length;
-    this.count.textContent = `${shown} card${shown === 1 ? '' : 's'} shown` + (selCount ? ` · ${selCount} selected` : '');
-    const search = this.textSearch.state;
-    if (search.kind !== 'idle') this.count.textContent = describeSearch(search) + (selCount ? ` · ${selCount} selected` : '');
-    const n = selCount ? selCount : this.collectionSize();
-    this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${n} card${n === 1 ? '' : 's'}`;
-    // while a search is under way or failed, "all" has no number yet
-    this.chatButton.disabled = n === 0 || !this.s.mayUseAi || search.kind === 'searching' || search.kind === 'error';
-    this.clear.disabled = this.list.selected.size === 0;
-  }
-
-  /** How many cards "Chat with all" takes: those shown, or while searching all that hold a word of the text. */
-  private collectionSize(): number {
-    const search = this.textSearch.state;
-    return search.kind === 'results' && !this.filter.ids ? search.matching : this.chosen().length;
-  }
-
-  private showSearch(state: SearchState): void {
-    if (state.kind === 'idle') return this.renderList();
-    if (state.kind === 'results') {
-      this.shown = state.cards;
-      this.list.show(state.cards, `No card matches “${state.text}”.`);
-    } else if (state.kind === 'error') {
-      this.shown = [];
-      this.list.showError(state.message);
-    }
-    this.renderActions();
+    const n = this.viewCount();
+    const loaded = this.pager?.cards.length ?? 0;
+    const selCount = this.list.selected.size;
+    const text = this.filter.text.trim();
+    const searching = this.listSource !== null && this.listSource.admits === null && !!text;
+    const shown = n === null ? `${loaded}+ cards…` : searching ? describeSearch(text, n, loaded) : `${n} card${n === 1 ? '' : 's'} shown`;
+    this.countEl.textContent = shown + (selCount ? ` · ${selCount} selected` : '');
+    const chatN = selCount || n || 0;
+    this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${chatN} card${chatN === 1 ? '' : 's'}`;
+    this.chatButton.disabled = chatN === 0 || !this.s.mayUseAi;
+    this.clear.disabled = selCount === 0;
   }
 
   private renderList(): void {
-    if (!this.cards || this.textSearch.state.kind !== 'idle') return;
-    this.shown = filterCards(this.cards, this.filter, this.s.user!.uid);
-    this.banner.hidden = !this.filter.ids;
-    if (this.filter.ids) {
-      replaceChildren(this.banner, `Showing exactly ${this.filter.ids.length} cards (${this.shown.length} visible to you). `,
+    const pager = this.pager;
+    if (!pager || !this.alive) return;
+    const f = this.filter;
+    this.renderTags();
+    this.banner.hidden = !f.ids;
+    if (f.ids) {
+      const seen = pager.done ? ` (${pager.cards.length} visible to you)` : '';
+      replaceChildren(this.banner, `Showing exactly ${f.ids.length} cards${seen}. `,
         h('a', { href: '/', 'data-testid': 'show-all-cards' }, 'Show all cards'));
     }
-    this.list.show(this.shown, this.cards.length ? 'No card matches this filter.' : 'You have no cards yet.');
+    const filtered = !!(f.ids || f.tag || f.scope || f.text.trim());
+    const view = listView('cards', { error: pager.error, shown: pager.cards.length, complete: pager.done, filtered, total: this.total });
+    if (view.kind === 'items') {
+      const tail = pager.error !== null ? failureText('cards', pager.error) : pager.done ? null : 'Loading more cards…';
+      this.list.show(pager.cards, tail, pager.error !== null);
+    } else {
+      this.list.showStatus(view.text, view.kind);
+    }
     this.renderActions();
+  }
+}
+
+/** The stored cards of `ids`, in that order (the readable ones). */
+async function readAll(ids: string[]): Promise<CardDoc[]> {
+  const source = idListSource(ids);
+  const out: CardDoc[] = [];
+  for (;;) {
+    const page = await source.next(ids.length);
+    out.push(...page.cards);
+    if (page.done) return out;
   }
 }

@@ -5,6 +5,7 @@
 import { listModels } from '../api';
 import { h, replaceChildren } from '../dom';
 import { errorCode, describeError } from '../errors';
+import { failureText } from '../loadstate';
 import { markdownRenderer, type Renderer } from '../markdown';
 import type { Session } from '../session';
 import { publicCitationIds } from '../citations';
@@ -33,6 +34,8 @@ class ChatView {
   private privWatched = false;
   private messages: MessageDoc[] | null = null;
   private failed = false;
+  // Issue 21: a failed or offline messages listener says so (and is retried), never shows an empty chat.
+  private readonly messagesTrouble = h('p', { class: 'error', role: 'alert', hidden: true, 'data-testid': 'load-failed' });
   private readonly modelLabels = new Map<string, string>();
   private header: ChatHeader | null = null;
   private composer: Composer | null = null;
@@ -101,6 +104,7 @@ class ChatView {
       (m) => {
         const first = this.messages === null;
         this.messages = m;
+        this.messagesTrouble.hidden = true;
         this.build();
         if (first) {
           this.transcript.follower.jumpToBottom();
@@ -109,7 +113,10 @@ class ChatView {
       },
       (err) => {
         // Access problems are reported once, by the chat document's listener.
-        if (errorCode(err) !== 'permission-denied') this.showProblem(`Could not load the messages: ${describeError(err)}`, false);
+        if (errorCode(err) === 'permission-denied' || this.failed) return;
+        this.messagesTrouble.textContent = failureText('messages', err);
+        this.messagesTrouble.hidden = false;
+        if (!this.header) replaceChildren(this.main, this.messagesTrouble);
       },
     ));
   }
@@ -152,7 +159,7 @@ class ChatView {
       if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
       this.composer = isOwner ? new Composer(this.chatId) : null;
       const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
-      replaceChildren(this.main, this.header.el, exportBar, this.transcript.el, this.composer?.el ?? null);
+      replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
     }
     this.header.render(chat, this.priv ?? null);
     const ids = this.priv ? this.priv.card_ids : publicCitationIds(chat.public_citations);

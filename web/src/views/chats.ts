@@ -1,6 +1,7 @@
 // The user's chats, most recently updated first.
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
+import { failureText } from '../loadstate';
 import { chatPath, router } from '../router';
 import type { Session } from '../session';
 import { getChatAuthor, watchChats, watchSharedChats, type ChatDoc } from '../queries';
@@ -14,10 +15,12 @@ export function mountChatList(el: HTMLElement, uid: string, activeId: string | n
   const shared = h('div');
   replaceChildren(el, own, shared);
   replaceChildren(own, h('p', { class: 'muted' }, 'Loading chats…'));
+  let chats: ChatDoc[] | null = null;
   const stopOwn = watchChats(
     uid,
-    (chats) => renderList(own, chats, activeId),
-    (err) => replaceChildren(own, h('p', { class: 'error', role: 'alert' }, `Could not load chats: ${describeError(err)}`)),
+    (c) => renderList(own, (chats = c), activeId),
+    // Issue 21: the chats already listed stay; the failure is said above them, never as "no chats".
+    (err) => replaceChildren(own, failureNote(err), chats ? ownList(chats, activeId) : null),
   );
   const stopShared = mountSharedList(shared, uid, activeId);
   return () => {
@@ -55,12 +58,21 @@ export function mountSharedList(el: HTMLElement, uid: string, activeId: string |
           h('span', { class: 'chat-item-title' }, c.title || 'Untitled chat'),
           h('span', { class: 'chat-item-meta' }, authorChip(c.id), ' ', c.last_updated ? when.format(c.last_updated) : '')))))]
       : []),
-    (err) => replaceChildren(el, h('p', { class: 'error', role: 'alert' }, `Could not load shared chats: ${describeError(err)}`)),
+    (err) => replaceChildren(el, h('p', { class: 'error', role: 'alert', 'data-testid': 'load-failed' },
+      `Couldn’t load the chats shared with you — retrying (${describeError(err)})`)),
   );
 }
 
+function failureNote(err: unknown): HTMLElement {
+  return h('p', { class: 'error', role: 'alert', 'data-testid': 'load-failed' }, failureText('chats', err));
+}
+
 function renderList(el: HTMLElement, chats: ChatDoc[], activeId: string | null): void {
-  replaceChildren(el,
+  replaceChildren(el, ownList(chats, activeId));
+}
+
+function ownList(chats: ChatDoc[], activeId: string | null): HTMLElement[] {
+  return [
     h('h2', { class: 'list-title' }, 'Your chats'),
     chats.length
       ? h('ul', { class: 'chat-items', 'data-testid': 'chat-list' }, chats.map((c) =>
@@ -71,7 +83,7 @@ function renderList(el: HTMLElement, chats: ChatDoc[], activeId: string | null):
         h('span', { class: 'chat-item-title' }, c.title || 'Untitled chat'),
         h('span', { class: 'chat-item-meta' }, c.last_updated ? when.format(c.last_updated) : '', c.published ? ' · published' : '')))))
       : h('p', { class: 'muted', 'data-testid': 'no-chats' }, 'No chats yet. Pick some cards and start one.'),
-  );
+  ];
 }
 
 /** /chat/: opens the most recent chat, or says there are none. */
@@ -99,7 +111,9 @@ export function mountChats(root: HTMLElement, s: Session): () => void {
       stopShared?.();
       stopShared = mountSharedList(shared, uid, null);
     },
-    (err) => replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `Could not load chats: ${describeError(err)}`)),
+    (err) => {
+      if (!done) replaceChildren(root, failureNote(err));
+    },
   );
   return () => {
     done = true;

@@ -1,0 +1,111 @@
+// The cards view's Firestore reads (issue 21): paged queries with cursors,
+// aggregation counts and a live feed of what changes after the page loaded.
+// Every query is one firestore.rules allows (owner == uid, viewers
+// array-contains uid, visibility == 'public', each optionally with
+// tags array-contains tag): rules-tests/cards-paging.test.mjs runs each shape.
+import {
+  collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, onSnapshot, orderBy, query,
+  startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
+} from 'firebase/firestore';
+import type { CardDoc, CardScope } from './cardfilter';
+import { cursorSource, filteredSource, idSource, mergedSource, type CardSource, type PageFetch } from './cardpager';
+import { errorCode } from './errors';
+import { db } from './firebase';
+import { COLLECTIONS } from './names';
+import { toCard } from './queries';
+
+const cards = () => collection(db, COLLECTIONS.cards);
+
+/** The three queries the rules allow a reader, narrowed to a tag where Firestore can. */
+function baseQueries(uid: string, tag: string | null): Record<CardScope, Query> {
+  const tagged: QueryConstraint[] = tag ? [where('tags', 'array-contains', tag)] : [];
+  return {
+    yours: query(cards(), where('owner', '==', uid), ...tagged),
+    // A second array-contains is not allowed in one query: the tag is filtered here (scopeSource).
+    shared: query(cards(), where('viewers', 'array-contains', uid)),
+    public: query(cards(), where('visibility', '==', 'public'), ...tagged),
+  };
+}
+
+/**
+ * Pages of `base` in the cards' order (title, then id): each page starts
+ * after the last card of the one before. From the server only: a cached
+ * empty answer while offline would look like "no cards".
+ */
+function pageFetch(base: Query): PageFetch {
+  return async (after, n) => {
+    const order = [orderBy('title'), orderBy(documentId())];
+    const from = after ? [startAfter(after.title, after.id)] : [];
+    const snap = await getDocsFromServer(query(base, ...order, ...from, limit(n)));
+    return snap.docs.map(toCard);
+  };
+}
+
+/** The reader's cards for a scope (null: all they may see) and tag, in title order. */
+export function scopeSource(uid: string, scope: CardScope | null, tag: string | null): CardSource {
+  const q = baseQueries(uid, tag);
+  const sources: Record<CardScope, () => CardSource> = {
+    yours: () => cursorSource(pageFetch(q.yours)),
+    shared: () => filteredSource(cursorSource(pageFetch(q.shared)), (c) => c.owner !== uid && (!tag || c.tags.includes(tag))),
+    // The reader's own public cards come through "yours".
+    public: () => filteredSource(cursorSource(pageFetch(q.public)), (c) => c.owner !== uid),
+  };
+  return scope ? sources[scope]() : mergedSource([sources.yours(), sources.shared(), sources.public()]);
+}
+
+/** Exactly these cards, in this order; one the reader may not see (or that is gone) is left out. */
+export function idListSource(ids: readonly string[]): CardSource {
+  return idSource(ids, (slice) => Promise.all(slice.map(async (id) => {
+    try {
+      const s = await getDocFromServer(doc(db, COLLECTIONS.cards, id));
+      return s.exists() ? toCard(s) : null;
+    } catch (e) {
+      if (errorCode(e) === 'permission-denied') return null; // the rules deny a missing card too
+      throw e;
+    }
+  })));
+}
+
+async function count(q: Query): Promise<number> {
+  return (await getCountFromServer(q)).data().count;
+}
+
+/**
+ * How many cards a scope and tag hold, by aggregation queries (no card is
+ * read). null when no query can count it: shared cards with a tag (the tag
+ * is filtered in the browser).
+ */
+export async function countCards(uid: string, scope: CardScope | null, tag: string | null): Promise<number | null> {
+  const q = baseQueries(uid, tag);
+  const counts: Record<CardScope, () => Promise<number | null>> = {
+    yours: () => count(q.yours),
+    shared: () => (tag ? Promise.resolve(null) : count(q.shared)),
+    public: () => count(query(q.public, where('owner', '!=', uid))),
+  };
+  if (scope) return counts[scope]();
+  const all = await Promise.all(Object.values(counts).map((c) => c()));
+  return all.some((n) => n === null) ? null : (all as number[]).reduce((a, b) => a + b, 0);
+}
+
+export interface CardChange {
+  type: 'upsert' | 'remove';
+  card: CardDoc;
+}
+
+/**
+ * Cards written after `since` among those the reader may see, live: the
+ * list places them (or takes them out) without reloading its pages.
+ */
+export function watchCardChanges(
+  uid: string,
+  since: Date,
+  onChanges: (changes: CardChange[]) => void,
+  onError: (e: FirestoreError) => void,
+): Unsubscribe {
+  const q = baseQueries(uid, null);
+  const unsubs = Object.values(q).map((base) => onSnapshot(query(base, where('updated', '>', since)), (snap) => {
+    const changes = snap.docChanges().map((c): CardChange => ({ type: c.type === 'removed' ? 'remove' : 'upsert', card: toCard(c.doc) }));
+    if (changes.length) onChanges(changes);
+  }, onError));
+  return () => unsubs.forEach((u) => u());
+}
