@@ -214,8 +214,10 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     todo = {cid: c for cid, c in cards.items() if stored.get(cid) != embeddable_and_hash(c.title, c.body)[1]}
     vectors = embed_and_store(db, todo, embedder) if todo else {}
     batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
-    again = queue.finish(db, claimed)
+    # Counted before the entries go: an empty queue never shows beside a count without this batch.
     queue.record_progress(db, owner, len(vectors), clock())
+    again = queue.finish(db, claimed)
+    queue.record_progress(db, owner, 0, clock())
     log.info(
         "embedded %d of %s's cards (%d deleted, %d written again meanwhile)", len(vectors), owner, len(gone), len(again)
     )
