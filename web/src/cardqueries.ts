@@ -4,12 +4,13 @@
 // array-contains uid, visibility == 'public', each optionally with
 // tags array-contains tag): rules-tests/cards-paging.test.mjs runs each shape.
 import {
-  collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, onSnapshot, orderBy, query,
+  collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, orderBy, query,
   startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardDoc, CardScope } from './cardfilter';
 import { cursorSource, filteredSource, idSource, mergedSource, type CardSource, type PageFetch } from './cardpager';
 import { errorCode } from './errors';
+import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 import { toCard } from './queries';
@@ -87,25 +88,30 @@ export async function countCards(uid: string, scope: CardScope | null, tag: stri
   return all.some((n) => n === null) ? null : (all as number[]).reduce((a, b) => a + b, 0);
 }
 
-export interface CardChange {
-  type: 'upsert' | 'remove';
-  card: CardDoc;
-}
+export type CardChange = { type: 'upsert'; card: CardDoc } | { type: 'remove'; id: string };
 
 /**
  * Cards written after `since` among those the reader may see, live: the
- * list places them (or takes them out) without reloading its pages.
+ * list places them (or takes them out) without reloading its pages. Each
+ * scope's listener is restarted after a failure (watchLive): a feed that
+ * stopped for good would leave new cards out without a word.
  */
 export function watchCardChanges(
   uid: string,
   since: Date,
   onChanges: (changes: CardChange[]) => void,
-  onError: (e: FirestoreError) => void,
+  onError: (e: FirestoreError | typeof OFFLINE) => void,
 ): Unsubscribe {
   const q = baseQueries(uid, null);
-  const unsubs = Object.values(q).map((base) => onSnapshot(query(base, where('updated', '>', since)), (snap) => {
-    const changes = snap.docChanges().map((c): CardChange => ({ type: c.type === 'removed' ? 'remove' : 'upsert', card: toCard(c.doc) }));
-    if (changes.length) onChanges(changes);
-  }, onError));
+  const unsubs = Object.values(q).map((base) => {
+    let known = new Set<string>();
+    return watchLive(query(base, where('updated', '>', since)), toCard, (found) => {
+      const now = new Set(found.map((c) => c.id));
+      const gone = [...known].filter((id) => !now.has(id)).map((id): CardChange => ({ type: 'remove', id }));
+      known = now;
+      const changes = [...found.map((card): CardChange => ({ type: 'upsert', card })), ...gone];
+      if (changes.length) onChanges(changes);
+    }, onError);
+  });
   return () => unsubs.forEach((u) => u());
 }

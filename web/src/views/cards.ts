@@ -83,9 +83,9 @@ class CardsView {
     this.countScopes();
     // A little before now: the server stamps `updated`, and the clocks may differ a little.
     this.stopChanges = watchCardChanges(this.uid, new Date(Date.now() - 2000), (changes) => {
-      for (const { type, card } of changes) {
-        if (type === 'upsert' && this.listSource?.admits?.(card)) this.pager?.upsert(card);
-        else this.pager?.remove(card.id);
+      for (const change of changes) {
+        if (change.type === 'upsert' && this.listSource?.admits?.(change.card)) this.pager?.upsert(change.card);
+        else this.pager?.remove(change.type === 'upsert' ? change.card.id : change.id);
       }
       this.scheduleRecount();
     }, () => {});
