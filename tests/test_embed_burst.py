@@ -4,9 +4,8 @@ during the burst are honoured, and the owner's progress ends at done."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from test_endpoints import wait_for
 
 from cardchat.embedding_schema import EMBEDDING_PROGRESS, EMBEDDING_QUEUE
 from cardchat.embeddings.text import text_hash
@@ -15,16 +14,6 @@ from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card
 pytestmark = pytest.mark.functions
 OWNER = "burst-owner"
 N = 100
-
-
-def _wait_for(predicate, timeout: float = 240, what: str = "condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def test_a_burst_of_card_writes_is_embedded_once_each(app_db):
@@ -48,7 +37,7 @@ def test_a_burst_of_card_writes_is_embedded_once_each(app_db):
         queued = list(app_db.collection(EMBEDDING_QUEUE).limit(1).stream())
         return data.get("pending") == 0 and not queued and data
 
-    final = _wait_for(lambda: (d := done()) and _all_fresh(app_db, cards) and d, what="every card embedded")
+    final = wait_for(lambda: (d := done()) and _all_fresh(app_db, cards) and d, timeout=240, what="every card embedded")
     assert not app_db.collection(CARD_EMBEDDINGS).document("burst-099").get().exists
     # One vector per card written, the edited one perhaps twice (if its first text was embedded before the edit);
     # burst-099 perhaps once (if embedded before its delete): never a card embedded twice for the same text.
