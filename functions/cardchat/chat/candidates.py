@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cardchat.collection_query import CollectionQuery
 from cardchat.retrieval.index_snapshot import Part, Snapshot
 
 if TYPE_CHECKING:
-    from cardchat.collection_query import CollectionQuery
+    from cardchat.chat.collection import CardSource
     from cardchat.retrieval.rank import Ranking, RankingConfig
     from cardchat.schema import Card
 
@@ -108,6 +109,13 @@ def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: Col
         return _by_ids(db, uid, snapshot, list(dict.fromkeys(card_ids)))
     assert query is not None
     return _by_query(db, uid, snapshot, query)
+
+
+def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
+    """`resolve` for a chat's source as the client sent it or chat_sources keeps it: its query, else its ids."""
+    if isinstance(source, CollectionQuery):
+        return resolve(db, uid, query=source)
+    return resolve(db, uid, list(source))
 
 
 def _own_snapshot(db: Any, uid: str) -> Snapshot:

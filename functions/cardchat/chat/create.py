@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from cardchat import access, llms, ratelimit
 from cardchat.chat.collection import CardSource
 from cardchat.chat.turns import question_and_stub, token_bound
-from cardchat.collection_query import CollectionQuery
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
@@ -118,10 +117,7 @@ def select_background(
     from cardchat.embeddings import get_embedder
 
     embedder = get_embedder()
-    if isinstance(source, CollectionQuery):
-        pool = candidates.resolve(db, uid, query=source)
-    else:
-        pool = candidates.resolve(db, uid, list(source))
+    pool = candidates.resolve_source(db, uid, source)
     lap("resolve")
     pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)

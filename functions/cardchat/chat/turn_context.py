@@ -32,7 +32,6 @@ import numpy as np
 
 from cardchat.background import card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
-from cardchat.collection_query import CollectionQuery
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
 from cardchat.schema import Card, ChatPrivate, public_citations
@@ -204,10 +203,7 @@ def rank_source(
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
-    if isinstance(source, CollectionQuery):
-        pool = candidates.resolve(db, owner, query=source)
-    else:
-        pool = candidates.resolve(db, owner, list(source))
+    pool = candidates.resolve_source(db, owner, source)
     embedder = get_embedder()
     query_vec = embedder.embed_query(question)
     alone = pool.rank(question, query_vec).order
