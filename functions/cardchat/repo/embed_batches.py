@@ -215,7 +215,7 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     vectors = embed_and_store(db, todo, embedder) if todo else {}
     batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
     # Counted before the entries go: an empty queue never shows beside a count without this batch.
-    queue.record_progress(db, owner, len(vectors), clock())
+    queue.count_embedded(db, owner, len(vectors))
     again = queue.finish(db, claimed)
     queue.record_progress(db, owner, 0, clock())
     log.info(
