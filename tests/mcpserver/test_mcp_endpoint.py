@@ -110,6 +110,16 @@ def test_search_finds_a_private_card_for_its_owner_only(url, people):
     assert ids == ["tides"]  # the public card is B's to find
 
 
+def test_search_answers_as_search_cards_does(url, people, call):
+    """The tool answers what searchCards answers over the same scope (issue 21: both rank the index;
+    tests/mcpserver/test_mcp_search.py counts what it reads)."""
+    _, a_id, a_token = people["a"]
+    found = run(_tool(url, a_token, "search_cards", {"query": "the moon and the sea", "limit": 2}))
+    ids = [h["id"] for h in found.structured_content["results"]]
+    truth = call("searchCards", {"text": "the moon and the sea", "limit": 2, "scope": "visible"}, a_id)
+    assert ids == [c["id"] for c in truth["cards"]] and ids[0] == "tides"
+
+
 def test_get_card_of_a_card_b_may_not_view_is_not_found_like_a_missing_one(url, people):
     own = run(_tool(url, people["a"][2], "get_card", {"id": "quokka"}))
     assert own.structured_content["markdown"] == SECRET and own.structured_content["yours"] is True

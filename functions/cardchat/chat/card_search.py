@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.parsing import SearchCardsRequest
+
+if TYPE_CHECKING:
+    from cardchat.collection_query import CollectionQuery
+    from cardchat.schema import Card
 
 #: Characters of a result's snippet, the ellipses included.
 SNIPPET_CHARS = 200
@@ -42,28 +46,58 @@ class SearchResult:
         return {"cards": self.cards, "considered": self.considered, "matching": self.matching}
 
 
+@dataclass
+class Found:
+    """The best cards for a text: readable, in ranking order, each with its
+    hybrid score and its cosine similarity to the text (None: not embedded)."""
+
+    cards: dict[str, Card]
+    scores: dict[str, float]
+    similarity: dict[str, float | None]
+    pool: Any  # candidates.Pool: every card considered
+
+
+def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery) -> Found:
+    """The `limit` best of `uid`'s cards within `query` for `text`, ranked over
+    the retrieval index (chat/candidates.py) like a chat's collection; only the
+    hits are read, and culled again on what was read. Shared by searchCards
+    and the MCP tool search_cards."""
+    from cardchat import access
+    from cardchat.chat import candidates
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import cards as card_repo
+
+    pool = candidates.resolve(db, uid, query=query)
+    if not len(pool):
+        return Found({}, {}, {}, pool)
+    query_vec = get_embedder().embed_query(text)
+    ranking = pool.rank(text, query_vec)
+    # A few past the limit: a card deleted or withdrawn since it was indexed is dropped on reading.
+    best = ranking.order[: limit + READ_SLACK]
+    top = [pool.ids[i] for i in best]
+    read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
+    cards = access.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
+    kept = dict(list(cards.items())[:limit])
+    sims, has = pool.similarities(query_vec), pool.has_vector()
+    return Found(
+        kept,
+        {pool.ids[i]: float(ranking.scores[i]) for i in best if pool.ids[i] in kept},
+        {pool.ids[i]: float(sims[i]) if has[i] else None for i in best if pool.ids[i] in kept},
+        pool,
+    )
+
+
 def search_cards(db: Any, uid: str, req: SearchCardsRequest) -> SearchResult:
     """The `req.limit` best of `uid`'s cards within `req.query` for `req.text`,
     each {id, title, snippet, tags, visibility, owner, score}; `score` is the
     hybrid ranker's (comparable within one answer only). With `considered` and
-    `matching` (SearchResult) the page can say how many a chat would take.
-    Ranked over the retrieval index (chat/candidates.py), like a chat's
-    collection; only the hits are read, and culled again on what was read."""
-    from cardchat import access
+    `matching` (SearchResult) the page can say how many a chat would take."""
     from cardchat.chat import candidates
-    from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import embeddable_and_hash
-    from cardchat.repo import cards as card_repo
 
-    pool = candidates.resolve(db, uid, query=req.query)
-    if not len(pool):
+    found = best_cards(db, uid, req.text, req.limit, req.query)
+    if not len(found.pool):
         return SearchResult()
-    ranking = pool.rank(req.text, get_embedder().embed_query(req.text))
-    # A few past the limit: a card deleted or withdrawn since it was indexed is dropped on reading.
-    top = [pool.ids[i] for i in ranking.order[: req.limit + READ_SLACK]]
-    read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
-    cards = access.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
-    score = {pool.ids[i]: float(ranking.scores[i]) for i in ranking.order[: req.limit + READ_SLACK]}
     hits = [
         {
             "id": cid,
@@ -72,11 +106,11 @@ def search_cards(db: Any, uid: str, req: SearchCardsRequest) -> SearchResult:
             "tags": list(card.tags),
             "visibility": card.visibility,
             "owner": card.owner,
-            "score": round(score[cid], 4),
+            "score": round(found.scores[cid], 4),
         }
-        for cid, card in list(cards.items())[: req.limit]
+        for cid, card in found.cards.items()
     ]
-    return SearchResult(hits, len(pool), len(candidates.matching(pool, req.text)))
+    return SearchResult(hits, len(found.pool), len(candidates.matching(found.pool, req.text)))
 
 
 def snippet(body: str, query: str, size: int = SNIPPET_CHARS) -> str:

@@ -1,0 +1,48 @@
+"""The MCP tool search_cards against the Firestore emulator (issue 21): it
+ranks over the owner's retrieval index like searchCards and reads only its
+hits, never the whole collection."""
+
+from __future__ import annotations
+
+import pytest
+
+from cardchat.chat import card_search
+from cardchat.collection_query import CollectionQuery
+from cardchat.mcpserver.search import search_cards
+from cardchat.repo import cards as card_repo
+from cardchat.repo import retrieval_index
+from cardchat.schema import CARDS, Card
+
+pytestmark = pytest.mark.emulator
+A, B = "mcp-a", "mcp-b"
+
+
+@pytest.fixture
+def deck(db):
+    """A's 40 cards (one about tides), B's private card and B's card shared with A; A's index built."""
+    batch = db.batch()
+    for i in range(40):
+        batch.set(db.collection(CARDS).document(f"a-{i:02d}"), Card(f"Note {i}", f"Gardening tip {i}.", A).to_dict())
+    tides = Card("Why the sea has tides", "The moon pulls the oceans twice a day.", A, tags=["sea"])
+    batch.set(db.collection(CARDS).document("a-tides"), tides.to_dict())
+    batch.set(db.collection(CARDS).document("b-secret"), Card("Moon secret", "The moon and the sea, B's.", B).to_dict())
+    shared = Card("Moon phases", "The moon waxes and wanes; the sea follows.", B, viewers=[A])
+    batch.set(db.collection(CARDS).document("b-shared"), shared.to_dict())
+    batch.commit()
+    retrieval_index.clear_cache()
+    retrieval_index.rebuild(db, A)
+    yield
+    retrieval_index.clear_cache()
+
+
+def test_search_reads_the_index_and_only_its_hits(db, deck):
+    card_repo.READS.clear()
+    retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+    hits = search_cards(db, A, "the moon and the sea", 3)
+    ids = [h.id for h in hits]
+    assert retrieval_index.read_stats()["heads"] == 1  # the owner's index, not a listing of the cards
+    assert card_repo.READS[CARDS] <= 3 + card_search.READ_SLACK  # the hits, not 42 cards
+    assert set(ids[:2]) == {"a-tides", "b-shared"} and "b-secret" not in ids
+    best = card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery(scope="visible"))
+    assert ids == list(best.cards)
+    assert all(h.score is None or -1 <= h.score <= 1 for h in hits)
