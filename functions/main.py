@@ -17,7 +17,7 @@ from firebase_functions import firestore_fn, https_fn, options
 from flask import Request  # what https_fn.on_request hands over; Flask is already loaded by firebase_functions
 
 from cardchat import keys, llms
-from cardchat.embedding_schema import EMBED_TIMEOUT_S
+from cardchat.embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
 
@@ -45,7 +45,7 @@ SECRETS = keys.bound_secrets()
 #: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
-    | {"searchCards"}  # embeds its text: with a remote embedder that is a key it needs
+    | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
 )
 
 
@@ -344,6 +344,21 @@ def embedCard(event: DocumentWritten) -> None:
     before, after = (_card_of(snap) for snap in (event.data.before, event.data.after))
     outcome = embed_batches.on_card_written(db(), event.params["cardId"], before, after, get_embedder())
     log.info("embedCard %s: %s", event.params["cardId"], outcome)
+
+
+@firestore_fn.on_document_written(
+    document=f"{EMBEDDING_HANDOVERS}/{{owner}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=EMBED_TIMEOUT_S,
+    secrets=_secrets("resumeEmbedding"),
+)
+def resumeEmbedding(event: DocumentWritten) -> None:
+    """A worker out of time with cards still queued: a fresh one takes the rest (repo/embed_batches.py)."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embed_batches
+
+    if event.data.after is not None and event.data.after.exists:  # written, not deleted
+        log.info("resumeEmbedding: %s", embed_batches.work(db(), event.params["owner"], get_embedder()))
 
 
 def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:

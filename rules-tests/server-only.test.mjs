@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, viewer_lookups,
+// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
 // retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
@@ -32,6 +32,8 @@ const PLACES = [
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's
   { name: C.embedding_queue, coll: [C.embedding_queue], id: CARD, data: { owner: UID.owner, version: 'v1', enqueued: T0 }, change: { version: 'v2' } },
   { name: C.embedding_workers, coll: [C.embedding_workers], id: UID.owner, data: { worker: 'w1', alive_until: T0 }, change: { worker: 'w2' } },
+  // a worker out of time handing the owner's queue over (its write starts resumeEmbedding): a client's write would start one too
+  { name: C.embedding_handovers, coll: [C.embedding_handovers], id: UID.owner, data: { worker: 'w1', at: T0 }, change: { worker: 'w2' } },
   // a user's budget of email look-ups and the uids they found (resolveViewers): not even that user reads it
   { name: C.viewer_lookups, coll: [C.viewer_lookups], id: UID.owner, data: { window_start: T0, count: 3, found: [UID.other] }, change: { count: 0 } },
   // the per-owner retrieval index (issue 21): head and shards, not even their owner reads them

@@ -1,15 +1,21 @@
 """A burst of card writes through the real Functions emulator's embedCard
 trigger: every card ends with one fresh vector, an edit and a delete made
-during the burst are honoured, and the owner's progress ends at done."""
+during the burst are honoured, and the owner's progress ends at done; a
+worker's handover starts a fresh worker (resumeEmbedding)."""
 
 from __future__ import annotations
+
+import contextlib
+import os
+import urllib.request
 
 import pytest
 from test_endpoints import wait_for
 
-from cardchat.embedding_schema import EMBEDDING_PROGRESS, EMBEDDING_QUEUE
+from cardchat.embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, Handover
 from cardchat.embeddings.text import text_hash
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card
+from cardchat.repo import embed_queue
+from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, now
 
 pytestmark = pytest.mark.functions
 OWNER = "burst-owner"
@@ -48,3 +54,41 @@ def _all_fresh(db, cards: dict[str, Card]) -> bool:
     refs = [db.collection(CARD_EMBEDDINGS).document(card_id) for card_id in cards]
     stored = {snap.id: snap.to_dict() for snap in db.get_all(refs, field_paths=["text_hash"]) if snap.exists}
     return all(stored.get(cid, {}).get("text_hash") == text_hash(c.title, c.body) for cid, c in cards.items())
+
+
+@contextlib.contextmanager
+def triggers_paused():
+    """The Functions emulator delivers no Firestore event meanwhile (its hub's switch)."""
+    hub = os.environ["FIREBASE_EMULATOR_HUB"]
+
+    def switch(what: str) -> None:
+        req = urllib.request.Request(f"http://{hub}/functions/{what}BackgroundTriggers", method="PUT")
+        urllib.request.urlopen(req, timeout=60).close()
+
+    switch("disable")
+    try:
+        yield
+    finally:
+        switch("enable")
+
+
+def test_a_handover_starts_a_fresh_worker_that_finishes_the_queue(app_db):
+    """What a worker out of time leaves (queued cards, no notice) and then writes (a handover):
+    resumeEmbedding embeds the rest, with no card written after."""
+    owner = "handover-owner"
+    cards = {
+        f"hand-{i}": Card(f"Left {i}", f"Queued when the worker's time ran out, part {i}.", owner) for i in range(5)
+    }
+    with triggers_paused():
+        batch = app_db.batch()
+        for card_id, card in cards.items():
+            batch.set(app_db.collection(CARDS).document(card_id), card.to_dict())
+        batch.commit()
+        embed_queue.enqueue_many(app_db, dict.fromkeys(cards, owner), now())
+    assert not _all_fresh(app_db, cards)
+    app_db.collection(EMBEDDING_HANDOVERS).document(owner).set(Handover(worker="out-of-time").to_dict())
+    wait_for(
+        lambda: _all_fresh(app_db, cards) and not embed_queue.pending_count(app_db, owner),
+        timeout=180,
+        what="the rest embedded",
+    )

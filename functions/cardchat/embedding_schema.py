@@ -21,6 +21,9 @@ EMBEDDING_QUEUE = COLLECTIONS["embedding_queue"]
 EMBEDDING_WORKERS = COLLECTIONS["embedding_workers"]
 #: embedding_progress/{uid}: the owner's own counts (EmbeddingProgress). Owner-readable, server-written.
 EMBEDDING_PROGRESS = COLLECTIONS["embedding_progress"]
+#: Server-only: embedding_handovers/{uid}, "a worker stopped at its time budget with cards still
+#: queued": writing it starts resumeEmbedding (main.py), a fresh worker for the rest (Handover).
+EMBEDDING_HANDOVERS = COLLECTIONS["embedding_handovers"]
 #: embedCard's time limit (main.py): a worker stops claiming well inside it (embed_batches.DRAIN_BUDGET_S).
 EMBED_TIMEOUT_S = 540
 
@@ -66,6 +69,20 @@ class EmbeddingProgress:
     pending: int = 0
     embedded: int = 0
     updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class Handover:
+    """embedding_handovers/{uid}: the worker `worker` ran out of its time
+    budget at `at` with the owner's queue not empty; each write (a new `at`)
+    starts one resumeEmbedding, which becomes the owner's worker unless a live
+    one is there. Nothing else would: a queue waits for the owner's next card write."""
+
+    worker: str
+    at: datetime = field(default_factory=now)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

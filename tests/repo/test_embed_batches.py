@@ -12,7 +12,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from cardchat.embedding_schema import EMBEDDING_QUEUE, EMBEDDING_WORKERS
+from cardchat.embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from cardchat.embeddings import get_embedder, unpack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
@@ -219,3 +219,28 @@ def test_a_worker_finds_a_bursts_cards_before_their_triggers_come(db, embedder):
     _assert_all_fresh(db, cards, embedder)
     assert {eb.on_card_written(db, cid, None, c, embedder) for cid, c in cards.items()} == {"unchanged"}
     assert counted.texts == 100
+
+
+def test_a_worker_out_of_time_hands_the_rest_over_to_a_fresh_worker(db, embedder):
+    cards = {f"h{i:02d}": _card(i) for i in range(70)}
+    _write(db, cards)
+    assert eb.take_notice(db, OWNER, "elsewhere", now())
+    assert {eb.on_card_written(db, cid, None, c, embedder) for cid, c in cards.items()} == {"queued"}
+    embed_queue.retire(db, OWNER)
+    # A budget of 0 s (embedCard's is 420 s): the worker stops after its first batch of 64.
+    assert eb.work(db, OWNER, embedder, budget_s=0) == "drained 64"
+    assert embed_queue.pending_count(db, OWNER) == 6
+    assert not db.collection(EMBEDDING_WORKERS).document(OWNER).get().exists
+    handover = db.collection(EMBEDDING_HANDOVERS).document(OWNER).get()
+    assert handover.exists  # its write starts resumeEmbedding (main.py), which does what follows
+    assert eb.work(db, OWNER, embedder) == "drained 6"
+    _assert_all_fresh(db, cards, embedder)
+
+
+def test_a_worker_out_of_time_with_nothing_left_only_retires(db, embedder):
+    cards = {f"e{i}": _card(i) for i in range(3)}
+    _write(db, cards)
+    embed_queue.enqueue_many(db, dict.fromkeys(cards, OWNER), now())
+    assert eb.work(db, OWNER, embedder, budget_s=0) == "drained 3"
+    assert not db.collection(EMBEDDING_HANDOVERS).document(OWNER).get().exists
+    assert not db.collection(EMBEDDING_WORKERS).document(OWNER).get().exists

@@ -10,7 +10,9 @@ its card in the owner's queue (repo/embed_queue.py), then:
   cards (leased, so no card is embedded by two workers), embeds those whose
   stored vector is not fresh in one model call, stores the vectors, removes
   the entries not written again meanwhile, counts the owner's progress, and
-  claims again until the queue is empty or its time is up.
+  claims again until the queue is empty or its time is up; a worker whose
+  time is up with cards still queued hands over (`embed_queue.hand_over`):
+  the handover's trigger starts a fresh worker, so a burst always finishes.
 
 No card is lost between the two: a trigger writes its entry before it looks
 for a notice, and a worker removes its notice before its last look at the
@@ -63,7 +65,7 @@ NOTICE = timedelta(seconds=60)
 #: vector whose triggers have not come yet (_Sweep).
 SWEEP_BACK = timedelta(seconds=120)
 #: A worker stops claiming after this long, two minutes inside embedCard's
-#: limit; the owner's next card write drains what is left.
+#: limit, and hands the rest over to a fresh worker (embed_queue.hand_over).
 DRAIN_BUDGET_S = EMBED_TIMEOUT_S - 120.0
 
 Clock = Callable[[], datetime]
@@ -91,10 +93,20 @@ def on_card_written(
     if after is None:
         db.collection(CARD_EMBEDDINGS).document(card_id).delete()  # at once; the queue entry settles a racing batch
     queue.enqueue(db, card_id, card.owner, clock())
+    return work(db, card.owner, embedder, clock)
+
+
+def work(
+    db: firestore.Client, owner: str, embedder: Embedder, clock: Clock = now, budget_s: float | None = None
+) -> str:
+    """Become the owner's worker and drain their queue, unless a live worker
+    is there: "queued", or "drained n". embedCard after queueing its card, and
+    resumeEmbedding when a worker ran out of time, call it."""
     worker = uuid.uuid4().hex
-    if not take_notice(db, card.owner, worker, clock()):
+    if not take_notice(db, owner, worker, clock()):
         return "queued"
-    return f"drained {drain(db, card.owner, embedder, worker, clock=clock, batch=batch_size())}"
+    budget = DRAIN_BUDGET_S if budget_s is None else budget_s
+    return f"drained {drain(db, owner, embedder, worker, clock=clock, budget_s=budget, batch=batch_size())}"
 
 
 def batch_size() -> int:
@@ -169,8 +181,12 @@ def drain(
             queue.announce(db, owner, worker, clock() + NOTICE)  # a second worker meanwhile is harmless: leases
         made += _run_batch(db, owner, claimed, embedder, clock)
         if time.monotonic() > stop_at:
-            queue.retire(db, owner)
-            log.warning("embedding worker for %s stopped at its time budget; %d cards made", owner, made)
+            # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
+            if queue.pending_count(db, owner):
+                queue.hand_over(db, owner, worker, clock())
+                log.warning("embedding worker for %s handed over at its time budget; %d cards made", owner, made)
+            else:
+                queue.retire(db, owner)
             return made
         queue.announce(db, owner, worker, clock() + NOTICE)
 

@@ -22,10 +22,12 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from ..embedding_schema import (
+    EMBEDDING_HANDOVERS,
     EMBEDDING_PROGRESS,
     EMBEDDING_QUEUE,
     EMBEDDING_WORKERS,
     EmbeddingProgress,
+    Handover,
     QueuedCard,
     WorkerNotice,
 )
@@ -104,6 +106,12 @@ def announce(db: firestore.Client, owner: str, worker: str, until: datetime) -> 
 
 def retire(db: firestore.Client, owner: str) -> None:
     db.collection(EMBEDDING_WORKERS).document(owner).delete()
+
+
+def hand_over(db: firestore.Client, owner: str, worker: str, at: datetime) -> None:
+    """The notice goes, then a handover is written: its trigger (resumeEmbedding) starts a fresh worker."""
+    retire(db, owner)
+    db.collection(EMBEDDING_HANDOVERS).document(owner).set(Handover(worker=worker, at=at).to_dict())
 
 
 def _claimable(data: dict[str, Any], now: datetime) -> bool:
