@@ -147,6 +147,38 @@ describe('CardPager', () => {
     expect(pager.cards[0].id).toBe('c001');
   });
 
+  it('a card the feed reports while the first page is read, before it, joins the list when the page lands', async () => {
+    // The page query was answered before the write; the feed reports the card before the page arrives.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => { release = r; });
+    const fetch = collectionFetch(deck);
+    const pager = new CardPager(cursorSource(async (after, n) => { const page = await fetch(after, n); await gate; return page; }),
+      { pageSize: 50, order: cardOrder }, () => {});
+    pager.want(1);
+    await settle();
+    pager.upsert(card('new', '!first'));
+    pager.upsert(card('later', 'T010x'));
+    pager.remove('c003'); // deleted meanwhile: the page read before must not bring it back
+    release();
+    await settle();
+    expect(ids(pager.cards.slice(0, 4))).toEqual(['new', 'c000', 'c001', 'c002']);
+    expect(pager.cards.findIndex((c) => c.id === 'later')).toBe(11);
+    expect(pager.cards.some((c) => c.id === 'c003')).toBe(false);
+  });
+
+  it('a card past what is loaded is placed when a page reaches it, even from cards fetched before it was written', async () => {
+    const pager = new CardPager(cursorSource(collectionFetch(deck)), { pageSize: 50, order: cardOrder }, () => {});
+    pager.want(1);
+    await settle();
+    pager.upsert(card('late', 'T060x'));
+    pager.upsert({ ...deck[70], title: 'T070 edited' });
+    expect(pager.cards.some((c) => c.id === 'late')).toBe(false);
+    pager.want(60);
+    await settle();
+    expect(pager.cards.findIndex((c) => c.id === 'late')).toBe(61);
+    expect(pager.cards.filter((c) => c.id === deck[70].id).map((c) => c.title)).toEqual(['T070 edited']);
+  });
+
   it('backs off 1 s, 2 s, 4 s … up to 30 s', () => {
     expect([1, 2, 3, 6, 10].map(retryDelay)).toEqual([1000, 2000, 4000, 30000, 30000]);
   });

@@ -170,6 +170,8 @@ export class CardPager {
   private busy = false;
   private stopped = false;
   private cancelRetry: (() => void) | null = null;
+  /** What the live feed said of the cards it reported since the list started (null: gone). */
+  private readonly live = new Map<string, CardDoc | null>();
   private waiters: Array<{ n: number; resolve: () => void }> = [];
   private readonly opts: Required<Omit<PagerOptions, 'order'>> & Pick<PagerOptions, 'order'>;
 
@@ -193,26 +195,39 @@ export class CardPager {
     });
   }
 
-  /** A card written after the list was loaded: placed where the order puts it, if that is within what is loaded. */
+  /**
+   * A card written after the list was loaded (the live feed): placed where the order puts it, if that is
+   * within what is loaded; else when a page reaches it. The feed's version wins over a page's copy: a page
+   * may have been read before the write (the first page in flight while the feed answers, or cards a merged
+   * source fetched ahead), and would otherwise leave the card out, or bring back an old one.
+   */
   upsert(card: CardDoc): void {
+    this.live.set(card.id, card);
     const at = this.cards.findIndex((c) => c.id === card.id);
     if (at >= 0) this.cards.splice(at, 1);
-    const order = this.opts.order;
-    if (!order) {
+    if (!this.opts.order) {
       if (at >= 0) this.cards.splice(at, 0, card);
     } else {
-      const pos = this.cards.findIndex((c) => order(card, c) < 0);
-      if (pos >= 0) this.cards.splice(pos, 0, card);
-      else if (this.done) this.cards.push(card); // past the end: the next page brings it otherwise
+      this.place(card);
     }
     this.onChange();
   }
 
+  /** A card deleted (or no longer in the view) after the list was loaded: a page read before cannot bring it back. */
   remove(id: string): void {
+    this.live.set(id, null);
     const at = this.cards.findIndex((c) => c.id === id);
     if (at < 0) return;
     this.cards.splice(at, 1);
     this.onChange();
+  }
+
+  /** Into the ordered list, if the loaded cards reach its place (or all are loaded). */
+  private place(card: CardDoc): void {
+    const order = this.opts.order!;
+    const pos = this.cards.findIndex((c) => order(card, c) < 0);
+    if (pos >= 0) this.cards.splice(pos, 0, card);
+    else if (this.done) this.cards.push(card);
   }
 
   dispose(): void {
@@ -243,8 +258,17 @@ export class CardPager {
     const page = await this.source.next(this.opts.pageSize);
     if (this.stopped) return;
     const known = new Set(this.cards.map((c) => c.id));
-    this.cards.push(...page.cards.filter((c) => !known.has(c.id))); // a live upsert may have brought it already
+    for (const c of page.cards) {
+      if (known.has(c.id)) continue; // a live upsert brought it already
+      const latest = this.live.has(c.id) ? this.live.get(c.id) : c;
+      if (latest && (!this.opts.order || latest === c)) this.cards.push(latest);
+    }
     this.done = page.done;
+    // The feed's cards that sort where this page reached (or anywhere, once all are loaded).
+    if (this.opts.order) {
+      const listed = new Set(this.cards.map((c) => c.id));
+      for (const c of this.live.values()) if (c && !listed.has(c.id)) this.place(c);
+    }
     this.error = null;
     this.attempt = 0;
     this.onChange();
