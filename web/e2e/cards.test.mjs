@@ -30,10 +30,7 @@ test('the demo cards appear, a card private to another user does not, and the mo
   await signIn(page);
 
   await exactlyTheReadableCardsAreShown(page, visible, hidden);
-  // Not checked for now (issue 21, left open): a card written elsewhere while the page is open reaches
-  // the paged list in 4 of 7 runs on the emulator; in the others the listener never delivers it, though a
-  // REST query with the user's token finds it. aCardWrittenNowComesAndGoesLive is the check to restore.
-  void aCardWrittenNowComesAndGoesLive;
+  await aCardWrittenNowComesAndGoesLive(page, uid, visible);
   await filteringNarrowsTheCount(page, visible, idToken);
   await thePickerOffersListModels(page, idToken);
   assert.deepEqual(errors, []);
@@ -57,6 +54,7 @@ function byTitleThenId(a, b) {
 
 async function exactlyTheReadableCardsAreShown(page, visible, hidden) {
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''), null, { timeout: 60_000 });
+  await page.getByTestId('card').first().waitFor({ timeout: 60_000 }); // the count comes apart from the cards
   assert.match(await page.getByTestId('card-count').textContent(), new RegExp(`^${visible.length} cards shown`));
   const firstScreen = await page.getByTestId('card').evaluateAll((els) => els.map((e) => e.getAttribute('data-card-id')));
   const inOrder = [...visible].sort(byTitleThenId).map((c) => c.id);
@@ -77,7 +75,8 @@ async function aCardWrittenNowComesAndGoesLive(page, uid, visible) {
   });
   try {
     await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ timeout: 60_000 });
-    assert.match(await page.getByTestId('card-count').textContent(), new RegExp(`^${visible.length + 1} cards shown`));
+    // The count is the server's (an aggregation query asked again after a change): it follows the list.
+    await page.waitForFunction((n) => document.querySelector('[data-testid=card-count]')?.textContent?.startsWith(`${n} cards shown`), visible.length + 1, { timeout: 30_000 });
   } finally {
     await adminDelete(`${COLLECTIONS.cards}/${liveId}`);
   }
