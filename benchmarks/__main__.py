@@ -11,7 +11,7 @@ from google.cloud import firestore
 
 ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
 ALL += ["scrub", "pipeline", "embed_burst", "search_cards"]
-ALL += ["index", "index_memory"]  # the retrieval index (issue 21)
+ALL += ["index", "index_memory", "function_memory"]  # the retrieval index (issue 21)
 
 
 def main(argv: list[str]) -> int:

@@ -22,6 +22,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,8 @@ MAX_SHARD_BYTES = 900_000
 TARGET_SHARD_BYTES = 450_000
 #: Shard documents per write batch (a commit carries at most 10 MiB).
 WRITE_BATCH = 8
+#: Batch reads of shards in flight at once on a cold load.
+READ_STREAMS = 4
 #: Shards kept decoded per process, across owners (≈ 450 KB each compressed, ~1-2 MB decoded).
 CACHED_SHARDS = 400
 ATTEMPTS = 8
@@ -108,10 +111,7 @@ def _packed(db: firestore.Client, doc_ids: Sequence[str]) -> dict[str, Packed] |
     missing = [d for d in doc_ids if d not in found]
     if missing:
         reads.add(shards=len(missing))
-        refs = [db.collection(RETRIEVAL_INDEX_SHARDS).document(d) for d in missing]
-        for snap in db.get_all(refs):
-            if snap.exists:
-                found[snap.id] = unpack_shard((snap.to_dict() or {})["data"])
+        found.update(_read_shards(db, missing))
         with _cache_lock:
             for d in missing:
                 if d in found:
@@ -119,6 +119,22 @@ def _packed(db: firestore.Client, doc_ids: Sequence[str]) -> dict[str, Packed] |
             while len(_shards) > CACHED_SHARDS:
                 _shards.popitem(last=False)
     return found if all(d in found for d in doc_ids) else None
+
+
+def _read_shards(db: firestore.Client, doc_ids: Sequence[str]) -> dict[str, Packed]:
+    """The shards that exist among `doc_ids`, unpacked: READ_STREAMS batch reads side by side
+    (a cold instance's first call at 100,000 cards reads ~100 of ~450 KB; zlib lets go of the
+    GIL, so one stream's decompressing overlaps another's reading)."""
+    groups = [list(doc_ids[k::READ_STREAMS]) for k in range(min(READ_STREAMS, len(doc_ids)))]
+
+    def read(group: list[str]) -> list[tuple[str, Packed]]:
+        refs = [db.collection(RETRIEVAL_INDEX_SHARDS).document(d) for d in group]
+        return [(s.id, unpack_shard(s.get("data"))) for s in db.get_all(refs, field_paths=["data"]) if s.exists]
+
+    if len(groups) == 1:
+        return dict(read(groups[0]))
+    with ThreadPoolExecutor(len(groups)) as pool:
+        return {d: p for part in pool.map(read, groups) for d, p in part}
 
 
 def load(db: firestore.Client, owner: str) -> tuple[dict[str, Any], Snapshot] | None:

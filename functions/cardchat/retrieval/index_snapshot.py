@@ -8,9 +8,11 @@ drawn from one or more snapshots exactly as `rank.rank_with_scores` ranks
 the same cards in the same order (dequantised vectors, the same BM25
 statistics over the candidate set, the same fusion: `rank.fuse_scores`).
 
-The vectors are held dequantised (float32, 154 MB at 100,000 cards of 384
-dimensions; the shards' int8 form is what is stored and read): a query is one
-matrix-vector product instead of dequantising on every call.
+The vectors are held as the shards store them, int8 with one scale a row
+(38 MB at 100,000 cards of 384 dimensions; dequantised to float32 they took
+154 MB, most of a cold function's peak): a query converts CHUNK rows at a
+time to float32, multiplies them by the query and the products by the
+scales (one conversion per component per query: tens of ms at 100,000 cards).
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval.index_entries import Entry, Packed, dequantise
+from cardchat.retrieval.index_entries import Entry, Packed
 from cardchat.schema import Card
 
 if TYPE_CHECKING:
     from cardchat.collection_query import CollectionQuery
     from cardchat.retrieval.rank import Ranking, RankingConfig
 
-#: Rows dequantised at a time for the dense scores (a 12 MB float32 block at 384 dimensions).
+#: Rows converted to float32 at a time for the dense scores (a 12 MB block at 384 dimensions).
 CHUNK = 8192
 
 
@@ -39,10 +41,10 @@ class Snapshot:
     owner: str
     ids: list[str]
     hashes: list[str]
-    cards: list[Card]  # title and body empty: access fields and tags only
+    cards: list[Card]  # title and body empty: access fields and tags only; shared between rows, never changed
     has_vector: np.ndarray  # bool
     scales: np.ndarray  # float32, 0 without a vector
-    vectors: np.ndarray  # float32 (n, dim), dequantised once (zero rows without a vector)
+    vectors: np.ndarray  # int8 (n, dim), times `scales` row by row (zero rows without a vector)
     row_start: np.ndarray  # int64 (n + 1): row r's postings are [row_start[r], row_start[r + 1])
     term: np.ndarray  # int32, process vocabulary ids
     tf: np.ndarray  # float32
@@ -69,16 +71,32 @@ class Snapshot:
         return int(sum(a.nbytes for a in arrays))
 
     def similarities(self, query_vec: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Cosine similarity of `rows` to the query, as `dense.similarities`
-        computes it over the dequantised vectors (float64, like rank.py;
-        equal to rounding: BLAS may sum a row differently in a larger product)."""
-        from cardchat.retrieval.dense import similarities
-
+        """Cosine similarity of `rows` to the query: each int8 row times the
+        unit query, times the row's scale (float64 like rank.py; equal to
+        `dense.similarities` over the dequantised vectors up to float32 rounding)."""
         if self.dim == 0:  # nothing embedded when these entries were written: every row is masked
             return np.zeros(len(rows), np.float64)
-        # One product over every row, then the rows asked for: cheaper than copying them out.
-        sims: np.ndarray = np.asarray(similarities(query_vec, self.vectors), np.float64)[rows]
-        return sims
+        q = np.asarray(query_vec, np.float32).reshape(-1)
+        if q.shape[0] != self.dim:
+            raise ValueError(f"query has {q.shape[0]} dimensions, the index {self.dim}")
+        norm = float(np.linalg.norm(q))
+        q = q / norm if norm > 0 else q
+        if len(rows) * 4 < len(self):  # a few rows: only those
+            picked = np.asarray(rows, np.int64)
+            few: np.ndarray = (self.vectors[picked].astype(np.float32) @ q * self.scales[picked]).astype(np.float64)
+            return few
+        # Every row, CHUNK at a time through one float32 buffer (no float copy of the whole
+        # matrix), then the rows asked for.
+        sims = np.empty(len(self), np.float32)
+        buf = np.empty((min(CHUNK, len(self)), self.dim), np.float32)
+        for start in range(0, len(self), CHUNK):
+            stop = min(len(self), start + CHUNK)
+            block = buf[: stop - start]
+            block[...] = self.vectors[start:stop]
+            np.matmul(block, q, out=sims[start:stop])
+        sims *= self.scales
+        out: np.ndarray = sims.astype(np.float64)[rows]
+        return out
 
     def postings(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(doc, term, tf) of `rows`, doc numbering the rows 0..len(rows)-1."""
@@ -105,129 +123,126 @@ class Snapshot:
         with self._lock:
             found = self._masks.get(key)
         if found is None:
-            found = np.flatnonzero(np.fromiter((query.admits(c, uid) for c in self.cards), bool, len(self.cards)))
+            verdict: dict[int, bool] = {}  # rows share their Card objects: one admits() per distinct one
+
+            def admits(c: Card) -> bool:
+                seen = verdict.get(id(c))
+                if seen is None:
+                    seen = verdict[id(c)] = query.admits(c, uid)
+                return seen
+
+            found = np.flatnonzero(np.fromiter((admits(c) for c in self.cards), bool, len(self.cards)))
             with self._lock:
                 self._masks[key] = found
         return found
 
 
 def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
-    """One snapshot of the shards in order (rows: each shard's entries in turn)."""
+    """One snapshot of the shards in order (rows: each shard's entries in turn),
+    decoded straight into arrays of the final size: no per-shard copies to join."""
     vocab = sparse.default_bm25().vocab
+    n = sum(len(p.header["ids"]) for p in shards)
+    total = sum(len(p.term_idx) for p in shards)
+    dim = max((p.dim for p in shards), default=0)
+    cols = _Columns.empty(n, total, dim)
     ids: list[str] = []
     hashes: list[str] = []
     cards: list[Card] = []
-    has_vec: list[np.ndarray] = []
-    scales: list[np.ndarray] = []
-    vectors: list[np.ndarray] = []
-    nterms: list[np.ndarray] = []
-    terms: list[np.ndarray] = []
-    tfs: list[np.ndarray] = []
-    chars: list[np.ndarray] = []
-    dim = max((p.dim for p in shards), default=0)
+    # One text-less Card per distinct (visibility, viewers, tags): read-only, and most cards share one.
+    shared: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Card] = {}
+    at = pos = 0
     for p in shards:
         h = p.header
-        n = len(h["ids"])
+        k, m = len(h["ids"]), len(p.term_idx)
         ids += h["ids"]
-        chars.append(np.asarray(h["chars"], np.int64).reshape(n))
         hashes += h["hashes"]
-        cards += [
-            Card(title="", body="", owner=owner, visibility=v, viewers=list(w), tags=list(t))
-            for v, w, t in zip(h["vis"], h["viewers"], h["tags"])
-        ]
-        mask = np.asarray(h["has_vec"], bool).reshape(n)
-        has_vec.append(mask)
-        s = np.zeros(n, np.float32)
-        s[mask] = p.scales
-        scales.append(s)
-        vecs = np.zeros((n, dim), np.int8)
+        for v, w, t in zip(h["vis"], h["viewers"], h["tags"]):
+            key = (v, tuple(w), tuple(t))
+            card = shared.get(key)
+            if card is None:
+                card = shared[key] = Card(title="", body="", owner=owner, visibility=v, viewers=list(w), tags=list(t))
+            cards.append(card)
+        mask = np.asarray(h["has_vec"], bool).reshape(k)
+        cols.has_vec[at : at + k] = mask
         if mask.any():
-            vecs[mask] = p.vectors
-        vectors.append(vecs)
-        local = np.fromiter((vocab.id(t) for t in h["vocab"]), np.int32, len(h["vocab"]))
-        terms.append(local[p.term_idx.astype(np.int64)] if len(p.term_idx) else np.zeros(0, np.int32))
-        tfs.append(np.asarray(p.tf, np.float32))
-        nterms.append(np.asarray(h["nterms"], np.int64).reshape(n))
-    return _assemble(owner, ids, hashes, cards, has_vec, scales, vectors, nterms, terms, tfs, chars, dim)
+            rows = at + np.flatnonzero(mask)
+            cols.scales[rows] = p.scales
+            cols.vectors[rows] = p.vectors
+        cols.chars[at : at + k] = np.asarray(h["chars"], np.int64).reshape(k)
+        cols.nterms[at : at + k] = np.asarray(h["nterms"], np.int64).reshape(k)
+        if m:
+            local = np.fromiter((vocab.id(t) for t in h["vocab"]), np.int32, len(h["vocab"]))
+            np.take(local, p.term_idx, out=cols.term[pos : pos + m])
+            cols.tf[pos : pos + m] = p.tf
+        at, pos = at + k, pos + m
+    return _assemble(owner, ids, hashes, cards, cols)
 
 
 def from_entries(owner: str, entries: Sequence[Entry], dim: int) -> Snapshot:
     """A snapshot of loose entries (cards read directly, not from an index)."""
     vocab = sparse.default_bm25().vocab
-    cards = [e.card(owner) for e in entries]
-    has = np.array([e.vector is not None for e in entries], bool)
-    vecs = np.zeros((len(entries), dim), np.int8)
+    cols = _Columns.empty(len(entries), sum(len(e.terms) for e in entries), dim)
+    pos = 0
     for i, e in enumerate(entries):
         if e.vector is not None:
-            vecs[i] = e.vector
+            cols.has_vec[i], cols.scales[i], cols.vectors[i] = True, e.scale, e.vector
+        cols.chars[i], cols.nterms[i] = e.chars, len(e.terms)
+        cols.term[pos : pos + len(e.terms)] = [vocab.id(t) for t in e.terms]
+        cols.tf[pos : pos + len(e.terms)] = e.tf
+        pos += len(e.terms)
     return _assemble(
-        owner,
-        [e.id for e in entries],
-        [e.text_hash for e in entries],
-        cards,
-        [has],
-        [np.array([e.scale for e in entries], np.float32)],
-        [vecs],
-        [np.array([len(e.terms) for e in entries], np.int64)],
-        [np.fromiter((vocab.id(t) for e in entries for t in e.terms), np.int32)],
-        [np.concatenate([e.tf for e in entries]).astype(np.float32) if entries else np.zeros(0, np.float32)],
-        [np.array([e.chars for e in entries], np.int64)],
-        dim,
+        owner, [e.id for e in entries], [e.text_hash for e in entries], [e.card(owner) for e in entries], cols
     )
 
 
-def _assemble(
-    owner: str,
-    ids: list[str],
-    hashes: list[str],
-    cards: list[Card],
-    has_vec: list[np.ndarray],
-    scales: list[np.ndarray],
-    vectors: list[np.ndarray],
-    nterms: list[np.ndarray],
-    terms: list[np.ndarray],
-    tfs: list[np.ndarray],
-    chars: list[np.ndarray],
-    dim: int,
-) -> Snapshot:
-    counts = np.concatenate(nterms) if nterms else np.zeros(0, np.int64)
-    row_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    tf = np.concatenate(tfs) if tfs else np.zeros(0, np.float32)
+@dataclass
+class _Columns:
+    """A snapshot's arrays at their final size, filled in place."""
+
+    has_vec: np.ndarray
+    scales: np.ndarray
+    vectors: np.ndarray
+    nterms: np.ndarray
+    term: np.ndarray
+    tf: np.ndarray
+    chars: np.ndarray
+
+    @staticmethod
+    def empty(n: int, postings: int, dim: int) -> _Columns:
+        return _Columns(
+            has_vec=np.zeros(n, bool),
+            scales=np.zeros(n, np.float32),
+            vectors=np.zeros((n, dim), np.int8),
+            nterms=np.zeros(n, np.int64),
+            term=np.zeros(postings, np.int32),
+            tf=np.zeros(postings, np.float32),
+            chars=np.zeros(n, np.int64),
+        )
+
+
+def _assemble(owner: str, ids: list[str], hashes: list[str], cards: list[Card], cols: _Columns) -> Snapshot:
+    row_start = np.zeros(len(ids) + 1, np.int64)
+    np.cumsum(cols.nterms, out=row_start[1:])
     # A document's length is its tf summed (bm25.Bm25.doc_terms); title-weighted counts are whole
     # numbers, so summing them in another order gives the same float32.
     lengths = np.zeros(len(ids), np.float32)
-    filled = counts > 0
+    filled = cols.nterms > 0
     if filled.any():
-        lengths[filled] = np.add.reduceat(tf, row_start[:-1][filled])
+        lengths[filled] = np.add.reduceat(cols.tf, row_start[:-1][filled])
     return Snapshot(
         owner=owner,
         ids=ids,
         hashes=hashes,
         cards=cards,
-        has_vector=np.concatenate(has_vec) if has_vec else np.zeros(0, bool),
-        scales=np.concatenate(scales) if scales else np.zeros(0, np.float32),
-        vectors=_dequantised(vectors, scales, dim),
+        has_vector=cols.has_vec,
+        scales=cols.scales,
+        vectors=cols.vectors,
         row_start=row_start,
-        term=np.concatenate(terms) if terms else np.zeros(0, np.int32),
-        tf=tf,
+        term=cols.term,
+        tf=cols.tf,
         lengths=lengths,
-        chars=np.concatenate(chars) if chars else np.zeros(0, np.int64),
+        chars=cols.chars,
     )
-
-
-def _dequantised(vectors: list[np.ndarray], scales: list[np.ndarray], dim: int) -> np.ndarray:
-    """The int8 rows times their scales as one float32 matrix, CHUNK rows at a
-    time (no float temporary of the whole matrix): 1.5 KB a card at 384
-    dimensions, and a query is then one matrix-vector product."""
-    n = sum(len(v) for v in vectors)
-    out = np.empty((n, dim), np.float32)
-    at = 0
-    for v, s in zip(vectors, scales):
-        for start in range(0, len(v), CHUNK):
-            block = v[start : start + CHUNK]
-            out[at : at + len(block)] = dequantise(block, s[start : start + CHUNK])
-            at += len(block)
-    return out
 
 
 @dataclass

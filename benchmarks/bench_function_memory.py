@@ -1,0 +1,164 @@
+"""A function's own peak memory at 100,000 cards (issue 21, point 4).
+
+The index benches measure in a process that also seeded and built the deck;
+here the parent seeds one owner's cards and writes their retrieval index
+(shards made from the entries directly: no card_embeddings, no rebuild),
+then each call runs in a fresh Python process that does only what a cold
+instance of that function does: import `main`, then one call (the embedder
+loaded, the index read and decoded, ranked, the packed cards or hits read).
+Its peak RSS (VmHWM) is what the function's memory setting must hold.
+`CARDCHAT_BENCH_MEMORY_SIZES` (default "100000") picks the decks;
+`CARDCHAT_BENCH_BASELINE=<dir>` also runs each call on the `functions/` of
+another checkout (before/after in one run, under the same load:
+`git archive <rev> functions | tar -x -C <dir>`).
+`scripts/bench function_memory`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.bench_create_chat import VOCAB
+from cardchat.repo import retrieval_index
+from cardchat.retrieval.index_entries import make_entry
+from cardchat.schema import CARDS, RETRIEVAL_INDEX, Card, now
+
+QUESTION = "how do I rebase my branch onto main?"
+#: The owner's index alone (read and decoded: a cold instance's first step), then
+#: createChat's and continueChat's background (create.select_background), generateAnswer's per-turn
+#: ranking (turn_context.rank_source), the Cards page's search, the MCP tool.
+CALLS = ("load", "createChat", "generateAnswer", "searchCards", "mcp")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _seed(db: Any, n: int, owner: str) -> None:
+    from cardchat.embeddings import get_embedder
+
+    rng, vr = random.Random(n), np.random.default_rng(n)
+    entries, batch, pending = [], db.batch(), 0
+    for i in range(n):
+        body = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120)))
+        card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
+        cid = f"{owner}-{i:06d}"
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        v = vr.standard_normal(384).astype(np.float32)
+        entries.append(make_entry(cid, card, v / np.linalg.norm(v)))
+        pending += 1
+        if pending >= 480:
+            batch.commit()
+            batch, pending = db.batch(), 0
+    if pending:
+        batch.commit()
+    blobs = retrieval_index._shard_blobs(entries, 384)
+    named = retrieval_index._write_shards(db, owner, 1, dict(enumerate(blobs)))
+    db.collection(RETRIEVAL_INDEX).document(owner).set(
+        {
+            "owner": owner,
+            "version": 1,
+            "slots": len(blobs),
+            "shards": [named[s] for s in range(len(blobs))],
+            "model": get_embedder().model_id,
+            "dim": 384,
+            "count": n,
+            "updated": now(),
+        }
+    )
+
+
+def _child(call: str, owner: str) -> dict[str, Any]:
+    """In the fresh process: import main as a cold instance does, then one call."""
+    os.environ.setdefault("FUNCTIONS_EMULATOR", "true")
+    os.environ.setdefault("GCLOUD_PROJECT", "demo-cardchat-bench")
+    import main  # from the functions directory the parent put first on PYTHONPATH
+
+    after_import = _hwm()
+    start = time.perf_counter()
+    _call(main.db(), call, owner)
+    return {"import_mib": after_import, "peak_mib": _hwm(), "ms": (time.perf_counter() - start) * 1000}
+
+
+def _call(db: Any, call: str, owner: str) -> None:
+    from cardchat import llms
+    from cardchat.collection_query import CollectionQuery
+
+    query = CollectionQuery(scope="mine")
+    if call == "load":
+        from cardchat.repo import retrieval_index as index
+
+        index.load(db, owner)
+    elif call == "createChat":
+        from cardchat.chat import create
+
+        spec = llms.MODELS["claude-sonnet-4-6"]
+        create.select_background(db, owner, query, QUESTION, spec, 0.5, "", lambda _: None)
+    elif call == "generateAnswer":
+        from cardchat.chat import turn_context
+
+        turn_context.rank_source(db, owner, query, "and how do I undo a stash?", QUESTION)
+    elif call == "searchCards":
+        from cardchat.chat import card_search
+        from cardchat.parsing import search_cards
+
+        card_search.search_cards(db, owner, search_cards({"text": "rebase branch", "scope": "mine"}))
+    else:
+        from cardchat.mcpserver import search
+
+        search.search_cards(db, owner, QUESTION, 10)
+
+
+def _hwm() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def run(db: Any) -> Iterator[str]:
+    for n in map(int, os.environ.get("CARDCHAT_BENCH_MEMORY_SIZES", "100000").split()):
+        owner = f"bench-memory-{n}"
+        start = time.perf_counter()
+        _seed(db, n, owner)
+        head = retrieval_index.read_head(db, owner) or {}
+        yield f"{n:,} cards seeded and indexed in {time.perf_counter() - start:.0f} s: {len(head['shards'])} shards"
+        for call in os.environ.get("CARDCHAT_BENCH_MEMORY_CALLS", " ".join(CALLS)).split():
+            for label, code in _code_dirs():
+                r = _in_fresh_process(call, owner, code)
+                yield (
+                    f"    {call}{label}, cold instance: peak RSS {r['peak_mib']:.0f} MiB "
+                    f"(after importing main {r['import_mib']:.0f} MiB); the call took {r['ms']:.0f} ms "
+                    f"(load average {os.getloadavg()[0]:.1f})"
+                )
+
+
+def _code_dirs() -> list[tuple[str, Path]]:
+    baseline = os.environ.get("CARDCHAT_BENCH_BASELINE")
+    dirs = [(" (baseline)", Path(baseline) / "functions")] if baseline else []
+    return [*dirs, ("", ROOT / "functions")]
+
+
+def _in_fresh_process(call: str, owner: str, code: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_function_memory", call, owner],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}"},
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        raise RuntimeError(f"{call} in {code}: {out.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(_child(sys.argv[1], sys.argv[2])))
