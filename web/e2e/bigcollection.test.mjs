@@ -3,20 +3,27 @@
 // aggregation query, keeps the DOM small however far one scrolls, never says
 // "You have no cards yet", and says "Couldn't load your cards — retrying"
 // while Firestore cannot be reached (its requests aborted), then recovers;
-// the chat list the same.
+// the chat list the same. Typing a word only a card far past the loaded
+// pages holds finds it (searchCards), and "Chat with all 10000 cards" makes
+// a chat from the query, which the server resolves to all 10,000.
 //
 // The cards are seeded as an admin in batched commits with the emulator's
 // triggers paused (10,000 embedCard runs would swamp the machine); they
 // belong to a user of their own, so the other browser tests see none of them.
+// Their retrieval index is built once, as an operator would (reindex).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminWriteMany, APP_URL, COLLECTIONS, ensureUser, launch, newContext, pageErrors, signIn, withTriggersPaused,
+  adminGet, adminSet, adminWriteMany, APP_URL, COLLECTIONS, ensureUser, launch, modelPickerReady, newContext, pageErrors,
+  reindexOwner, signIn, withTriggersPaused,
 } from './support.mjs';
 
 export const BIG = { email: 'big@cardchat.test', password: 'cardchat-big', cards: 10_000 };
 const DOM_LIMIT = 3000;
 const NO_CARDS = 'You have no cards yet';
+/** A word one card holds, far past every page the browser loads: only the server's search can find it. */
+const RARE_WORD = 'quillwort';
+const RARE_CARD = 9876;
 
 const bigCardId = (i) => `big-${String(i).padStart(5, '0')}`;
 
@@ -24,7 +31,8 @@ function bigCard(uid, i) {
   const at = new Date('2026-01-01T00:00:00Z');
   return {
     title: `Note ${String(i).padStart(5, '0')}`,
-    body: `Lantern log ${i}. The wick was trimmed at dusk; the glass was clean. Entry ${i % 97} of the keeper's book.`,
+    body: `Lantern log ${i}. The wick was trimmed at dusk; the glass was clean. Entry ${i % 97} of the keeper's book.`
+      + (i === RARE_CARD ? ` A sprig of ${RARE_WORD} pressed between the pages.` : ''),
     owner: uid, visibility: 'private', viewers: [], tags: ['big', `shelf-${i % 20}`], created: at, updated: at,
   };
 }
@@ -35,6 +43,8 @@ before(async () => {
   ({ uid } = await ensureUser(BIG.email, BIG.password));
   const writes = Array.from({ length: BIG.cards }, (_, i) => [`${COLLECTIONS.cards}/${bigCardId(i)}`, bigCard(uid, i)]);
   await withTriggersPaused(() => adminWriteMany(writes));
+  await adminSet(`${COLLECTIONS.users}/${uid}`, { may_use_ai: true, admin: false });
+  await reindexOwner(uid);
   browser = await launch();
 });
 after(async () => {
@@ -123,7 +133,50 @@ async function theChatListSaysSoToo(page) {
   await page.getByTestId('no-chats').waitFor({ timeout: 90_000 });
 }
 
-test('10,000 cards: the first screen, the count, a small DOM after scrolling, never "no cards"', async () => {
+/** Typing a word only an unloaded card holds: searchCards finds it, and the list shows it. */
+async function aSearchFindsAnUnloadedCard(page) {
+  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.locator('[data-testid=card]').first().waitFor({ timeout: 60_000 });
+  const rare = page.locator(`[data-testid=card][data-card-id="${bigCardId(RARE_CARD)}"]`);
+  assert.equal(await rare.count(), 0, 'the card is not among those loaded');
+  const answered = page.waitForResponse((r) => r.url().endsWith('/searchCards') && r.request().method() === 'POST', { timeout: 60_000 });
+  await page.getByTestId('card-search').fill(RARE_WORD);
+  const { result } = await (await answered).json();
+  assert.equal(result.cards[0]?.id, bigCardId(RARE_CARD), 'searchCards ranks it first');
+  assert.equal(result.matching, 1);
+  await rare.waitFor({ timeout: 30_000 });
+  await page.waitForFunction((w) => document.querySelector('[data-testid=card-count]')?.textContent?.startsWith(`1 card match “${w}”`),
+    RARE_WORD, { timeout: 30_000 });
+}
+
+/** "Chat with all 10000 cards" sends the query, not 10,000 ids; the server resolves it to all of them (owner-only records). */
+async function chatWithAllTakesThemAll(page) {
+  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.waitForFunction((n) => document.querySelector('[data-testid=chat-with-cards]')?.textContent === `Chat with all ${n} cards`
+    && !(/** @type {HTMLButtonElement} */ (document.querySelector('[data-testid=chat-with-cards]'))).disabled, BIG.cards, { timeout: 60_000 });
+  await page.getByTestId('chat-with-cards').click();
+  await page.getByTestId('start-chat-dialog').waitFor();
+  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
+  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
+  await page.getByTestId('model-picker').selectOption(offline);
+  await page.getByTestId('start-message').fill('When was the wick trimmed?');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/createChat') && r.method() === 'POST', { timeout: 30_000 });
+  await page.getByTestId('start-submit').click();
+  const request = (await sent).postDataJSON().data;
+  assert.equal(request.card_ids, undefined, 'no ids are sent');
+  assert.deepEqual(request.query, { scope: 'mine' });
+  await page.waitForURL(/\/chat\/[^/]+$/, { timeout: 120_000 });
+  const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+  const source = await adminGet(`${COLLECTIONS.chat_sources}/${chatId}`);
+  assert.deepEqual(source?.collection_query, request.query, 'follow-ups resolve the query again');
+  assert.deepEqual(source?.card_ids, []);
+  const priv = await adminGet(`${COLLECTIONS.chat_private}/${chatId}`);
+  assert.deepEqual(priv?.collection_query, request.query);
+  assert.equal(priv?.cards_considered, BIG.cards, 'every card was ranked');
+  assert.equal(priv?.card_count_requested, BIG.cards);
+}
+
+test('10,000 cards: the first screen, the count, a small DOM after scrolling, never "no cards", a search, chat with all', async () => {
   const context = await newContext(browser);
   const page = await context.newPage();
   const errors = pageErrors(page);
@@ -133,6 +186,8 @@ test('10,000 cards: the first screen, the count, a small DOM after scrolling, ne
     await scrollingKeepsTheDomSmall(page);
     await aFailureSaysSoAndRecovers(page);
     await theChatListSaysSoToo(page);
+    await aSearchFindsAnUnloadedCard(page);
+    await chatWithAllTakesThemAll(page);
     assert.equal(await page.evaluate(() => /** @type {any} */ (window).__saidNoCards), false, `the page said "${NO_CARDS}"`);
     assert.deepEqual(errors, []);
   } finally {

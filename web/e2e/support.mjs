@@ -2,8 +2,10 @@
 // and admin reads of the Firestore emulator (REST with the emulator's
 // "Bearer owner" token, which bypasses rules, so the tests can know the truth
 // the page is being compared against).
+import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 function required(name) {
@@ -257,4 +259,18 @@ export async function withTriggersPaused(work) {
   } finally {
     await hub('enable');
   }
+}
+
+/**
+ * Rebuilds `uid`'s retrieval index once, as an operator would
+ * (`python -m cardchat reindex`): cards seeded with the triggers paused have
+ * none, and a first search or chat would build it inside its own call.
+ */
+export function reindexOwner(uid) {
+  const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
+  const python = path.join(functionsDir, 'venv', 'bin', 'python');
+  return new Promise((resolve, reject) => {
+    execFile(python, ['-m', 'cardchat', 'reindex', '--owner', uid, '--project', PROJECT], { cwd: functionsDir, env: process.env },
+      (err, stdout, stderr) => (err ? reject(new Error(`reindex of ${uid} failed: ${stderr || err.message}`)) : resolve(stdout)));
+  });
 }

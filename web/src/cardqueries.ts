@@ -14,6 +14,7 @@ import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 import { toCard } from './queries';
+import { mark, timed } from './timing';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
@@ -33,11 +34,11 @@ function baseQueries(uid: string, tag: string | null): Record<CardScope, Query> 
  * after the last card of the one before. From the server only: a cached
  * empty answer while offline would look like "no cards".
  */
-function pageFetch(base: Query): PageFetch {
+function pageFetch(base: Query, name: string): PageFetch {
   return async (after, n) => {
     const order = [orderBy('title'), orderBy(documentId())];
     const from = after ? [startAfter(after.title, after.id)] : [];
-    const snap = await getDocsFromServer(query(base, ...order, ...from, limit(n)));
+    const snap = await timed(`page-${name}`, getDocsFromServer(query(base, ...order, ...from, limit(n))));
     return snap.docs.map(toCard);
   };
 }
@@ -46,10 +47,10 @@ function pageFetch(base: Query): PageFetch {
 export function scopeSource(uid: string, scope: CardScope | null, tag: string | null): CardSource {
   const q = baseQueries(uid, tag);
   const sources: Record<CardScope, () => CardSource> = {
-    yours: () => cursorSource(pageFetch(q.yours)),
-    shared: () => filteredSource(cursorSource(pageFetch(q.shared)), (c) => c.owner !== uid && (!tag || c.tags.includes(tag))),
+    yours: () => cursorSource(pageFetch(q.yours, 'yours')),
+    shared: () => filteredSource(cursorSource(pageFetch(q.shared, 'shared')), (c) => c.owner !== uid && (!tag || c.tags.includes(tag))),
     // The reader's own public cards come through "yours".
-    public: () => filteredSource(cursorSource(pageFetch(q.public)), (c) => c.owner !== uid),
+    public: () => filteredSource(cursorSource(pageFetch(q.public, 'public')), (c) => c.owner !== uid),
   };
   return scope ? sources[scope]() : mergedSource([sources.yours(), sources.shared(), sources.public()]);
 }
@@ -67,8 +68,19 @@ export function idListSource(ids: readonly string[]): CardSource {
   })));
 }
 
-async function count(q: Query): Promise<number> {
-  return (await getCountFromServer(q)).data().count;
+/** The stored cards of `ids`, in that order (the readable ones). */
+export async function readCards(ids: string[]): Promise<CardDoc[]> {
+  const source = idListSource(ids);
+  const out: CardDoc[] = [];
+  for (;;) {
+    const page = await source.next(ids.length);
+    out.push(...page.cards);
+    if (page.done) return out;
+  }
+}
+
+async function count(q: Query, name: string): Promise<number> {
+  return (await timed(`count-${name}`, getCountFromServer(q))).data().count;
 }
 
 /**
@@ -79,9 +91,9 @@ async function count(q: Query): Promise<number> {
 export async function countCards(uid: string, scope: CardScope | null, tag: string | null): Promise<number | null> {
   const q = baseQueries(uid, tag);
   const counts: Record<CardScope, () => Promise<number | null>> = {
-    yours: () => count(q.yours),
-    shared: () => (tag ? Promise.resolve(null) : count(q.shared)),
-    public: () => count(query(q.public, where('owner', '!=', uid))),
+    yours: () => count(q.yours, 'yours'),
+    shared: () => (tag ? Promise.resolve(null) : count(q.shared, 'shared')),
+    public: () => count(query(q.public, where('owner', '!=', uid)), 'public'),
   };
   if (scope) return counts[scope]();
   const all = await Promise.all(Object.values(counts).map((c) => c()));
@@ -103,9 +115,12 @@ export function watchCardChanges(
   onError: (e: FirestoreError | typeof OFFLINE) => void,
 ): Unsubscribe {
   const q = baseQueries(uid, null);
-  const unsubs = Object.values(q).map((base) => {
+  const unsubs = Object.entries(q).map(([name, base]) => {
     let known = new Set<string>();
+    let answered = false;
     return watchLive(query(base, where('updated', '>', since)), toCard, (found) => {
+      if (!answered) mark(`live-${name}`);
+      answered = true;
       const now = new Set(found.map((c) => c.id));
       const gone = [...known].filter((id) => !now.has(id)).map((id): CardChange => ({ type: 'remove', id }));
       known = now;

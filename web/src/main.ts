@@ -39,8 +39,9 @@ function markNav(route: Route): void {
 
 function show(route: Route): void {
   const s = session();
-  // Remount only when the route or the signed-in user changes, not on every profile refresh.
-  const key = `${location.pathname}${location.search}|${s.resolved}|${s.user?.uid ?? ''}|${s.mayUseAi}`;
+  // Remount only when the route or the signed-in user changes, not on every profile refresh
+  // (nor when the profile says whether they may chat: the cards view follows that itself).
+  const key = `${location.pathname}${location.search}|${s.resolved}|${s.user?.uid ?? ''}`;
   if (key === mountedFor) return;
   mountedFor = key;
   unmount?.();

@@ -5,19 +5,21 @@ import {
   CARD_SCOPES, describeCollection, filterCards, parseIdList, type CardDoc, type CardFilter, type CardScope,
 } from '../cardfilter';
 import { CardPager, cardOrder, filteredSource, retryDelay, type CardSource } from '../cardpager';
-import { countCards, idListSource, scopeSource, watchCardChanges } from '../cardqueries';
+import { idListSource, readCards, scopeSource, watchCardChanges, type CardChange } from '../cardqueries';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { failureText, listView } from '../loadstate';
 import type { Route } from '../router';
-import type { Session } from '../session';
+import { onSession, session, type Session } from '../session';
 import { getChatPrivate } from '../queries';
 import { filterQuery } from '../collectionquery';
+import { CardCounts, type ScopeCounts } from './cardcounts';
 import { CardList } from './cardlist';
 import { describeSearch, searchSource } from './cardsearch';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
+import { mark } from '../timing';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
 
@@ -69,26 +71,39 @@ class CardsView {
   private recount: ReturnType<typeof setTimeout> | undefined;
   private alive = true;
   private generation = 0;
-  private readonly stopChanges: () => void;
+  private stopChanges: () => void = () => {};
+  private readonly stopSession: () => void;
   private readonly embedding: EmbeddingStatus;
+  private readonly counts: CardCounts;
+  private readonly aiNote = h('p', { class: 'hint', hidden: true, 'data-testid': 'ai-note' },
+    'Your account is not enabled for AI chat; ask an admin, or add your own API key in Settings.');
+  /** What waits for the first page (counts, the live feed): null once it ran. */
+  private afterFirstPage: Array<() => void> | null = [];
+  private firstPageTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
+    mark('cards-mount');
     this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
     this.embedding = new EmbeddingStatus(s.user!.uid);
+    this.counts = new CardCounts(s.user!.uid);
     this.list = new CardList(() => this.renderActions(), this.uid, (n) => this.pager?.want(n));
     this.search = h('input', { id: 'card-search', type: 'search', value: route.q, 'data-testid': 'card-search', placeholder: 'Words in title or text' });
     this.layout(root);
     this.wireControls();
     this.renderTags();
-    this.countScopes();
+    this.renderScopes({});
+    this.stopSession = onSession(() => this.renderActions());
     // A little before now: the server stamps `updated`, and the clocks may differ a little.
-    this.stopChanges = watchCardChanges(this.uid, new Date(Date.now() - 2000), (changes) => {
-      for (const change of changes) {
-        if (change.type === 'upsert' && this.listSource?.admits?.(change.card)) this.pager?.upsert(change.card);
-        else this.pager?.remove(change.type === 'upsert' ? change.card.id : change.id);
-      }
-      this.scheduleRecount();
-    }, () => {});
+    const since = new Date(Date.now() - 2000);
+    // The first screen needs one query, the first page; on the emulator every
+    // other query scans the collection too and delays it (issue 21). The counts,
+    // the live feed and the embedding progress start once it answered (or 3 s on).
+    this.whenFirstPage(() => {
+      this.countScopes();
+      this.stopChanges = watchCardChanges(this.uid, since, (changes) => this.applyChanges(changes), () => {});
+      this.embedding.start();
+    });
+    this.firstPageTimer = setTimeout(() => this.firstPageDone(), 3000);
     if (route.chat) this.loadChatCards(route.chat);
     else this.reload();
     this.search.focus();
@@ -98,6 +113,27 @@ class CardsView {
     return this.s.user!.uid;
   }
 
+  private whenFirstPage(run: () => void): void {
+    if (this.afterFirstPage) this.afterFirstPage.push(run);
+    else run();
+  }
+
+  private firstPageDone(): void {
+    const waiting = this.afterFirstPage;
+    if (!waiting || !this.alive) return;
+    this.afterFirstPage = null;
+    clearTimeout(this.firstPageTimer);
+    waiting.forEach((run) => run());
+  }
+
+  private applyChanges(changes: CardChange[]): void {
+    for (const change of changes) {
+      if (change.type === 'upsert' && this.listSource?.admits?.(change.card)) this.pager?.upsert(change.card);
+      else this.pager?.remove(change.type === 'upsert' ? change.card.id : change.id);
+    }
+    this.scheduleRecount();
+  }
+
   dispose(): void {
     this.alive = false;
     this.pager?.dispose();
@@ -105,7 +141,9 @@ class CardsView {
     this.embedding.dispose();
     clearTimeout(this.debounce);
     clearTimeout(this.recount);
+    clearTimeout(this.firstPageTimer);
     this.stopChanges();
+    this.stopSession();
   }
 
   /** Shows `ls` in the list from its start: the seam for another source of cards (a search's results). */
@@ -117,7 +155,7 @@ class CardsView {
     this.tagged = 0;
     if (gen > 1) window.scrollTo(0, 0);
     this.pager = new CardPager(ls.source, { pageSize: PAGE, order: ls.ordered ? cardOrder : undefined }, () => this.renderList());
-    this.awaitCount(gen, ls, 0);
+    this.whenFirstPage(() => this.awaitCount(gen, ls, 0));
     this.pager.want(PAGE);
     this.renderList();
   }
@@ -154,11 +192,10 @@ class CardsView {
     // The words are the server's search (searchCards): it finds cards the page never loaded.
     if (words && query?.text) return { ...searchSource({ ...query, text: query.text }), admits: null, ordered: false };
     const base = scopeSource(this.uid, f.scope ?? null, f.tag);
-    return { source: base, count: () => countCards(this.uid, f.scope ?? null, f.tag), admits, ordered: true };
+    return { source: base, count: () => this.counts.count(f.scope ?? null, f.tag), admits, ordered: true };
   }
 
   private layout(root: HTMLElement): void {
-    const aiNote = this.s.mayUseAi ? null : h('p', { class: 'hint' }, 'Your account is not enabled for AI chat; ask an admin, or add your own API key in Settings.');
     replaceChildren(root, h('section', { class: 'cards-view' },
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
@@ -172,7 +209,7 @@ class CardsView {
       this.list.el,
       h('div', { class: 'action-bar' }, this.countEl, this.embedding.el, h('span', { class: 'spacer' }),
         exportButtons(() => this.chosenCards(), this.uid), this.selectAll, this.clear, this.chatButton),
-      aiNote,
+      this.aiNote,
     ));
   }
 
@@ -238,7 +275,7 @@ class CardsView {
       ? [...this.list.selected.values()].sort((a, b) => at(a) - at(b) || cardOrder(a, b))
       : await this.allCards(Number.MAX_SAFE_INTEGER);
     // A search hit carries a snippet, not the body: an export reads the stored cards.
-    return cards.some((c) => c.updated === -1) ? readAll(cards.map((c) => c.id)) : cards;
+    return cards.some((c) => c.updated === -1) ? readCards(cards.map((c) => c.id)) : cards;
   }
 
   private async startChat(): Promise<void> {
@@ -281,37 +318,36 @@ class CardsView {
     this.tagSelect.value = this.filter.tag ?? '';
   }
 
-  /** "Yours (10,000)": each scope's count for the current tag, by aggregation queries. */
+  private renderScopes(counts: Partial<ScopeCounts>): void {
+    const label = (name: string, n: number | null | undefined) => (n === null || n === undefined ? name : `${name} (${n})`);
+    replaceChildren(this.scopeSelect,
+      h('option', { value: '' }, label('Everyone’s', counts.all)),
+      CARD_SCOPES.map((sc) => h('option', { value: sc, 'data-testid': `scope-${sc}` }, label(SCOPE_LABELS[sc], counts[sc]))));
+    this.scopeSelect.value = this.filter.scope ?? '';
+  }
+
+  /** "Yours (10,000)": each scope's count for the current tag, by aggregation queries (shared with the list's count). */
   private countScopes(attempt = 0): void {
     const { tag } = this.filter;
-    const label = (name: string, n: number | null | undefined) => (n === null || n === undefined ? name : `${name} (${n})`);
-    const render = (counts: Partial<Record<CardScope | 'all', number | null>>) => {
-      replaceChildren(this.scopeSelect,
-        h('option', { value: '' }, label('Everyone’s', counts.all)),
-        CARD_SCOPES.map((sc) => h('option', { value: sc, 'data-testid': `scope-${sc}` }, label(SCOPE_LABELS[sc], counts[sc]))));
-      this.scopeSelect.value = this.filter.scope ?? '';
-    };
-    render({});
-    const counts: Partial<Record<CardScope | 'all', number | null>> = {};
-    void Promise.all(CARD_SCOPES.map(async (sc) => { counts[sc] = await countCards(this.uid, sc, tag); })).then(() => {
+    this.renderScopes({});
+    this.counts.scopes(tag).then((counts) => {
       if (!this.alive || tag !== this.filter.tag) return;
-      const parts = CARD_SCOPES.map((sc) => counts[sc]);
-      counts.all = parts.some((n) => n === null) ? null : (parts as number[]).reduce((a, b) => a + b, 0);
       if (!tag) this.total = counts.all;
-      render(counts);
+      this.renderScopes(counts);
       this.renderList();
     }, () => {
       if (this.alive && tag === this.filter.tag) setTimeout(() => this.countScopes(attempt + 1), retryDelay(attempt + 1));
     });
-    if (tag) void countCards(this.uid, null, null).then((n) => { this.total = n; this.renderList(); }, () => {});
+    if (tag) void this.counts.count(null, null).then((n) => { this.total = n; this.renderList(); }, () => {});
   }
 
   private scheduleRecount(): void {
     clearTimeout(this.recount);
     this.recount = setTimeout(() => {
+      this.counts.forget();
       this.countScopes();
       if (this.listSource?.ordered && !this.filter.text && !this.filter.ids) {
-        void countCards(this.uid, this.filter.scope ?? null, this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
+        void this.counts.count(this.filter.scope ?? null, this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
       }
     }, 1000);
   }
@@ -332,7 +368,9 @@ class CardsView {
     this.countEl.textContent = shown + (selCount ? ` · ${selCount} selected` : '');
     const chatN = selCount || n || 0;
     this.chatButton.textContent = `Chat with ${selCount ? 'these' : 'all'} ${chatN} card${chatN === 1 ? '' : 's'}`;
-    this.chatButton.disabled = chatN === 0 || !this.s.mayUseAi;
+    const { mayUseAi, aiChecked } = session();
+    this.chatButton.disabled = chatN === 0 || !mayUseAi;
+    this.aiNote.hidden = !aiChecked || mayUseAi;
     this.clear.disabled = selCount === 0;
   }
 
@@ -356,16 +394,6 @@ class CardsView {
       this.list.showStatus(view.text, view.kind);
     }
     this.renderActions();
-  }
-}
-
-/** The stored cards of `ids`, in that order (the readable ones). */
-async function readAll(ids: string[]): Promise<CardDoc[]> {
-  const source = idListSource(ids);
-  const out: CardDoc[] = [];
-  for (;;) {
-    const page = await source.next(ids.length);
-    out.push(...page.cards);
-    if (page.done) return out;
+    if (pager.cards.length || pager.error !== null || pager.done) this.firstPageDone();
   }
 }

@@ -8,17 +8,22 @@ import { h } from '../dom';
 import { describeError } from '../errors';
 import { db } from '../firebase';
 import { COLLECTIONS } from '../names';
+import { timed } from '../timing';
 
 export class EmbeddingStatus {
   readonly el = h('span', { class: 'muted', role: 'status', hidden: true, 'data-testid': 'embedding-status' });
-  private readonly unsubscribe: () => void;
+  private unsubscribe: () => void = () => {};
   private alive = true;
   private counting = false;
   private again = false;
 
-  constructor(private readonly uid: string) {
+  constructor(private readonly uid: string) {}
+
+  /** Follows the progress from now on (the cards page starts it after its first screen: it counts the collection). */
+  start(): void {
+    if (!this.alive) return;
     this.unsubscribe = onSnapshot(
-      doc(db, COLLECTIONS.embedding_progress, uid),
+      doc(db, COLLECTIONS.embedding_progress, this.uid),
       () => void this.recount(),
       (err) => this.show(`Couldn't follow embedding progress: ${describeError(err)}`),
     );
@@ -34,7 +39,7 @@ export class EmbeddingStatus {
     if (this.counting) { this.again = true; return; }
     this.counting = true;
     try {
-      const p = await embeddingProgress(this.uid);
+      const p = await timed('embedding-progress', embeddingProgress(this.uid));
       if (!this.alive) return;
       if (p.embedded >= p.cards) this.el.hidden = true;
       else this.show(`embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`);
