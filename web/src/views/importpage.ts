@@ -5,7 +5,7 @@
 import { embeddingProgress, ownCardsAmong, writeImport } from '../cardwrites';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
-import { readPicked, type SourceFile } from '../importparse';
+import { readFiles, readPicked } from '../importparse';
 import { planImport, summary, type ImportPlan } from '../importplan';
 import type { Session } from '../session';
 
@@ -69,10 +69,7 @@ class ImportPage {
     this.result.textContent = '';
     const phase = phases();
     try {
-      const files: SourceFile[] = await Promise.all(picked.map(async (f) => ({
-        path: f.webkitRelativePath || f.name,
-        bytes: new Uint8Array(await f.arrayBuffer()),
-      })));
+      const files = await readFiles(picked);
       phase('files read');
       const read = await readPicked(files, (done, total) => {
         status.textContent = `Reading ${done.toLocaleString('en')} / ${count(total, 'file')}…`;
