@@ -10,7 +10,7 @@ import {
 import type { CardDoc } from './cardfilter';
 import type { CardFields } from './cardvalidity';
 import { db } from './firebase';
-import type { PlannedCard } from './importplan';
+import { idRanges, type PlannedCard } from './importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from './pool';
 import { toCard } from './queries';
@@ -49,7 +49,7 @@ const GETS_IN_FLIGHT = 24;
 /**
  * Of `ids`, the owner's cards, by id: what an import compares against. Never
  * the whole collection (issue 21): an owner with no card (a first import) is
- * told by one count; else the ids, sorted, go in ranges of 100, and each
+ * told by one count; else the ids go in ranges of ≤ 100 (importplan.idRanges), and each
  * range of the owner's card ids (owner == uid, documentId() between its
  * first and last id) is read, up to twice the ids asked in it. A new
  * folder's ranges come back empty. The owner filter is what lets the rules
@@ -62,10 +62,7 @@ const GETS_IN_FLIGHT = 24;
 export async function ownCardsAmong(owner: string, ids: readonly string[]): Promise<Map<string, CardDoc>> {
   const mine = query(cards(), where('owner', '==', owner));
   if (!ids.length || (await getCountFromServer(mine)).data().count === 0) return new Map();
-  const sorted = [...ids].sort();
-  const ranges: string[][] = [];
-  for (let i = 0; i < sorted.length; i += IDS_PER_RANGE) ranges.push(sorted.slice(i, i + IDS_PER_RANGE));
-  const found = await inPool(ranges, RANGES_IN_FLIGHT, async (range) => {
+  const found = await inPool(idRanges(ids, IDS_PER_RANGE), RANGES_IN_FLIGHT, async (range) => {
     const most = 2 * range.length;
     const within = query(mine, where(documentId(), '>=', range[0]), where(documentId(), '<=', range[range.length - 1]),
       orderBy(documentId()), limit(most + 1));
