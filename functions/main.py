@@ -341,38 +341,9 @@ def embedCard(event: DocumentWritten) -> None:
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embed_batches
 
-    _yield_cpu_under_emulator()
     before, after = (_card_of(snap) for snap in (event.data.before, event.data.after))
     outcome = embed_batches.on_card_written(db(), event.params["cardId"], before, after, get_embedder())
     log.info("embedCard %s: %s", event.params["cardId"], outcome)
-
-
-#: The niceness of embedCard's threads under the emulators (issue 18).
-EMULATOR_TRIGGER_NICE = 10
-
-
-def _yield_cpu_under_emulator() -> None:
-    """Under the emulators, embedCard runs at a lower CPU priority. There the
-    Firestore emulator, the browser and every function share the developer's
-    cores; deployed, each function has its own instance. A 5,000-file import
-    fires 5,000 embedCard events, whose reads, queue writes and model calls
-    (and the emulator's work for them) took as much CPU as the import's own
-    writes (benchmarks/browser_import.mjs). Niced, the embeddings follow on
-    what the writes leave. Linux sets niceness per thread: every thread of
-    the process (the model's pool included) is lowered, and threads made
-    later inherit it from theirs."""
-    if os.environ.get("FUNCTIONS_EMULATOR") != "true" or not hasattr(os, "setpriority"):
-        return
-    try:
-        tids = [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        tids = [0]
-    for tid in tids:
-        try:
-            if os.getpriority(os.PRIO_PROCESS, tid) < EMULATOR_TRIGGER_NICE:
-                os.setpriority(os.PRIO_PROCESS, tid, EMULATOR_TRIGGER_NICE)
-        except OSError:  # a thread gone meanwhile
-            pass
 
 
 def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
