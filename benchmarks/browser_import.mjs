@@ -9,10 +9,15 @@
 // stay. BENCH_TRIGGERS=off pauses the Functions emulator's background
 // triggers during the import (the hub at 4400 + CARDCHAT_PORT_OFFSET), to
 // separate the emulator's embedCard cost from the import's own.
+// It prints the steps the page measures (files read, parsed, looked up, each
+// batch written: importpage.ts `phases`), the CPU seconds the emulators, the
+// functions and the browser spent in the preview and in the writes, and the
+// load average at the start and the end.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { APP_URL, launch, newContext, signIn } from '../web/e2e/support.mjs';
+import { cpuByRole, cpuSpent } from './proc_cpu.mjs';
 
 const FILES = Number(process.env.BENCH_FILES || 5000);
 const EMBED_WAIT_S = Number(process.env.BENCH_EMBED_WAIT_S || 30);
@@ -37,7 +42,13 @@ async function triggers(on) {
   if (!res.ok) throw new Error(`the emulator hub answered ${res.status}`);
 }
 
+const load = () => loadavg().map((x) => x.toFixed(2)).join(', ');
+/** The page's import measures (importpage.ts), in order: "parsed 1,234 ms" … */
+const steps = (page) => page.evaluate(() => performance.getEntriesByType('measure')
+  .filter((m) => m.name.startsWith('import: ')).map((m) => [m.name.slice(8), m.duration]));
+
 const dir = vault();
+const loadBefore = load();
 const browser = await launch();
 if (PAUSE) await triggers(false);
 try {
@@ -53,9 +64,11 @@ try {
       }
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
+  const cpu = [cpuByRole()];
   await page.getByTestId('import-folder').setInputFiles(path.join(dir, 'vault'));
   await page.getByTestId('import-counts').waitFor({ timeout: 300_000 });
   const [previewMs, readMs] = await page.evaluate(() => [performance.now() - window.__t.pick, (window.__t.compare ?? NaN) - window.__t.pick]);
+  cpu.push(cpuByRole());
   const counts = await page.getByTestId('import-counts').textContent();
   const go = page.getByTestId('import-go');
   let writeMs = 0;
@@ -67,15 +80,22 @@ try {
     writeMs = await page.evaluate(() => performance.now() - window.__t.go);
     result = await page.getByTestId('import-summary').textContent();
   }
+  cpu.push(cpuByRole());
+  const measured = await steps(page);
   if (PAUSE) await triggers(true);
   await page.waitForTimeout(EMBED_WAIT_S * 1000);
   const embedded = await page.getByTestId('import-embedded').textContent();
+  cpu.push(cpuByRole());
   console.log(`browser import of ${FILES.toLocaleString('en')} files (triggers ${PAUSE ? 'paused' : 'on'}): ${counts}`);
   const ms = (x) => `${Math.round(x).toLocaleString('en')} ms`;
   console.log(`  pick → preview: ${ms(previewMs)}${Number.isNaN(readMs) ? '' : ` (files read and parsed at ${ms(readMs)}, then the look-ups)`}`);
   console.log(`  Import → summary: ${ms(writeMs)} (${result})`);
   console.log(`  total (pick → preview + Import → summary): ${ms(previewMs + writeMs)}`);
-  console.log(`  ${EMBED_WAIT_S} s later: ${embedded}`);
+  console.log(`  steps (each from the previous one's end): ${measured.map(([name, d]) => `${name} ${ms(d)}`).join('; ')}`);
+  console.log(`  CPU in the preview: ${cpuSpent(cpu[0], cpu[1])}`);
+  console.log(`  CPU in the writes: ${cpuSpent(cpu[1], cpu[2])}`);
+  console.log(`  load average (1, 5, 15 min): ${loadBefore} at the start, ${load()} at the end`);
+  console.log(`  ${EMBED_WAIT_S} s later: ${embedded}; CPU meanwhile: ${cpuSpent(cpu[2], cpu[3])}`);
 } finally {
   if (PAUSE) await triggers(true);
   await browser.close();

@@ -4,13 +4,13 @@
 // demand; the embedCard trigger follows each write. Also the counts an
 // import (and the Cards page) shows while embeddings catch up.
 import {
-  collection, deleteDoc, doc, getCountFromServer, getDoc, query, serverTimestamp, setDoc, updateDoc, where, writeBatch,
+  collection, deleteDoc, doc, documentId, getCountFromServer, getDoc, getDocs, limit, orderBy, query, serverTimestamp, setDoc, updateDoc, where, writeBatch,
   type DocumentData, type FieldValue,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
 import type { CardFields } from './cardvalidity';
 import { db } from './firebase';
-import type { PlannedCard } from './importplan';
+import { idRanges, type PlannedCard } from './importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from './pool';
 import { toCard } from './queries';
@@ -40,28 +40,48 @@ export function deleteCard(id: string): Promise<void> {
   return deleteDoc(doc(cards(), id));
 }
 
-// Gets in flight at once: enough to hide the round trips, few enough not to
-// flood the connection.
-const LOOKUPS_IN_FLIGHT = 24;
+// Ids per look-up range, look-ups in flight, and gets in flight where a
+// range is crowded with other cards of the owner's.
+const IDS_PER_RANGE = 100;
+const RANGES_IN_FLIGHT = 8;
+const GETS_IN_FLIGHT = 24;
 
 /**
- * Of `ids`, the owner's cards, by id: what an import compares against. Only
- * these ids are read, never the whole collection (issue 21). One get each:
- * a query on `documentId() in` is evaluated per document by the rules, and a
- * missing card is denied (firestore.rules: a guessed id learns nothing), so
- * a denial here means "not a card of yours", as does another owner's card.
+ * Of `ids`, the owner's cards, by id: what an import compares against. Never
+ * the whole collection (issue 21): an owner with no card (a first import) is
+ * told by one count; else the ids go in ranges of ≤ 100 (importplan.idRanges), and each
+ * range of the owner's card ids (owner == uid, documentId() between its
+ * first and last id) is read, up to twice the ids asked in it. A new
+ * folder's ranges come back empty. The owner filter is what lets the rules
+ * prove these queries, and it leaves out another owner's card of an id asked
+ * for. A range crowded with the owner's other cards falls back to one get
+ * per id, denied for a missing card (firestore.rules: a guessed id learns
+ * nothing): the reason `documentId() in` cannot serve here, since the rules
+ * evaluate it per id and deny the whole query for a missing one.
  */
 export async function ownCardsAmong(owner: string, ids: readonly string[]): Promise<Map<string, CardDoc>> {
-  const found = await inPool(ids, LOOKUPS_IN_FLIGHT, async (id) => {
-    try {
-      const snap = await getDoc(doc(cards(), id));
-      return snap.exists() ? toCard(snap) : null;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'permission-denied') return null;
-      throw err;
-    }
+  const mine = query(cards(), where('owner', '==', owner));
+  if (!ids.length || (await getCountFromServer(mine)).data().count === 0) return new Map();
+  const found = await inPool(idRanges(ids, IDS_PER_RANGE), RANGES_IN_FLIGHT, async (range) => {
+    const most = 2 * range.length;
+    const within = query(mine, where(documentId(), '>=', range[0]), where(documentId(), '<=', range[range.length - 1]),
+      orderBy(documentId()), limit(most + 1));
+    const got = (await getDocs(within)).docs;
+    if (got.length <= most) return got.map((d) => toCard(d));
+    return (await inPool(range, GETS_IN_FLIGHT, ownCard)).filter((c): c is CardDoc => c !== null);
   });
-  return new Map(found.filter((c): c is CardDoc => c !== null && c.owner === owner).map((c) => [c.id, c]));
+  const asked = new Set(ids);
+  return new Map(found.flat().filter((c) => asked.has(c.id) && c.owner === owner).map((c) => [c.id, c]));
+}
+
+async function ownCard(id: string): Promise<CardDoc | null> {
+  try {
+    const snap = await getDoc(doc(cards(), id));
+    return snap.exists() ? toCard(snap) : null;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'permission-denied') return null; // missing, or not the owner's
+    throw err;
+  }
 }
 
 // A batch holds 500 writes and a request 10 MiB (the emulator's: 4 MiB): stay

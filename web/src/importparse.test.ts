@@ -1,7 +1,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { CARD_LIMITS } from './generated/cardlimits';
-import { readJsonExport, readMarkdown, readPicked, stripCommonFolder, type SourceCard, type SourceFile } from './importparse';
+import { readFiles, readJsonExport, readMarkdown, readPicked, stripCommonFolder, type SourceCard, type SourceFile } from './importparse';
 
 const file = (path: string, text: string): SourceFile => ({ path, bytes: strToU8(text) });
 const asCard = (r: ReturnType<typeof readMarkdown>) => r as SourceCard;
@@ -53,5 +53,21 @@ describe('what the user picked', () => {
   it('keeps paths that do not share one top folder', () => {
     const files = [file('a/x.md', ''), file('b/y.md', '')];
     expect(stripCommonFolder(files)).toBe(files);
+  });
+});
+
+describe('reading the picked files', () => {
+  const picked = (path: string, text: string) => Object.assign(new Blob([text]), { name: path.replace(/^.*\//, ''), webkitRelativePath: path });
+  it('reads each Markdown file\'s own bytes, many to a read, and leaves the others unread', async () => {
+    const notes = Array.from({ length: 1203 }, (_, i) => picked(`v/n${i}.md`, `# Note ${i}\n${'é'.repeat(i % 7)}`));
+    const files = await readFiles([...notes, picked('v/pic.png', 'not read')]);
+    expect(files.slice(0, 1203).map((f) => new TextDecoder().decode(f.bytes))).toEqual(notes.map((_, i) => `# Note ${i}\n${'é'.repeat(i % 7)}`));
+    expect(files[1203]).toEqual({ path: 'v/pic.png', bytes: new Uint8Array(0) });
+    const r = await readPicked(files);
+    expect([r.cards.length, r.ignored]).toEqual([1203, 1]);
+  });
+  it('reads a single picked file whatever it is (a .zip, a .json)', async () => {
+    const json = picked('export.json', '{"cards": [{"id": "c1", "title": "T", "body": "B"}]}');
+    expect((await readPicked(await readFiles([json]))).cards.map((c) => c.key)).toEqual(['c1']);
   });
 });

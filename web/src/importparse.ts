@@ -7,6 +7,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import frontMatter from 'front-matter';
 import { CARD_LIMITS } from './generated/cardlimits';
+import { inPool } from './pool';
 
 /** A file as read: its path inside the folder or zip, and its bytes. */
 export interface SourceFile { path: string; bytes: Uint8Array }
@@ -128,6 +129,48 @@ export async function readMarkdownFiles(
   }
   out.ignored = files.length - markdown.length;
   return out;
+}
+
+// Picked files are read many to a Blob: the browser reads one Blob of 500
+// small files far faster than 500 files one by one (5,000 notes: ~5 s
+// against ~44 s for a read each, all at once, on the loaded 2-core machine;
+// benchmarks/browser_import.mjs). Bounded in bytes too, so a folder of big
+// files is not held twice at once.
+const FILES_PER_READ = 500;
+const BYTES_PER_READ = 32 * 1024 * 1024;
+const READS_IN_FLIGHT = 2;
+
+/** A picked file (a File, or anything with its path, size and bytes as a Blob). */
+export interface PickedFile extends Blob { name: string; webkitRelativePath?: string }
+
+/**
+ * The picked files as readPicked takes them. Only the bytes it reads are
+ * read: all of a single file (a .zip, a .json, one note), else the Markdown
+ * files'; the others (a vault's images) keep no bytes, they are only counted.
+ */
+export async function readFiles(picked: readonly PickedFile[]): Promise<SourceFile[]> {
+  const path = (f: PickedFile) => f.webkitRelativePath || f.name;
+  const wanted = picked.filter((f) => picked.length === 1 || isMarkdown(path(f)));
+  const groups: PickedFile[][] = [];
+  let bytes = Infinity;
+  for (const f of wanted) {
+    if (groups.length === 0 || groups[groups.length - 1].length >= FILES_PER_READ || bytes + f.size > BYTES_PER_READ) {
+      groups.push([]);
+      bytes = 0;
+    }
+    groups[groups.length - 1].push(f);
+    bytes += f.size;
+  }
+  const read = new Map<PickedFile, Uint8Array>();
+  await inPool(groups, READS_IN_FLIGHT, async (group) => {
+    const all = new Uint8Array(await new Blob(group).arrayBuffer());
+    let at = 0;
+    for (const f of group) {
+      read.set(f, all.subarray(at, at + f.size));
+      at += f.size;
+    }
+  });
+  return picked.map((f) => ({ path: path(f), bytes: read.get(f) ?? new Uint8Array(0) }));
 }
 
 /** Whatever the user picked: a folder's files, one .zip, one .json, or loose .md files. */

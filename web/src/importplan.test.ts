@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CardDoc } from './cardfilter';
 import { cardsToJson } from './exportcards';
 import { readJsonExport, readMarkdownFiles } from './importparse';
-import { derivedCardId, isDocId, planImport, summary, type OwnCardsAmong } from './importplan';
+import { derivedCardId, idRanges, isDocId, planImport, summary, type OwnCardsAmong } from './importplan';
 import { strToU8 } from 'fflate';
 
 const md = (path: string, text: string) => ({ path, bytes: strToU8(text) });
@@ -93,5 +93,20 @@ describe('summary', () => {
   it('says what was written and why the rest was skipped', () => {
     expect(summary(412, 3, 1, 1)).toBe('412 created, 3 updated, 2 skipped: 1 unchanged, 1 with problems (listed below)');
     expect(summary(2, 0, 0, 0)).toBe('2 created, 0 updated, 0 skipped');
+  });
+});
+
+describe('the ranges an import looks its ids up in', () => {
+  it('hold every id once, in Firestore\'s order, at most so many to a range', () => {
+    const ids = ['b', 'a', 'c', 'a', '\uFFFD', '\u{1F600}', 'd', 'e'];
+    const ranges = idRanges(ids, 3);
+    expect(ranges.flat()).toEqual(['a', 'b', 'c', 'd', 'e', '\uFFFD', '\u{1F600}']);
+    expect(Math.max(...ranges.map((r) => r.length))).toBeLessThanOrEqual(3);
+  });
+  it('keep a folder\'s ids together, so the cards of another folder between them are not read', async () => {
+    const ids = await Promise.all(['a', 'b', 'c'].flatMap((folder) =>
+      Array.from({ length: 4 }, (_, i) => derivedCardId('alice', `${folder}/note-${i}`))));
+    const ranges = idRanges(ids, 5);
+    expect(ranges.map((r) => r.map((id) => id[0]))).toEqual([['a', 'a', 'a', 'a'], ['b', 'b', 'b', 'b'], ['c', 'c', 'c', 'c']]);
   });
 });

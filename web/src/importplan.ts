@@ -40,6 +40,46 @@ export function isDocId(key: string): boolean {
     && new TextEncoder().encode(key).length <= 1500;
 }
 
+function utf8Order(a: string, b: string): number {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+function sharedPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * `ids` in Firestore's order (UTF-8 bytes), cut into ranges of at most
+ * `most` to look up (cardwrites.ownCardsAmong reads the owner's cards
+ * between a range's first and last id). A full range is cut before the id
+ * sharing the shortest prefix with the one before it, the widest gap in id
+ * space: a folder's ids then stay in one range, and the owner's other cards
+ * between two folders' (an earlier import) fall in no range.
+ */
+export function idRanges(ids: readonly string[], most: number): string[][] {
+  const sorted = [...new Set(ids)].sort(utf8Order);
+  const out: string[][] = [];
+  for (let start = 0; start < sorted.length;) {
+    const full = Math.min(start + most, sorted.length);
+    let end = full;
+    if (full < sorted.length) {
+      let weakest = Infinity;
+      for (let i = start + 1; i <= full; i++) {
+        const shared = sharedPrefix(sorted[i - 1], sorted[i]);
+        if (shared <= weakest) [weakest, end] = [shared, i];
+      }
+    }
+    out.push(sorted.slice(start, end));
+    start = end;
+  }
+  return out;
+}
+
 /** Of `ids`, the owner's stored cards, by id (the others: absent). */
 export type OwnCardsAmong = (ids: string[]) => Promise<ReadonlyMap<string, CardDoc>>;
 

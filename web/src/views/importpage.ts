@@ -5,11 +5,25 @@
 import { embeddingProgress, ownCardsAmong, writeImport } from '../cardwrites';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
-import { readPicked, type SourceFile } from '../importparse';
+import { readFiles, readPicked } from '../importparse';
 import { planImport, summary, type ImportPlan } from '../importplan';
 import type { Session } from '../session';
 
 const EMBED_POLL_MS = 2000;
+
+/**
+ * Each step of a read or a write as a performance measure ("import: parsed"),
+ * from the previous step's end: what the Performance panel, and
+ * benchmarks/browser_import.mjs, break an import's time down by.
+ */
+function phases(): (name: string) => void {
+  let from = performance.now();
+  return (name) => {
+    const to = performance.now();
+    performance.measure(`import: ${name}`, { start: from, end: to });
+    from = to;
+  };
+}
 
 function count(n: number, what: string): string {
   return `${n.toLocaleString('en')} ${what}${n === 1 ? '' : 's'}`;
@@ -53,16 +67,17 @@ class ImportPage {
     const status = h('p', { class: 'muted', role: 'status' }, `Reading ${count(picked.length, 'file')}…`);
     replaceChildren(this.preview, status);
     this.result.textContent = '';
+    const phase = phases();
     try {
-      const files: SourceFile[] = await Promise.all(picked.map(async (f) => ({
-        path: f.webkitRelativePath || f.name,
-        bytes: new Uint8Array(await f.arrayBuffer()),
-      })));
+      const files = await readFiles(picked);
+      phase('files read');
       const read = await readPicked(files, (done, total) => {
         status.textContent = `Reading ${done.toLocaleString('en')} / ${count(total, 'file')}…`;
       });
+      phase('parsed');
       status.textContent = `Comparing ${count(read.cards.length, 'card')} with yours…`;
       const plan = await planImport(this.uid, read.cards, (ids) => ownCardsAmong(this.uid, ids));
+      phase('looked up');
       plan.problems.unshift(...read.problems);
       if (!this.alive) return;
       this.plan = plan;
@@ -94,8 +109,10 @@ class ImportPage {
     const total = plan.creates.length + plan.updates.length;
     this.progress.hidden = false;
     this.progress.max = total;
+    const phase = phases();
     try {
       await writeImport(this.uid, plan.creates, plan.updates, (written) => {
+        phase(`written ${written}`);
         this.progress.value = written;
         this.result.textContent = `Written ${written.toLocaleString('en')} / ${total.toLocaleString('en')}…`;
       });
