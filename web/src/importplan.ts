@@ -4,6 +4,7 @@
 // and is compared with the owner's stored card of that id (looked up by id,
 // never the whole collection: issue 21) to create, update or skip it.
 import type { CardDoc } from './cardfilter';
+import { codePointCompare } from './cardpager';
 import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
 
@@ -40,13 +41,6 @@ export function isDocId(key: string): boolean {
     && new TextEncoder().encode(key).length <= 1500;
 }
 
-function utf8Order(a: string, b: string): number {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
-}
-
 function sharedPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
@@ -54,7 +48,7 @@ function sharedPrefix(a: string, b: string): number {
 }
 
 /**
- * `ids` in Firestore's order (UTF-8 bytes), cut into ranges of at most
+ * `ids` in Firestore's order (UTF-8 bytes, which code points order alike), cut into ranges of at most
  * `most` to look up (cardwrites.ownCardsAmong reads the owner's cards
  * between a range's first and last id). A full range is cut before the id
  * sharing the shortest prefix with the one before it, the widest gap in id
@@ -62,7 +56,7 @@ function sharedPrefix(a: string, b: string): number {
  * between two folders' (an earlier import) fall in no range.
  */
 export function idRanges(ids: readonly string[], most: number): string[][] {
-  const sorted = [...new Set(ids)].sort(utf8Order);
+  const sorted = [...new Set(ids)].sort(codePointCompare);
   const out: string[][] = [];
   for (let start = 0; start < sorted.length;) {
     const full = Math.min(start + most, sorted.length);
