@@ -225,6 +225,8 @@ def passage_sims(d: Data, embedder: object, cache: ev.VectorCache) -> np.ndarray
         if len(ps) > 1:
             owner += [j] * len(ps)
             texts += ps
+    if not texts:  # no card longer than one passage
+        return d.dense.copy()
     keys = ["p:" + ev._query_key(t)[2:] for t in texts]
     pv = cache.embed(embedder, texts, keys)
     cache.save()
