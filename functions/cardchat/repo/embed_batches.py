@@ -132,11 +132,16 @@ def _stored_fresh(db: firestore.Client, card_id: str, card: Card, model_id: str)
 
 
 def take_notice(db: firestore.Client, owner: str, worker: str, at: datetime) -> bool:
-    """Become the owner's worker unless a live one is there."""
+    """Become the owner's worker unless a live one is there. In a burst a live
+    notice is the common case, answered by one read: no create refused (the
+    emulator logs each with a stack trace) and no transaction, where a plain
+    read is enough since the trigger queued its card before it looked."""
+    if queue.worker_alive(db, owner, at):
+        return False
     ref = db.collection(EMBEDDING_WORKERS).document(owner)
     notice = WorkerNotice(worker=worker, alive_until=at + NOTICE).to_dict()
     try:
-        ref.create(notice)  # the common case in a burst: a live notice, refused without a lock
+        ref.create(notice)  # no notice: the owner's first write in a while
         return True
     except gexc.AlreadyExists:
         pass
