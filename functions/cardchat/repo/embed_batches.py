@@ -148,8 +148,7 @@ def take_notice(db: firestore.Client, owner: str, worker: str, at: datetime) -> 
 
     def body(tx: firestore.Transaction) -> bool:
         snap = ref.get(transaction=tx)
-        data = snap.to_dict() if snap.exists else None
-        if data and data.get("alive_until") is not None and data["alive_until"] > at:
+        if queue.notice_live(snap.to_dict() if snap.exists else None, at):
             return False
         tx.set(ref, notice)
         return True

@@ -96,7 +96,11 @@ def written_since(
 
 def worker_alive(db: firestore.Client, owner: str, now: datetime) -> bool:
     snap = db.collection(EMBEDDING_WORKERS).document(owner).get()
-    data = snap.to_dict() if snap.exists else None
+    return notice_live(snap.to_dict() if snap.exists else None, now)
+
+
+def notice_live(data: dict[str, Any] | None, now: datetime) -> bool:
+    """Whether a worker notice (its stored fields, None if there is none) still holds at `now`."""
     return bool(data) and data is not None and data.get("alive_until") is not None and data["alive_until"] > now
 
 
