@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -71,17 +71,10 @@ def with_graph(d: Data, k: int = 32) -> Data:
 
 
 def metrics(d: Data, scorer: Scorer, queries: Sequence[int]) -> tuple[float, float, float]:
-    r5 = r10 = mrr = 0.0
-    for qi in queries:
-        order = np.argsort(-scorer(d, qi), kind="stable")
-        rel = d.relevant[qi]
-        top = order[:10].tolist()
-        r5 += len(rel & set(top[:5])) / len(rel)
-        r10 += len(rel & set(top)) / len(rel)
-        ranks = np.flatnonzero(np.isin(order, list(rel)))
-        mrr += 1.0 / (ranks[0] + 1) if len(ranks) else 0.0
-    n = max(len(queries), 1)
-    return r5 / n, r10 / n, mrr / n
+    """recall@5, recall@10, MRR over `queries`, scored as scripts/eval scores (evaluation.score)."""
+    orders = [np.argsort(-scorer(d, qi), kind="stable").tolist() for qi in queries]
+    m = ev.score(orders, replace(d.evs, queries=[d.evs.queries[qi] for qi in queries]))
+    return m.recall5, m.recall10, m.mrr
 
 
 def splits(d: Data) -> dict[str, list[int]]:
