@@ -11,6 +11,10 @@ export FIRESTORE_EMULATOR_JAR_REAL="/usr/lib/google-cloud-sdk/platform/cloud-fir
 export FIRESTORE_EMULATOR_BINARY_PATH="$CACHE/firestore-emulator.jar"
 export CARDCHAT_DEMO_EMAIL="demo@cardchat.test"
 export CARDCHAT_DEMO_PASSWORD="cardchat-demo"
+# Resuming paused triggers re-reads main.py's functions (in a Python process);
+# the CLI gives that 10 s, and when it runs out the triggers stay paused with
+# no error but a log line. A loaded 2-core machine can take longer.
+export FUNCTIONS_DISCOVERY_TIMEOUT=60
 mkdir -p "$CACHE"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -248,17 +248,52 @@ const HUB = process.env.FIREBASE_EMULATOR_HUB || `127.0.0.1:${4400 + Number(proc
 
 /**
  * Pauses the Functions emulator's background triggers around `work` (seeding
- * thousands of cards would fire embedCard for each), and resumes them after.
+ * thousands of cards would fire embedCard for each), resumes them, and returns
+ * only once the paused writes' events are gone. Pausing does not stop the
+ * Firestore emulator from sending an event per write: the Functions emulator
+ * drops them one by one after resuming, and a trigger fired meanwhile waits
+ * behind them (10,000 cards written while paused: 17 s idle, their deletes
+ * 32 s, minutes on a loaded machine: a chat's answer never started in CI).
  */
 export async function withTriggersPaused(work) {
-  const hub = (what) => fetch(`http://${HUB}/functions/${what}BackgroundTriggers`, { method: 'PUT' });
-  const paused = await hub('disable').then((r) => r.ok, () => false);
-  if (!paused) throw new Error(`could not pause the emulator's triggers at ${HUB}`);
+  const hub = (what) => fetch(`http://${HUB}/functions/${what}BackgroundTriggers`, { method: 'PUT' })
+    .then((r) => r.ok, () => false);
+  if (!(await hub('disable'))) throw new Error(`could not pause the emulator's triggers at ${HUB}`);
+  let resumed;
+  let result;
   try {
-    return await work();
+    result = await work();
   } finally {
-    await hub('enable');
+    resumed = await hub('enable');
   }
+  if (!resumed) throw new Error(`could not resume the emulator's triggers at ${HUB}`);
+  await triggersCaughtUp();
+  return result;
+}
+
+const PROBE = { email: 'trigger-probe@cardchat.test', password: 'trigger-probe-1' };
+
+/**
+ * Waits until a card written now has been embedded: events reach the
+ * Functions emulator in the order of their writes, so by then every earlier
+ * one has been handled, and the triggers are known to be live again.
+ */
+async function triggersCaughtUp(timeoutMs = 600_000) {
+  const { uid } = await ensureUser(PROBE.email, PROBE.password);
+  const id = `trigger-probe-${Date.now()}`;
+  const at = new Date();
+  await adminSet(`${COLLECTIONS.cards}/${id}`, {
+    title: 'Trigger probe', body: `Written at ${at.toISOString()} to see the emulator's triggers caught up.`,
+    owner: uid, visibility: 'private', viewers: [], tags: [], created: at, updated: at,
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!(await adminGet(`${COLLECTIONS.card_embeddings}/${id}`))) {
+    if (Date.now() > deadline) {
+      throw new Error(`the emulator's triggers did not catch up within ${timeoutMs / 1000} s of resuming: card ${id} was never embedded`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await adminDelete(`${COLLECTIONS.cards}/${id}`);
 }
 
 /**
