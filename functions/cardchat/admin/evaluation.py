@@ -163,11 +163,17 @@ MIN_MAX = RankingConfig(mode="hybrid", fusion="scores")
 PLAIN_RRF = RankingConfig(mode="hybrid", fusion="rrf", rrf_k=60, dense_weight=1.0, sparse_weight=1.0)
 
 
+def held_out_queries(evs: EvalSet) -> range | None:
+    """The indices of the queries that did not tune the defaults (the odd
+    ones), when the set says which did."""
+    return range(1, len(evs.queries), 2) if evs.tuned_on == "even" else None
+
+
 def held_out(evs: EvalSet) -> EvalSet | None:
     """The queries that did not tune the defaults, when the set says which did."""
-    if evs.tuned_on != "even":
+    keep = held_out_queries(evs)
+    if keep is None:
         return None
-    keep = range(1, len(evs.queries), 2)
     return replace(
         evs,
         name=f"{evs.name}, held-out odd queries",
