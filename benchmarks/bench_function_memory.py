@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_create_chat import VOCAB
-from cardchat.repo import retrieval_index
+from cardchat.repo import retrieval_index, retrieval_rebuild
 from cardchat.retrieval.index_entries import make_entry
 from cardchat.schema import CARDS, RETRIEVAL_INDEX, Card, now
 
@@ -59,7 +59,7 @@ def _seed(db: Any, n: int, owner: str) -> None:
             batch, pending = db.batch(), 0
     if pending:
         batch.commit()
-    blobs = retrieval_index._shard_blobs(entries, 384)
+    blobs = retrieval_rebuild._shard_blobs(entries, 384)
     named = retrieval_index._write_shards(db, owner, 1, dict(enumerate(blobs)))
     db.collection(RETRIEVAL_INDEX).document(owner).set(
         {
