@@ -17,6 +17,7 @@ of a rebuild that held everything (tested with pages of 7 against 1,000).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -95,23 +96,14 @@ def _count(db: firestore.Client, owner: str) -> int:
 
 
 def _pages(db: firestore.Client, owner: str, size: int) -> Iterator[dict[str, Card]]:
-    """The owner's cards, `size` at a time in id order (a query each: no stream held open
-    while a page is turned into entries)."""
-    query = (
-        db.collection(CARDS)
-        .where(filter=FieldFilter("owner", "==", owner))
-        .order_by("__name__")
-        .select(_FIELDS)
-        .limit(size)
-    )
-    after: Any = None
-    while True:
-        snaps = list((query if after is None else query.start_after(after)).stream())
-        if snaps:
-            yield {s.id: Card.from_dict({**(s.to_dict() or {}), "owner": owner}) for s in snaps}
-        if len(snaps) < size:
-            return
-        after = snaps[-1]
+    """The owner's cards, `size` at a time in id order, cut from one query's stream: a query
+    per page (`start_after`) took 65 s for 100,000 cards on the emulator, which runs each from
+    the start, against 22 s for one. The stream hands over documents as they are asked for,
+    and the client resumes one that breaks after the last document it gave."""
+    query = db.collection(CARDS).where(filter=FieldFilter("owner", "==", owner)).order_by("__name__").select(_FIELDS)
+    stream = iter(query.stream())
+    while page := list(itertools.islice(stream, size)):
+        yield {s.id: Card.from_dict({**(s.to_dict() or {}), "owner": owner}) for s in page}
 
 
 def _entries(db: firestore.Client, page: dict[str, Card], model: str) -> list[Entry]:
