@@ -11,6 +11,11 @@ Its peak RSS (VmHWM) is what the function's memory setting must hold.
 `CARDCHAT_BENCH_BASELINE=<dir>` also runs each call on the `functions/` of
 another checkout (before/after in one run, under the same load:
 `git archive <rev> functions | tar -x -C <dir>`).
+Two calls rebuild the index, so the seed also stores each card's vector in
+card_embeddings when one of them is asked for: `createChatNoIndex` (createChat
+of an owner whose index is gone: dropped before each run, the rebuild happens
+inside the call) and `rebuild` (`python -m cardchat reindex --owner`).
+`CARDCHAT_BENCH_MEMORY_CALLS` picks the calls.
 `scripts/bench function_memory`.
 """
 
@@ -27,23 +32,30 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from google.cloud.firestore import FieldFilter
 
 from benchmarks.bench_create_chat import VOCAB
 from cardchat.repo import retrieval_index
 from cardchat.retrieval.index_entries import make_entry
-from cardchat.schema import CARDS, RETRIEVAL_INDEX, Card, now
+from cardchat.schema import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 
 QUESTION = "how do I rebase my branch onto main?"
 #: The owner's index alone (read and decoded: a cold instance's first step), then
 #: createChat's and continueChat's background (create.select_background), generateAnswer's per-turn
 #: ranking (turn_context.rank_source), the Cards page's search, the MCP tool.
-CALLS = ("load", "createChat", "generateAnswer", "searchCards", "mcp")
+CALLS = ("load", "createChat", "generateAnswer", "searchCards", "mcp", "createChatNoIndex", "rebuild")
+#: The calls that read card_embeddings (the others read the index alone).
+REBUILDS = ("createChatNoIndex", "rebuild")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _seed(db: Any, n: int, owner: str) -> None:
-    from cardchat.embeddings import get_embedder
+def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
+    from cardchat.embeddings import get_embedder, pack
+    from cardchat.embeddings.text import text_hash
+    from cardchat.repo import retrieval_rebuild  # here: a baseline's child imports this module too
+    from cardchat.schema import CARD_EMBEDDINGS, CardEmbedding
 
+    model = get_embedder().model_id
     rng, vr = random.Random(n), np.random.default_rng(n)
     entries, batch, pending = [], db.batch(), 0
     for i in range(n):
@@ -52,14 +64,19 @@ def _seed(db: Any, n: int, owner: str) -> None:
         cid = f"{owner}-{i:06d}"
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
         v = vr.standard_normal(384).astype(np.float32)
-        entries.append(make_entry(cid, card, v / np.linalg.norm(v)))
+        v /= np.linalg.norm(v)
+        entries.append(make_entry(cid, card, v))
+        if vectors:
+            stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner)
+            batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
+            pending += 1
         pending += 1
         if pending >= 480:
             batch.commit()
             batch, pending = db.batch(), 0
     if pending:
         batch.commit()
-    blobs = retrieval_index._shard_blobs(entries, 384)
+    blobs = retrieval_rebuild._shard_blobs(entries, 384)
     named = retrieval_index._write_shards(db, owner, 1, dict(enumerate(blobs)))
     db.collection(RETRIEVAL_INDEX).document(owner).set(
         {
@@ -67,7 +84,7 @@ def _seed(db: Any, n: int, owner: str) -> None:
             "version": 1,
             "slots": len(blobs),
             "shards": [named[s] for s in range(len(blobs))],
-            "model": get_embedder().model_id,
+            "model": model,
             "dim": 384,
             "count": n,
             "updated": now(),
@@ -96,7 +113,7 @@ def _call(db: Any, call: str, owner: str) -> None:
         from cardchat.repo import retrieval_index as index
 
         index.load(db, owner)
-    elif call == "createChat":
+    elif call in ("createChat", "createChatNoIndex"):
         from cardchat.chat import create
 
         spec = llms.MODELS["claude-sonnet-4-6"]
@@ -110,10 +127,14 @@ def _call(db: Any, call: str, owner: str) -> None:
         from cardchat.parsing import search_cards
 
         card_search.search_cards(db, owner, search_cards({"text": "rebase branch", "scope": "mine"}))
-    else:
+    elif call == "mcp":
         from cardchat.mcpserver import search
 
         search.search_cards(db, owner, QUESTION, 10)
+    else:
+        from cardchat.repo import retrieval_index as index
+
+        index.rebuild(db, owner)
 
 
 def _hwm() -> float:
@@ -124,20 +145,30 @@ def _hwm() -> float:
 
 
 def run(db: Any) -> Iterator[str]:
+    calls = os.environ.get("CARDCHAT_BENCH_MEMORY_CALLS", " ".join(CALLS)).split()
     for n in map(int, os.environ.get("CARDCHAT_BENCH_MEMORY_SIZES", "100000").split()):
         owner = f"bench-memory-{n}"
         start = time.perf_counter()
-        _seed(db, n, owner)
+        _seed(db, n, owner, vectors=any(c in REBUILDS for c in calls))
         head = retrieval_index.read_head(db, owner) or {}
         yield f"{n:,} cards seeded and indexed in {time.perf_counter() - start:.0f} s: {len(head['shards'])} shards"
-        for call in os.environ.get("CARDCHAT_BENCH_MEMORY_CALLS", " ".join(CALLS)).split():
+        for call in calls:
             for label, code in _code_dirs():
+                if call == "createChatNoIndex":
+                    _drop_index(db, owner)
                 r = _in_fresh_process(call, owner, code)
                 yield (
                     f"    {call}{label}, cold instance: peak RSS {r['peak_mib']:.0f} MiB "
                     f"(after importing main {r['import_mib']:.0f} MiB); the call took {r['ms']:.0f} ms "
                     f"(load average {os.getloadavg()[0]:.1f})"
                 )
+
+
+def _drop_index(db: Any, owner: str) -> None:
+    """The owner's head and shards deleted: the next createChat rebuilds inside its call."""
+    shards = db.collection(RETRIEVAL_INDEX_SHARDS).where(filter=FieldFilter("owner", "==", owner))
+    retrieval_index._delete(db, [s.id for s in shards.select(["version"]).stream()])
+    db.collection(RETRIEVAL_INDEX).document(owner).delete()
 
 
 def _code_dirs() -> list[tuple[str, Path]]:

@@ -101,6 +101,16 @@ def test_cache_reuses_doc_terms_and_keys_by_hash():
     assert bm.doc_terms(("c1", "h2"), "title\nnew body") is not first
 
 
+def test_a_document_not_remembered_is_the_same_but_not_cached():
+    """What an index entry is made of: the entry keeps the terms, BM25's cache does not."""
+    bm = Bm25()
+    once = bm.doc_terms(("c1", "h1"), "title\nbody words", remember=False)
+    kept = bm.doc_terms(("c1", "h1"), "title\nbody words")
+    assert kept is not once and bm.doc_terms(("c1", "h1"), "ignored: cached now") is kept
+    assert np.array_equal(kept.term_ids, once.term_ids) and np.array_equal(kept.tf, once.tf)
+    assert kept.length == once.length
+
+
 def test_rrf_math():
     # item 0: rank 1 and rank 3; item 1: rank 2 only; item 2: rank 1 in the second list
     scores = fusion.rrf_scores([[0, 1], [2, 3, 0]], [1.0, 0.5], n=5, k=60)

@@ -103,9 +103,13 @@ def clear_cache() -> None:
     _cache.clear()
 
 
-def load_embeddings(db: firestore.Client, wanted: Mapping[str, str], model_id: str) -> dict[str, np.ndarray]:
+def load_embeddings(
+    db: firestore.Client, wanted: Mapping[str, str], model_id: str, remember: bool = True
+) -> dict[str, np.ndarray]:
     """Fresh vectors of `wanted` (card_id -> current text_hash) made by `model_id`.
-    Cards without one are absent from the result."""
+    Cards without one are absent from the result. `remember=False` leaves the
+    ones read out of the cache (a rebuild reads every vector once, to quantise it:
+    keeping them would hold up to CACHE_BYTES for nothing)."""
     keys = [(card_id, h, model_id) for card_id, h in wanted.items()]
     found = _cache.get_many(keys)
     to_read = [key[0] for key in keys if key not in found]
@@ -122,7 +126,8 @@ def load_embeddings(db: firestore.Client, wanted: Mapping[str, str], model_id: s
 
         for card_id, vec in read_many(db, CARD_EMBEDDINGS, to_read, fresh, field_paths=_FIELDS):
             key = (card_id, wanted[card_id], model_id)
-            _cache.put(key, vec)
+            if remember:
+                _cache.put(key, vec)
             found[key] = vec
     return {key[0]: found[key] for key in keys if key in found}
 

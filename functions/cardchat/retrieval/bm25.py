@@ -232,7 +232,9 @@ class Bm25:
         self._max_cached = max_cached
         self._last: tuple[list[str], list[str], Index] | None = None
 
-    def doc_terms(self, key: tuple[str, str], text: str) -> DocTerms:
+    def doc_terms(self, key: tuple[str, str], text: str, remember: bool = True) -> DocTerms:
+        """The document's term ids and title-weighted frequencies, cached by `key` unless
+        `remember` is False (a caller that keeps them itself)."""
         cached = self._docs.get(key)
         if cached is not None:
             return cached
@@ -249,6 +251,8 @@ class Bm25:
         ids = np.fromiter(counts.keys(), dtype=np.int32, count=len(counts))
         tf = np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
         doc = DocTerms(ids, tf, float(tf.sum()))
+        if not remember:
+            return doc
         if len(self._docs) >= self._max_cached:
             self._docs.clear()  # rare: far more distinct cards than any chat uses
         self._docs[key] = doc
