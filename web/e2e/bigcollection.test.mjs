@@ -89,10 +89,17 @@ async function theCountShowsAll(page) {
   assert.equal(first, bigCardId(0), 'in title order');
 }
 
-/** Scrolls far down: later pages arrive, and the DOM holds only what is on screen. */
+/**
+ * Scrolls far down, past 8 pages of 50: later pages arrive, and the DOM holds
+ * only what is on screen. Scrolls until that card, not a fixed number of
+ * times: a scroll made while the next page is on its way stops at the end of
+ * what is loaded, so how far 12 scrolls get depends on the machine's speed.
+ */
 async function scrollingKeepsTheDomSmall(page) {
+  const target = 400;
   let deepest = 0;
-  for (let step = 0; step < 12; step++) {
+  for (let step = 0; deepest <= target; step++) {
+    assert.ok(step < 200, `after ${step} scrolls the deepest card is ${deepest}`);
     await page.evaluate(() => window.scrollBy(0, 4000));
     await page.waitForFunction((seen) => {
       const cards = [...document.querySelectorAll('[data-testid=card]')];
@@ -103,7 +110,6 @@ async function scrollingKeepsTheDomSmall(page) {
     const nodes = await page.evaluate(domNodes);
     assert.ok(nodes < DOM_LIMIT, `after scrolling to card ${deepest}, ${nodes} DOM nodes`);
   }
-  assert.ok(deepest > 200, `scrolling reached card ${deepest}`);
   assert.equal(await page.locator('[data-testid=card]').first().getAttribute('data-card-id') === bigCardId(0), false,
     'the first cards left the DOM');
 }
