@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import {
   adminGet, adminList, APP_URL, callFunction, captureResponses, COLLECTIONS, DESKTOP, forceLongPolling, launch, modelPickerReady, newContext,
   pageErrors, PHONE,
-  screenshot, signIn, signInRest,
+  screenshot, signIn, signInRest, until,
 } from './support.mjs';
 
 const ANSWER_TIMEOUT = 120_000;
@@ -183,12 +183,8 @@ async function publish(s) {
   const link = await page.getByTestId('share-link').inputValue();
   assert.equal(link, `${APP_URL}/chat/${encodeURIComponent(chatId)}`);
   // The chip shows the local write at once; the server has it a moment later.
-  let published = false;
-  for (let i = 0; i < 50 && !published; i++) {
-    published = (await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published === true;
-    if (!published) await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.equal(published, true, 'the published flag reached Firestore');
+  await until('the published flag to reach Firestore',
+    async () => (await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published === true, 60_000, 200);
 
   await screenshot(page, 'chat-desktop.png');
   await page.setViewportSize(PHONE);

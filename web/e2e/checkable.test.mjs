@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
   adminGet, adminList, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, PHONE, signIn,
-  signInRest, visibleTo,
+  signInRest, until, visibleTo,
 } from './support.mjs';
 
 const ANSWER_TIMEOUT = 120_000;
@@ -91,11 +91,10 @@ async function ratesItDown(page, answer, messageId) {
   await answer.getByTestId('rate-comment').click();
   await answer.getByTestId('rate-comment-text').fill('Missed the autosquash option.');
   await answer.getByTestId('rate-comment-save').click();
-  let fb = null;
-  for (let i = 0; i < 60 && fb?.comment !== 'Missed the autosquash option.'; i++) {
-    await page.waitForTimeout(250);
-    fb = await adminGet(`${COLLECTIONS.answer_feedback}/${messageId}`);
-  }
+  const fb = await until('the rating\'s comment to reach Firestore', async () => {
+    const got = await adminGet(`${COLLECTIONS.answer_feedback}/${messageId}`);
+    return got?.comment === 'Missed the autosquash option.' ? got : null;
+  }, 60_000, 250);
   assert.equal(fb?.rating, 'down');
   assert.equal(fb?.comment, 'Missed the autosquash option.');
   assert.equal((await adminGet(`${COLLECTIONS.chat_messages}/${messageId}`)).rating, undefined);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  adminDelete, adminGet, adminList, COLLECTIONS, launch, newContext, pageErrors, signIn, signInRest,
+  adminDelete, adminGet, adminList, COLLECTIONS, launch, newContext, pageErrors, signIn, signInRest, until,
 } from './support.mjs';
 
 const TAG = `e2e-own-${Date.now()}`;
@@ -37,16 +37,6 @@ function writeVault() {
 
 async function ownCards(uid) {
   return (await adminList(COLLECTIONS.cards)).filter((c) => c.owner === uid && (c.tags ?? []).includes(TAG));
-}
-
-async function until(what, check, timeout = 120_000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 async function importPicked(page, testId, files) {

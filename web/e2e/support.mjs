@@ -204,6 +204,22 @@ export async function adminDelete(docPath) {
   if (!res.ok && res.status !== 404) throw new Error(`DELETE ${docPath}: ${res.status} ${await res.text()}`);
 }
 
+/**
+ * Polls `check` (every `every` ms) until it answers something truthy, and
+ * returns that; fails naming `what` after `timeout` ms. For what the server
+ * does in its own time (a trigger, a client write reaching Firestore), which
+ * on a loaded emulator can take many seconds.
+ */
+export async function until(what, check, timeout = 120_000, every = 500) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeout / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}
+
 // --- big collections (issue 21): users, batched writes, paused triggers -----
 
 /** An Auth emulator account (created, or signed in when it exists): { uid, idToken }. */
@@ -286,13 +302,8 @@ async function triggersCaughtUp(timeoutMs = 600_000) {
     title: 'Trigger probe', body: `Written at ${at.toISOString()} to see the emulator's triggers caught up.`,
     owner: uid, visibility: 'private', viewers: [], tags: [], created: at, updated: at,
   });
-  const deadline = Date.now() + timeoutMs;
-  while (!(await adminGet(`${COLLECTIONS.card_embeddings}/${id}`))) {
-    if (Date.now() > deadline) {
-      throw new Error(`the emulator's triggers did not catch up within ${timeoutMs / 1000} s of resuming: card ${id} was never embedded`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await until(`the embedding of probe card ${id}, written after the emulator's triggers resumed`,
+    () => adminGet(`${COLLECTIONS.card_embeddings}/${id}`), timeoutMs, 250);
   await adminDelete(`${COLLECTIONS.cards}/${id}`);
 }
 
