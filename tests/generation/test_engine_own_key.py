@@ -13,7 +13,7 @@ import pytest
 from cardchat import keycrypt, personal_keys
 from cardchat.access import AIAccess
 from cardchat.chat.titles import retitle
-from cardchat.chat.turns import post_message
+from cardchat.chat.turns import post_message, retry_message
 from cardchat.generation.engine import generate
 from cardchat.ids import first_message_id
 from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, ChatMessage, UserDoc
@@ -113,3 +113,17 @@ def test_a_title_after_an_own_key_answer_never_falls_back_to_the_deployments_key
     assert own_key.requests == []
     assert db.collection(CHATS).document("c0").get().get("title") == before
     assert not db.collection(RATE_LIMITS).document("u1").get().exists
+
+
+def test_a_retry_is_admitted_anew_and_keeps_to_the_key_it_was_admitted_on(db, own_key, monkeypatch):
+    stub = make_chat(db, "c0", model=CLAUDE)  # posted on the deployment's key (u1 may use the AI)
+    assert message(db, stub)["own_key"] is False
+    own_key.responses = [httpx2.Response(401, json={"type": "error", "error": {"type": "authentication_error"}})]
+    assert generate(db, stub) == "failed"
+    retry_message(db, "u1", stub, limits=AIAccess(True, frozenset({"anthropic"})).admit(CLAUDE))
+    assert message(db, stub)["own_key"] is True
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
+    personal_keys.delete_key(db, "u1", "anthropic")
+    assert generate(db, stub) == "failed"
+    assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
+    assert len(own_key.requests) == 1
