@@ -95,6 +95,7 @@ def test_a_followed_owner_who_made_their_cards_private_is_an_empty_source_with_a
     result = chats.create_chat(db, ME, req)
     assert result.answer() == {"chat_id": result.chat_id, "empty_reason": OWNER_HAS_NO_PUBLIC_CARDS}
     assert db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered") == 0
+    assert retrieval_index.read_head(db, "carol", public=True) is None  # nothing written for an empty source
     search = card_search.search_cards(
         db, ME, parsing.search_cards({"text": "moon", "scope": "owner", "owner": "carol"})
     )

@@ -64,7 +64,7 @@ def rebuild(
 
     model = model_id or get_embedder().model_id
     key = index_key(owner, public)
-    shards = Shards(_count(db, owner, public))
+    shards = Shards(count_cards(db, owner, public))
     for page in _pages(db, owner, page_size, public):
         shards.add(_entries(db, page, model))
     blobs = shards.blobs()
@@ -99,8 +99,9 @@ def _cards_of(db: firestore.Client, owner: str, public: bool) -> Any:
     return query.where(filter=FieldFilter("visibility", "==", "public")) if public else query
 
 
-def _count(db: firestore.Client, owner: str, public: bool = False) -> int:
-    """How many cards the owner has (one aggregation, not a read of each): the slots' first guess."""
+def count_cards(db: firestore.Client, owner: str, public: bool = False) -> int:
+    """How many cards (`public`: public cards) the owner has: one aggregation, not a read of each
+    (a rebuild's first guess at its slots)."""
     # Any: the client's stubs type count() and get() wrongly (get answers a list of lists).
     query: Any = _cards_of(db, owner, public)
     result = query.count().get()
