@@ -8,15 +8,19 @@ import numpy as np
 import pytest
 
 from cardchat import llms, parsing
+from cardchat.access import grant_ai
 from cardchat.account_schema import CARD_SOURCES, CardSources, FollowedSource
 from cardchat.chat import candidates, card_search
 from cardchat.chat import create as chats
 from cardchat.chat.collection import source_of
+from cardchat.chat.turns import post_message
 from cardchat.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, CollectionQuery
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
+from cardchat.generation.engine import generate
 from cardchat.repo import cards as card_repo
-from cardchat.repo import retrieval_index
+from cardchat.repo import embed_batches, retrieval_index
+from cardchat.repo import messages as messages_repo
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_PRIVATE, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
@@ -104,6 +108,27 @@ def test_a_followed_owner_who_made_their_cards_private_is_an_empty_source_with_a
         db, ME, parsing.create_chat({"initial_message": "Tides?", "model": "offline-extractive", "query": {}})
     )
     assert own.answer() == {"chat_id": own.chat_id}
+
+
+def test_follow_ups_over_a_followed_owner_find_their_new_public_cards_and_never_their_private_ones(db):
+    seed(db, DECK)
+    grant_ai(db, ME)
+    query = {"scope": "owner", "owner": "bob", "tag": "sea"}
+    req = parsing.create_chat({"initial_message": "When do tides come?", "model": "offline-extractive", "query": query})
+    chat_id = chats.create_chat(db, ME, req).chat_id
+    assert generate(db, messages_repo.chat_messages(db, chat_id)[-1][0]) == "complete"
+    lens = "The lighthouse on the headland uses a first-order Fresnel lens, ground in Paris in 1871."
+    added_since = {
+        "bob-lens": Card("The lighthouse lens", lens, "bob", "public", tags=["sea"]),
+        "bob-lens-private": Card("The lighthouse lens, my notes", lens, "bob", tags=["sea"]),
+    }
+    seed(db, added_since)
+    for card_id, card in added_since.items():  # what embedCard does with each write: embed, then index
+        embed_batches.on_card_written(db, card_id, None, card, get_embedder())
+    stub = post_message(db, ME, chat_id, "What kind of lens does the lighthouse use?")
+    assert generate(db, stub) == "complete"
+    turn = db.collection(CHAT_PRIVATE).document(chat_id).get().get("context_turns")[-1]
+    assert "bob-lens" in [a["card"] for a in turn["added"]] and turn["considered"] == 2  # bob-public, bob-lens
 
 
 def _strangers(n: int) -> dict[str, Card]:
