@@ -18,8 +18,9 @@ Over either, the card is kept (its text, tags and access as written; chats and
 searches rank it by keywords alone) but not embedded, and
 `embedding_skips/{uid}:{card_id}` says why (`reason`: CARD_LIMIT or WRITE_RATE),
 for its owner's eyes: the SPA shows "over your card limit". Nothing is lost: a
-worker that finds room (the limit raised, cards deleted) takes skipped cards
-back into the queue, and `python -m cardchat requeue-skipped` does so at once.
+worker that finds room (the limit raised, cards deleted, a later minute) takes
+skipped cards back into the queue when its own is empty, and
+`python -m cardchat requeue-skipped` does so at once.
 """
 
 from __future__ import annotations

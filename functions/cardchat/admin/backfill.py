@@ -101,7 +101,7 @@ def requeue_skipped(db: Any, owner: str | None = None, model: str | None = None)
     embedder = get_embedder(model)
     done: dict[str, str] = {}
     for who in [owner] if owner else embed_quota.owners_with_skips(db):
-        ids = embed_quota.skipped_cards(db, who, limit=None, reason=None)
+        ids = list(embed_quota.skipped_cards(db, who, limit=None))
         for i in range(0, len(ids), 500):
             embed_queue.enqueue_many(db, dict.fromkeys(ids[i : i + 500], who), now())
         done[who] = embed_batches.work(db, who, embedder)

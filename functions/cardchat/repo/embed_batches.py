@@ -22,7 +22,8 @@ run out (NOTICE, LEASE); the owner's next card write drains again, and
 `python -m cardchat backfill` embeds whatever is left.
 
 Over a per-user card quota (card_quota.py) a card is not embedded: the batch
-records why (repo/embed_quota.py), and a worker with room takes it back.
+records why (repo/embed_quota.py), and a worker with room (a raised limit,
+deleted cards, a later minute) takes it back when its queue is empty.
 
 `batch_stored` is the one place where a finished batch is known (owner,
 changed cards and their vectors, deletions): the retrieval index hooks in there.
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as gexc
 
-from ..card_quota import CardQuota
+from ..card_quota import CARD_LIMIT, CardQuota
 from ..embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from ..embeddings import Embedder
 from ..embeddings.text import embeddable_and_hash
@@ -202,17 +203,19 @@ def drain(
 
 
 def _take_back_skipped(db: firestore.Client, owner: str, at: datetime, limit: int) -> int:
-    """Cards skipped at the card limit go back into the queue while the owner
-    has room for them (the limit raised, cards deleted); returns how many.
-    Each one taken back is embedded or fills the room, so this ends."""
+    """Skipped cards go back into the queue while the owner has room for
+    them (the limit raised, cards deleted, a later minute); returns how many.
+    Each batch taken back embeds a card or moves one from the minute's limit
+    to the card limit, which is taken back only with room: this ends."""
     skipped = embed_quota.skipped_cards(db, owner, limit)
     if not skipped:
         return 0
-    room = CardQuota.from_env().max_cards - embed_quota.count_vectors(db, owner)
-    if room <= 0:
-        return 0
-    queue.enqueue_many(db, dict.fromkeys(skipped[:room], owner), at)
-    return min(room, len(skipped))
+    at_limit = [cid for cid, reason in skipped.items() if reason == CARD_LIMIT]
+    cards, writes = embed_quota.room(db, owner, at, CardQuota.from_env(), cards=bool(at_limit))
+    back = ([cid for cid in skipped if cid not in at_limit] + at_limit[: max(0, cards)])[: max(0, writes)]
+    if back:
+        queue.enqueue_many(db, dict.fromkeys(back, owner), at)
+    return len(back)
 
 
 class _Sweep:

@@ -19,7 +19,7 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from ..card_quota import CARD_LIMIT, CARD_WRITE_MINUTES, EMBEDDING_SKIPS, CardQuota, Gate, gate, minute_of, skip_id
+from ..card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS, CardQuota, Gate, gate, minute_of, skip_id
 from ..schema import CARD_EMBEDDINGS
 from .cards import read_many
 from .transactions import run_in_transaction
@@ -45,9 +45,7 @@ def admit(
     minute = minute_of(now)
 
     def body(tx: firestore.Transaction) -> Gate:
-        snap = ref.get(transaction=tx)
-        data = (snap.to_dict() or {}) if snap.exists else {}
-        written = int(data.get("count") or 0) if data.get("minute") == minute else 0
+        written = _written(ref.get(transaction=tx), minute)
         decided = gate(ids, held, vectors, written, quota)
         if decided.admitted:
             tx.set(ref, {"minute": minute, "count": written + len(decided.admitted)})
@@ -56,11 +54,23 @@ def admit(
     return run_in_transaction(db, body)
 
 
+def _written(snap: Any, minute: str) -> int:
+    data = (snap.to_dict() or {}) if snap.exists else {}
+    return int(data.get("count") or 0) if data.get("minute") == minute else 0
+
+
+def room(db: firestore.Client, owner: str, now: datetime, quota: CardQuota, cards: bool) -> tuple[int, int]:
+    """(new cards the owner may still embed, or 0 unless `cards`; writes left
+    in the minute of `now`): what a worker may take back."""
+    written = _written(db.collection(CARD_WRITE_MINUTES).document(owner).get(), minute_of(now))
+    return (quota.max_cards - count_vectors(db, owner) if cards else 0), quota.writes_per_minute - written
+
+
 def record(db: firestore.Client, owner: str, batch_ids: Sequence[str], skipped: dict[str, str], now: datetime) -> None:
     """The batch's skip records as they now are: one per card in `skipped`,
     none for the batch's other cards (embedded, fresh already, or deleted).
     An owner with no record costs one query, not a read per card."""
-    if not skipped and not skipped_cards(db, owner, 1, reason=None):
+    if not skipped and not skipped_cards(db, owner, 1):
         return
     ids = [skip_id(owner, cid) for cid in batch_ids]
     found = read_many(db, EMBEDDING_SKIPS, ids, _record, ["card", "reason"])
@@ -83,13 +93,11 @@ def _record(_id: str, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def skipped_cards(db: firestore.Client, owner: str, limit: int | None, reason: str | None = CARD_LIMIT) -> list[str]:
-    """Up to `limit` (None: all) of the owner's skipped cards' ids, for `reason` (None: for any)."""
-    query = db.collection(EMBEDDING_SKIPS).where(filter=FieldFilter("owner", "==", owner))
-    if reason is not None:
-        query = query.where(filter=FieldFilter("reason", "==", reason))
-    query = query.select(["card"])
-    return [str(snap.get("card")) for snap in (query if limit is None else query.limit(limit)).stream()]
+def skipped_cards(db: firestore.Client, owner: str, limit: int | None) -> dict[str, str]:
+    """Up to `limit` (None: all) of the owner's skipped cards: card id -> reason."""
+    query = db.collection(EMBEDDING_SKIPS).where(filter=FieldFilter("owner", "==", owner)).select(["card", "reason"])
+    snaps = (query if limit is None else query.limit(limit)).stream()
+    return {str(snap.get("card")): str(snap.get("reason")) for snap in snaps}
 
 
 def all_skipped(db: firestore.Client) -> set[str]:
