@@ -1,4 +1,5 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,feedback,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
+migrate-chat-viewers,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -96,6 +97,14 @@ def _grant_ai(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate_chat_viewers(args: argparse.Namespace) -> int:
+    from cardchat.admin.chat_viewers import migrate
+
+    moved = migrate(_client(args.project))
+    print(f"moved the viewers of {moved.chats} chats into {moved.viewers} chat_viewers docs")
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from cardchat.admin.evaluation import main
 
@@ -174,6 +183,13 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--revoke", action="store_true")
     s.add_argument("--admin", action="store_true", help="also grant (with --revoke: revoke) admin")
     s.set_defaults(run=_grant_ai)
+
+    s = sub.add_parser(
+        "migrate-chat-viewers",
+        parents=[common],
+        help="once, on deploy: move chats' `viewers` lists into chat_viewers docs (idempotent)",
+    )
+    s.set_defaults(run=_migrate_chat_viewers)
 
     s = sub.add_parser(
         "feedback", parents=[common], help="rated answers: model, rating, comment, question, cited cards"

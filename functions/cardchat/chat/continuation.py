@@ -29,6 +29,7 @@ from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
+from cardchat.repo import sharing
 from cardchat.schema import Chat, ChatBackground, ChatPrivate, public_citations
 from cardchat.schema import now as utc_now
 
@@ -42,10 +43,10 @@ TITLE_SUFFIX = " · continued"
 QUERY_CHARS = 2_000
 
 
-def may_read(chat: dict[str, Any], uid: str) -> bool:
+def may_read(db: Any, chat_id: str, chat: dict[str, Any], uid: str) -> bool:
     """firestore.rules' read of chats/{id} for a signed-in user, admins aside:
-    the owner, a viewer it is shared with, anyone once it is published."""
-    return chat.get("owner") == uid or uid in (chat.get("viewers") or []) or chat.get("published") is True
+    the owner, anyone once it is published, a viewer it is shared with."""
+    return chat.get("owner") == uid or chat.get("published") is True or sharing.is_viewer(db, chat_id, uid)
 
 
 def continue_chat(
@@ -63,7 +64,7 @@ def continue_chat(
     when = now or utc_now()
     source = chats_repo.get_chat(db, chat_id)
     private = chats_repo.get_private(db, chat_id) if source is not None else None
-    if source is None or private is None or not may_read(source, uid):
+    if source is None or private is None or not may_read(db, chat_id, source, uid):
         raise NotFound("chat not found")
     spec = llms.MODELS[model_id or _default_model(source, ai)]
     rules = ai.admit(spec.id)  # AI use, or the caller's own key for this provider
