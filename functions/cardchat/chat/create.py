@@ -111,9 +111,10 @@ def create_chat(
     source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
     _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
     t = chosen.timings
-    return CreateChatResult(
-        chat_id, CreateChatTimings(checked, t.resolve, t.embed, t.rank, t.load_and_fit, clock.lap())
+    steps = CreateChatTimings(
+        check=checked, resolve=t.resolve, embed=t.embed, rank=t.rank, load_and_fit=t.load_and_fit, write=clock.lap()
     )
+    return CreateChatResult(chat_id, steps)
 
 
 @dataclass
@@ -162,7 +163,7 @@ def select_background(
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
-    timings = SelectionTimings(resolved, embedded, ranked_ms, load_and_fit=clock.lap())
+    timings = SelectionTimings(resolve=resolved, embed=embedded, rank=ranked_ms, load_and_fit=clock.lap())
     return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()), timings)
 
 
