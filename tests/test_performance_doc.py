@@ -1,9 +1,18 @@
-"""docs/performance.md gives, for the figures it lists, exactly the commands of
-benchmarks/sections.py: the ones the bench-smoke suite runs at a tiny size."""
+"""Every benchmark is an entry of benchmarks/sections.py, and docs/performance.md
+gives, for the figures it lists, exactly the commands of those sections: the
+ones the bench-smoke suite runs at a tiny size."""
 
 from __future__ import annotations
 
-from benchmarks.sections import DOC, SECTIONS, doc_commands, doc_drift
+from benchmarks.sections import BY_NAME, DOC, SECTIONS, doc_commands, doc_drift
+
+
+def test_every_benchmark_is_a_section() -> None:
+    """A new benchmarks/bench_x.py or browser_x.mjs runs in scripts/bench and the suite only through the table."""
+    folder = DOC.parents[1] / "benchmarks"
+    files = {p.stem.removeprefix("bench_") for p in folder.glob("bench_*.py")}
+    files |= {p.stem for p in folder.glob("browser_*.mjs")}
+    assert files == set(BY_NAME)
 
 
 def test_the_doc_gives_exactly_the_commands_the_suite_runs() -> None:
