@@ -58,6 +58,7 @@ SECTIONS = [
     Section("index_memory", default=False),
     Section("function_memory", default=False),
     Section("candidate_embedders", default=False),
+    Section("scope", default=False),
     Section("pipeline", stack="pipeline"),
     Section("embed_burst", stack="functions"),
     Section("browser_ttft", stack="browser", tiny_env={"BENCH_RUNS": "1"}),
