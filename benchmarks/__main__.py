@@ -11,6 +11,8 @@ import importlib
 import re
 import sys
 import time
+import traceback
+from pathlib import Path
 
 from google.cloud import firestore
 
@@ -18,6 +20,7 @@ from benchmarks.sections import SECTIONS
 
 DEFAULT = [s.name for s in SECTIONS if s.stack == "firestore" and s.default]
 FIGURE = re.compile(r"\d")
+HERE = Path(__file__).resolve().parent
 
 
 def run_section(db: firestore.Client, name: str) -> bool:
@@ -35,10 +38,17 @@ def run_section(db: firestore.Client, name: str) -> bool:
             print("FAILED: printed no figure", flush=True)
     except Exception as e:  # one broken bench must not hide the others' figures
         ok = False
-        print(f"FAILED: {type(e).__name__}: {e}", flush=True)
+        print(f"FAILED: {type(e).__name__}: {e} (at {_where(e)})", flush=True)
     print(f"({time.perf_counter() - start:.1f}s)", flush=True)
     print(f"section {name}: {'ok' if ok else 'FAILED'}", flush=True)
     return ok
+
+
+def _where(e: Exception) -> str:
+    """The benchmark's own line the error came through (the innermost frame is often the library's)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    ours = [f for f in frames if Path(f.filename).resolve().parent == HERE] or frames
+    return f"{Path(ours[-1].filename).name}:{ours[-1].lineno}"
 
 
 def main(argv: list[str]) -> int:

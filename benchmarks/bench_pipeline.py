@@ -187,7 +187,9 @@ def _deck_unembedded(db: Any, uid: str) -> list[str]:
     after scripts/dev's import), written with background triggers paused
     as scripts/seed does."""
     hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
-    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=10)
+    # Resuming re-discovers the functions in a Python process (FUNCTIONS_DISCOVERY_TIMEOUT, scripts/lib.sh):
+    # on a loaded machine that took over 10 s.
+    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=90)
     try:
         ids = []
         for start in range(0, len(deck := build_deck()[: sized(None, 5)]), 400):
@@ -200,7 +202,7 @@ def _deck_unembedded(db: Any, uid: str) -> list[str]:
                 ids.append(cid)
             batch.commit()
     finally:
-        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=10)
+        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=90)
     return ids
 
 
