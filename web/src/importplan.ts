@@ -8,7 +8,13 @@ import { codePointCompare } from './cardpager';
 import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
 
-export interface PlannedCard { id: string; where: string; fields: CardFields }
+export interface PlannedCard {
+  id: string;
+  where: string;
+  fields: CardFields;
+  /** An update's stored card, as it was read: what the preview compares with (importdiff.ts). */
+  before?: CardFields;
+}
 
 export interface ImportPlan {
   creates: PlannedCard[];
@@ -79,11 +85,13 @@ export type OwnCardsAmong = (ids: string[]) => Promise<ReadonlyMap<string, CardD
 
 const DEFAULTS: CardFields = { title: '', body: '', visibility: 'private', viewers: [], tags: [] };
 
+function storedFields(c: CardDoc): CardFields {
+  return { title: c.title, body: c.body, visibility: c.visibility as Visibility, viewers: c.viewers, tags: c.tags };
+}
+
 /** The source's fields over the stored card's (a re-import keeps what the file does not say), else defaults. */
 function merged(src: SourceCard, stored: CardDoc | undefined): Record<string, unknown> {
-  const base: CardFields = stored
-    ? { title: stored.title, body: stored.body, visibility: stored.visibility as Visibility, viewers: stored.viewers, tags: stored.tags }
-    : DEFAULTS;
+  const base: CardFields = stored ? storedFields(stored) : DEFAULTS;
   const out: Record<string, unknown> = { ...base, ...src.fields };
   if (typeof out.title === 'string') out.title = out.title.trim();
   // A card made public drops its viewers, as the editor does.
@@ -126,7 +134,7 @@ export async function planImport(owner: string, sources: SourceCard[], among: Ow
     const card = { id, where: src.where, fields: fields as unknown as CardFields };
     if (!old) plan.creates.push(card);
     else if (sameContent(old as unknown as CardFields, card.fields)) plan.unchanged.push(card);
-    else plan.updates.push(card);
+    else plan.updates.push({ ...card, before: storedFields(old) });
   });
   return plan;
 }
