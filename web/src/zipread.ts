@@ -3,7 +3,7 @@
 // so every entry is inflated as a stream: the archive is fed in small steps,
 // each entry's bytes are counted as they come, and an entry stops inflating
 // the moment it passes its limit; the whole archive stops at its own.
-import { Inflate, Unzip, type AsyncFlateStreamHandler, type FlateError, type UnzipFile } from 'fflate';
+import { Inflate, inflateSync, Unzip, type AsyncFlateStreamHandler, type FlateError, type UnzipFile } from 'fflate';
 
 export interface ZipLimits {
   /** Bytes one entry may inflate to; past it the entry is a problem, the rest reads on. */
@@ -16,12 +16,24 @@ export interface ZipEntry { path: string; bytes: Uint8Array }
 export interface ZipProblem { where: string; why: string }
 export interface ZipRead { files: ZipEntry[]; problems: ZipProblem[] }
 
-// Deflate inflates at most about 1,032 times: a step of 16 KiB holds at most
-// about 16 MiB of output before the counts are looked at again.
-const STEP_BYTES = 16 * 1024;
+// The archive is fed to the reader this much at a time (fflate's reader
+// recurses once per entry within a step: bounded by it).
+const FEED_BYTES = 32 * 1024;
+// Deflate inflates at most about 1,032 times: a streamed entry is inflated
+// 4 KiB at a time, at most about 4 MiB before its count is looked at again.
+const STEP_BYTES = 4 * 1024;
+// An entry this small (compressed) that declares its size is inflated in one
+// go into a buffer one byte over that size (fflate truncates to the buffer:
+// a full buffer is a lie): no streaming inflater's buffers, which for 5,000
+// small notes cost ten times the inflating itself.
+const WHOLE_BYTES = 64 * 1024;
 
 function bytes(n: number): string {
   return `${n.toLocaleString('en')} bytes`;
+}
+
+function failure(message: string): FlateError {
+  return Object.assign(new Error(message), { code: 0 });
 }
 
 /** Deflate that, once terminated, inflates nothing more of what it is fed (fflate's own keeps going). */
@@ -29,20 +41,40 @@ class StoppableInflate {
   static readonly compression = 8;
   ondata: AsyncFlateStreamHandler = () => {};
   private stopped = false;
-  private readonly inflate = new Inflate((data, final) => { if (!this.stopped) this.ondata(null, data, final); });
+  private inflate: Inflate | null = null;
+  private readonly held: Uint8Array[] = [];
+
+  constructor(_name: string, private readonly size?: number, private readonly declared?: number) {}
 
   push(chunk: Uint8Array, final: boolean): void {
     if (this.stopped) return;
     try {
-      this.inflate.push(chunk, final);
+      if (this.declared !== undefined && this.size !== undefined && this.size <= WHOLE_BYTES) this.whole(chunk, final, this.declared);
+      else this.stream(chunk, final);
     } catch (e) {
       this.stopped = true;
-      this.ondata(e as FlateError, new Uint8Array(0), final);
+      this.ondata(failure(`could not be inflated (${(e as Error).message})`), new Uint8Array(0), final);
     }
   }
 
   terminate(): void {
     this.stopped = true;
+  }
+
+  private whole(chunk: Uint8Array, final: boolean, declared: number): void {
+    if (!final || this.held.length) this.held.push(chunk.slice());
+    if (!final) return;
+    const all = this.held.length ? concat(this.held, this.held.reduce((n, c) => n + c.length, 0)) : chunk;
+    const out = inflateSync(all, { out: new Uint8Array(declared + 1) });
+    if (out.length <= declared) this.ondata(null, out, true);
+    else this.ondata(failure(`too large: inflates to more than the ${bytes(declared)} it declares`), new Uint8Array(0), true);
+  }
+
+  private stream(chunk: Uint8Array, final: boolean): void {
+    this.inflate ??= new Inflate((data, last) => { if (!this.stopped) this.ondata(null, data, last); });
+    for (let at = 0; !this.stopped && (at < chunk.length || at === 0); at += STEP_BYTES) {
+      this.inflate.push(chunk.subarray(at, at + STEP_BYTES), final && at + STEP_BYTES >= chunk.length);
+    }
   }
 }
 
@@ -68,8 +100,8 @@ class BoundedUnzip {
     const unzip = new Unzip((file) => this.entry(file));
     unzip.register(StoppableInflate);
     try {
-      for (let at = 0; at < zip.length || at === 0; at += STEP_BYTES) {
-        unzip.push(zip.subarray(at, at + STEP_BYTES), at + STEP_BYTES >= zip.length);
+      for (let at = 0; at < zip.length || at === 0; at += FEED_BYTES) {
+        unzip.push(zip.subarray(at, at + FEED_BYTES), at + FEED_BYTES >= zip.length);
         if (this.overTotal) break;
       }
     } catch (e) {
@@ -92,7 +124,7 @@ class BoundedUnzip {
     let length = 0;
     file.ondata = (err, data, final) => {
       if (err) {
-        this.out.problems.push({ where: file.name, why: `could not be inflated (${err.message})` });
+        this.out.problems.push({ where: file.name, why: err.message });
         return;
       }
       length += data.length;
@@ -104,7 +136,7 @@ class BoundedUnzip {
         return;
       }
       chunks.push(data);
-      if (final) this.out.files.push({ path: file.name, bytes: concat(chunks, length) });
+      if (final) this.out.files.push({ path: file.name, bytes: chunks.length === 1 ? data : concat(chunks, length) });
     };
     file.start();
   }
