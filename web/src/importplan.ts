@@ -4,6 +4,7 @@
 // and is compared with the owner's stored card of that id (looked up by id,
 // never the whole collection: issue 21) to create, update or skip it.
 import type { CardDoc } from './cardfilter';
+import { ownCardId } from './cardids';
 import { codePointCompare } from './cardpager';
 import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
@@ -33,10 +34,16 @@ function slug(text: string): string {
 
 /**
  * The id of the card `key` (a file's path, or a JSON card's id) imports into
- * for `owner`: readable, and unique per owner, so the same folder imported
- * again finds its cards and another user's import never lands on them.
+ * for `owner`: readable, in the owner's namespace (cardids.ts), so the same
+ * folder imported again finds its cards and another user's import never
+ * lands on them.
  */
 export async function derivedCardId(owner: string, key: string): Promise<string> {
+  return ownCardId(owner, await legacyDerivedId(owner, key));
+}
+
+/** The id an import derived before namespaces: a card imported then is found, and updated, under it. */
+export async function legacyDerivedId(owner: string, key: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
   return `${slug(key)}-${hex(digest).slice(0, 16)}`;
 }
@@ -107,17 +114,19 @@ export function sameContent(a: CardFields, b: CardFields): boolean {
 
 /**
  * The plan for `sources`. Only the cards the import could write are looked
- * up (`among`: each source's derived id, and its key where that is an id: a
- * key that already is one of the owner's cards is kept, so an exported card
- * read back updates itself); the owner's other cards are never read.
+ * up (`among`: each source's derived id, the id derived before namespaces,
+ * and its key where that is an id: a key that already is one of the owner's
+ * cards is kept, so an exported card read back updates itself, and so is a
+ * card imported before namespaces); the owner's other cards are never read.
  */
 export async function planImport(owner: string, sources: SourceCard[], among: OwnCardsAmong): Promise<ImportPlan> {
   const plan: ImportPlan = { creates: [], updates: [], unchanged: [], problems: [] };
   const derived = await Promise.all(sources.map((src) => derivedCardId(owner, src.key)));
-  const stored = await among([...new Set([...derived, ...sources.map((s) => s.key).filter(isDocId)])]);
+  const legacy = await Promise.all(sources.map((src) => legacyDerivedId(owner, src.key)));
+  const stored = await among([...new Set([...derived, ...legacy, ...sources.map((s) => s.key).filter(isDocId)])]);
   const seen = new Map<string, string>();
   sources.forEach((src, i) => {
-    const id = stored.has(src.key) ? src.key : derived[i];
+    const id = [src.key, legacy[i]].find((k) => stored.has(k)) ?? derived[i];
     const first = seen.get(id);
     if (first !== undefined) {
       plan.problems.push({ where: src.where, why: `duplicate id: the same card as ${first}` });
