@@ -102,6 +102,7 @@ export function chatPrivateDoc(over = {}) {
     background_tokens: 12345,
     card_ids: ['card-a', 'card-b'],
     card_count_requested: 3,
+    card_owners: [UID.owner, UID.owner],
     collection: { description: 'ocean notes', configuration: { tag: 'ocean' } },
     cards_unranked: 1,
     branched_from: { chat: 'chat-earlier', message_index: 0 },

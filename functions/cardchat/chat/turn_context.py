@@ -34,7 +34,7 @@ from cardchat.background import card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
-from cardchat.schema import Card, ChatPrivate, public_citations
+from cardchat.schema import Card, ChatPrivate, packed_owners, public_citations
 
 log = logging.getLogger(__name__)
 
@@ -279,7 +279,12 @@ def ground_turn(
         plan.text,
         plan.tokens,
         public_citations(plan.card_ids, ranked.cards),
-        {"card_ids": plan.card_ids, "context_turns": kept, "cards_packed": len(card_numbers(plan.text))},
+        {
+            "card_ids": plan.card_ids,
+            "card_owners": packed_owners(plan.card_ids, ranked.cards, private.card_owners),
+            "context_turns": kept,
+            "cards_packed": len(card_numbers(plan.text)),
+        },
     )
     return plan.text, plan.tokens
 
