@@ -233,6 +233,8 @@ class ChatPrivate:
     # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
     # owner-only like the rest; absent (not null) for a chat made from ids.
     collection_query: dict[str, Any] | None = None
+    # Cards of other people the context has held (a count, never which): the owner's publish control says so.
+    cards_by_others: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
@@ -262,6 +264,7 @@ class ChatPrivate:
             cards_cut=int(d.get("cards_cut") or 0),
             context_turns=list(d.get("context_turns") or []),
             collection_query=d.get("collection_query"),
+            cards_by_others=int(d.get("cards_by_others") or 0),
         )
 
 

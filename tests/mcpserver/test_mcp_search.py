@@ -46,3 +46,15 @@ def test_search_reads_the_index_and_only_its_hits(db, deck):
     best = card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery(scope="visible"))
     assert ids == list(best.cards)
     assert all(h.score is None or -1 <= h.score <= 1 for h in hits)
+
+
+def test_each_result_says_whose_card_it_is(db, deck):
+    from cardchat.background import FOREIGN_NOTE
+    from cardchat.mcpserver import tools
+    from cardchat.mcpserver.provenance import provenance
+
+    best = search_cards(db, A, "why the sea has tides", 1)[0].to_dict()
+    assert best["id"] == "a-tides" and (best["owner"], best["yours"]) == (A, True) and "foreign" not in best
+    shared = tools.get_card(db, A, {"id": "b-shared"})
+    assert (shared["owner"], shared["yours"], shared["foreign"], shared["note"]) == (B, False, True, FOREIGN_NOTE)
+    assert provenance(Card("t", "b", B), A) == {"owner": B, "yours": False, "foreign": True, "note": FOREIGN_NOTE}

@@ -45,6 +45,8 @@ export interface ChatPrivateDoc {
   cards_cut: number;
   /** Per follow-up: the cards its ranking added (chat/turn_context.py). */
   context_turns: ContextTurnDoc[];
+  /** How many cards of other people the context has held (a count, never which): the publish control says so. */
+  cards_by_others: number;
 }
 
 export interface ContextTurnDoc {
@@ -178,6 +180,7 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_packed: Number(d.cards_packed ?? 0),
     cards_cut: Number(d.cards_cut ?? 0),
     context_turns: toContextTurns(d.context_turns),
+    cards_by_others: Number(d.cards_by_others ?? 0),
   };
 }
 

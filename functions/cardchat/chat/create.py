@@ -33,7 +33,7 @@ from cardchat.schema import (
 )
 
 if TYPE_CHECKING:
-    from cardchat.background import Background
+    from cardchat.background import Authors, Background
     from cardchat.chat.candidates import Pool
     from cardchat.embeddings import Embedder
 
@@ -105,6 +105,11 @@ class Selection:
     cards: dict[str, Card]  # the cards read to pack the background (the best-ranked ones)
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
+    authors: Authors  # how the background names the cards of people other than the caller
+
+    def cards_by_others(self, card_ids: list[str]) -> int:
+        """How many of `card_ids` (read for the background) are someone else's."""
+        return self.authors.foreign([self.cards[c] for c in card_ids if c in self.cards])
 
 
 def select_background(
@@ -123,6 +128,7 @@ def select_background(
     createChat and continueChat (chat/continuation.py); `lap` records each step's time."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
+    from cardchat.chat.authors import AuthorBook
     from cardchat.embeddings import get_embedder
 
     embedder = get_embedder()
@@ -135,14 +141,16 @@ def select_background(
     lap("rank")
     budget = background_budget(spec, percentage, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
+    book = AuthorBook(uid)
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
-        bg = _fit(ranked, budget, spec, description)
+        authors = book.authors(c for _, c in ranked)
+        bg = _fit(ranked, budget, spec, description, authors)
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
     lap("load_and_fit")
-    return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()))
+    return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()), authors)
 
 
 class _Laps:
@@ -190,11 +198,13 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
     return with_vectors(db, uid, pool, cards, vectors)
 
 
-def _fit(ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str) -> Background:
+def _fit(
+    ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str, authors: Authors
+) -> Background:
     from cardchat import background
 
     try:
-        return background.fit_background(ranked, budget, spec.tokenizer, description)
+        return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -263,6 +273,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         cards_packed=len(bg.card_ids),
         cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
+        cards_by_others=chosen.cards_by_others(bg.card_ids),
     )
     return chat, private
 

@@ -6,7 +6,7 @@ ranks those past its embedding budget; a search writes nothing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Characters of a card's text around its best match (chat/card_search.snippet).
@@ -22,9 +22,12 @@ class Hit:
     #: cosine similarity of the card's embedding to the query (None: not embedded yet). The order
     #: is the hybrid one; this is how close the meaning is, on a scale a reader knows.
     score: float | None
+    #: provenance.provenance: the card's owner, and whether it is someone else's
+    owner: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "tags": self.tags, "snippet": self.snippet, "score": self.score}
+        hit = {"id": self.id, "title": self.title, "tags": self.tags, "snippet": self.snippet, "score": self.score}
+        return {**hit, **self.owner}
 
 
 def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
@@ -34,6 +37,7 @@ def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
     from cardchat.chat.card_search import best_cards, snippet
     from cardchat.collection_query import CollectionQuery
     from cardchat.embeddings import text
+    from cardchat.mcpserver.provenance import provenance
 
     found = best_cards(db, uid, query, limit, CollectionQuery(scope="visible"))
     hits = []
@@ -47,6 +51,7 @@ def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
                 tags=list(card.tags),
                 snippet=snippet(flat.partition("\n")[2] or flat, query, SNIPPET_CHARS),
                 score=round(similarity, 4) if similarity is not None else None,
+                owner=provenance(card, uid),
             )
         )
     return hits

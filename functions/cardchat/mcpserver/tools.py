@@ -165,6 +165,7 @@ def search_cards(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+    from cardchat.mcpserver.provenance import provenance
     from cardchat.repo import cards as card_repo
 
     card = card_repo.load_cards(db, [args["id"]]).get(args["id"])
@@ -175,7 +176,7 @@ def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
         "title": card.title,
         "tags": list(card.tags),
         "visibility": card.visibility,
-        "yours": card.owner == uid,
+        **provenance(card, uid),
         "updated": _iso(card.updated),
         "markdown": card.body,
     }
