@@ -72,6 +72,7 @@ def _reindex(args: argparse.Namespace) -> int:
     db = _client(args.project)
     owners = [args.owner] if args.owner else sorted({c.owner for _, c in card_writes.iter_cards(db) if c.owner})
     for owner in owners:
+        retrieval_index.rebuild(db, owner, public=True)
         version = retrieval_index.rebuild(db, owner)
         head = retrieval_index.read_head(db, owner) or {}
         print(f"{owner}: version {version}, {head.get('count', 0)} cards in {len(head.get('shards', []))} shards")

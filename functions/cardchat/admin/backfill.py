@@ -78,10 +78,11 @@ def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: s
 
 
 def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
-    """Owners with no index yet (nothing of theirs needed embedding) get one built."""
+    """Owners with no index yet (nothing of theirs needed embedding) get one built, and its public partition."""
     from cardchat.repo import retrieval_index
 
     for owner in sorted(o for o in owners if o):
-        head = retrieval_index.read_head(db, owner)
-        if head is None or head.get("model") != model_id:
-            retrieval_index.rebuild(db, owner, model_id)
+        for public in (False, True):
+            head = retrieval_index.read_head(db, owner, public)
+            if head is None or head.get("model") != model_id:
+                retrieval_index.rebuild(db, owner, model_id, public)

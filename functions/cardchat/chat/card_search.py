@@ -1,4 +1,4 @@
-"""searchCards: the Cards page's text filter, on the server (issue 21).
+"""searchCards: the Cards page's text filter, on the server.
 
 Typing a word finds cards the browser never loaded: the caller's cards
 within scope, tag and visibility (the same resolver as a chat's collection,
@@ -8,8 +8,9 @@ dense ⊕ BM25). Cards without a stored vector are ranked by BM25 alone;
 a search embeds nothing but its text and writes nothing.
 
 Bounded rather than rate-limited: it is a read that costs one query
-embedding, the index's head document and the hits themselves (plus the
-cards others share with the caller, and public ones, read directly). The
+embedding, the index's head document and the hits themselves (plus, when
+the scope takes them, the cards others share with the caller, read
+directly; never anyone's public cards but a followed owner's). The
 text is at most 500 characters, the answer at most 50 cards, and its
 snippets at most SNIPPET_CHARS each.
 """
@@ -41,9 +42,12 @@ class SearchResult:
     # of those, the cards holding one of the text's terms: what a chat over the
     # same query with this text is made from (chat/candidates.matching)
     matching: int = 0
+    #: why the chosen source holds nothing (collection_query.OWNER_HAS_NO_PUBLIC_CARDS), else None
+    empty_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cards": self.cards, "considered": self.considered, "matching": self.matching}
+        out = {"cards": self.cards, "considered": self.considered, "matching": self.matching}
+        return {**out, "empty_reason": self.empty_reason} if self.empty_reason else out
 
 
 @dataclass
@@ -97,7 +101,7 @@ def search_cards(db: Any, uid: str, req: SearchCardsRequest) -> SearchResult:
 
     found = best_cards(db, uid, req.text, req.limit, req.query)
     if not len(found.pool):
-        return SearchResult()
+        return SearchResult(empty_reason=found.pool.empty_reason)
     hits = [
         {
             "id": cid,
