@@ -130,4 +130,9 @@ describe('a .zip whose entries inflate past the limits', { timeout: 60_000 }, ()
     const zip = zipOf([note('a.md', Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n'))]);
     expect(() => unzipMarkdown(zip.subarray(0, 60))).toThrow(/not a readable \.zip/);
   });
+
+  it('a file that is no zip at all is named as not readable, an empty zip as empty', () => {
+    expect(() => unzipMarkdown(strToU8('# Not a zip\n\nJust Markdown named .zip by mistake.'))).toThrow(/not a readable \.zip/);
+    expect(unzipMarkdown(zipSync({})).files).toEqual([]);
+  });
 });

@@ -97,6 +97,9 @@ class BoundedUnzip {
   constructor(private readonly limits: ZipLimits, private readonly wanted: (path: string) => boolean) {}
 
   read(zip: Uint8Array): ZipRead {
+    // The streaming reader finds no entry in bytes that are not a zip at all and
+    // would answer "nothing to import": a zip always ends with its end record.
+    if (!hasEndRecord(zip)) throw new Error('not a readable .zip (it has no end-of-archive record)');
     const unzip = new Unzip((file) => this.entry(file));
     unzip.register(StoppableInflate);
     try {
@@ -144,6 +147,14 @@ class BoundedUnzip {
   private tooLarge(where: string, what: string): void {
     this.out.problems.push({ where, why: `too large: ${what}, not inflated further` });
   }
+}
+
+/** The end-of-central-directory signature within the last 22 + 65,535 bytes (its fixed part plus the longest comment). */
+function hasEndRecord(zip: Uint8Array): boolean {
+  for (let at = zip.length - 22; at >= 0 && at >= zip.length - 22 - 0xffff; at--) {
+    if (zip[at] === 0x50 && zip[at + 1] === 0x4b && zip[at + 2] === 0x05 && zip[at + 3] === 0x06) return true;
+  }
+  return false;
 }
 
 /**
