@@ -20,7 +20,16 @@ from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
-from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
+from cardchat.schema import (
+    Card,
+    Chat,
+    ChatBackground,
+    ChatPrivate,
+    TokenReservation,
+    now,
+    packed_owners,
+    public_citations,
+)
 
 if TYPE_CHECKING:
     from cardchat.background import Authors, Background
@@ -256,7 +265,7 @@ def _write(
     from cardchat.repo import chats as chat_repo
 
     uid = chat.owner
-    user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp)
+    user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp, rules.own_key)
     hold = TokenReservation(
         message=first_message_id(chat_id, 1),
         attempt=1,
@@ -295,6 +304,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, chosen.cards),
         card_count_requested=considered if req.query is not None else len(req.card_ids),
         collection=req.collection,
         cards_unranked=chosen.unranked,
