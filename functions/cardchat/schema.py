@@ -320,6 +320,9 @@ class ChatMessage:
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
     # sentences of a complete answer that make a claim with no citation (claims.py)
     uncited_claims: int | None = None
+    # the numbers of the cards a complete answer cites, each once, in order of first use (claims.sources):
+    # numbers only, so a visitor learns which [n] name a card, never which card
+    sources: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -345,6 +348,7 @@ class ChatMessage:
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
             uncited_claims=d.get("uncited_claims"),
+            sources=d.get("sources"),
         )
 
 
