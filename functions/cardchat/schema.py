@@ -37,6 +37,11 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: rate_limits/{uid}/windows/{name}: server-only, a user's minute of calls that make no answer
+#: (ratelimit.WINDOWS: searches, MCP requests), apart from the answers' own slots.
+RATE_WINDOWS = COLLECTIONS["rate_windows"]
+SEARCH_WINDOW = "search"
+MCP_WINDOW = "mcp"
 #: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]

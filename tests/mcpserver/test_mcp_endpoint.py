@@ -114,18 +114,21 @@ def test_search_finds_a_private_card_for_its_owner_only(url, people):
     assert (hits[0]["owner"], hits[0]["yours"]) == (people["a"][0], True)
 
     theirs = run(_tool(url, people["b"][2], "search_cards", {"query": "quokka vault phrase", "limit": 50}))
-    ids = [h["id"] for h in theirs.structured_content["results"]]
-    assert "quokka" not in ids and "marmalade" not in json.dumps(theirs.structured_content)
-    assert ids == ["tides"]  # the public card is B's to find
+    assert theirs.structured_content["results"] == []  # B's own cards by default: none
+    args = {"query": "quokka vault phrase", "limit": 50, "scope": "owner", "owner": people["a"][0]}
+    chosen = run(_tool(url, people["b"][2], "search_cards", args))
+    ids = [h["id"] for h in chosen.structured_content["results"]]
+    assert "quokka" not in ids and "marmalade" not in json.dumps(chosen.structured_content)
+    assert ids == ["tides"]  # A's public card is B's to find, when B asks for A's public cards
 
 
 def test_search_answers_as_search_cards_does(url, people, call):
-    """The tool answers what searchCards answers over the same scope (issue 21: both rank the index;
+    """The tool answers what searchCards answers over the same default scope (both rank the index;
     tests/mcpserver/test_mcp_search.py counts what it reads)."""
     _, a_id, a_token = people["a"]
     found = run(_tool(url, a_token, "search_cards", {"query": "the moon and the sea", "limit": 2}))
     ids = [h["id"] for h in found.structured_content["results"]]
-    truth = call("searchCards", {"text": "the moon and the sea", "limit": 2, "scope": "visible"}, a_id)
+    truth = call("searchCards", {"text": "the moon and the sea", "limit": 2}, a_id)
     assert ids == [c["id"] for c in truth["cards"]] and ids[0] == "tides"
 
 
@@ -189,6 +192,9 @@ BAD_ARGUMENTS = [
     ("search_cards", {"query": "tides", "limit": "many"}, "limit"),
     ("search_cards", {"query": "tides", "colour": "red"}, "colour"),
     ("search_cards", {"query": "   "}, "query"),
+    ("search_cards", {"query": "tides", "scope": "public"}, "scope"),
+    ("search_cards", {"query": "tides", "scope": "owner"}, "owner"),
+    ("search_cards", {"query": "tides", "owner": "someone"}, "owner"),
     ("get_card", {"id": 5}, "id"),
     ("get_card", {"id": "a/b"}, "id"),
     ("get_chat", {}, "chat_id"),

@@ -49,6 +49,12 @@ FULL = 0.97
 class CreateChatResult:
     chat_id: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: why the chosen source held no card (collection_query.OWNER_HAS_NO_PUBLIC_CARDS), else None
+    empty_reason: str | None = None
+
+    def answer(self) -> dict[str, Any]:
+        """createChat's answer: the chat's id, and `empty_reason` when there is one."""
+        return {"chat_id": self.chat_id, **({"empty_reason": self.empty_reason} if self.empty_reason else {})}
 
 
 def background_budget(spec: llms.ModelSpec, percentage: float, question: str) -> int:
@@ -84,7 +90,7 @@ def create_chat(
     source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
     _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
     lap("write")
-    return CreateChatResult(chat_id, lap.timings_ms)
+    return CreateChatResult(chat_id, lap.timings_ms, chosen.empty_reason)
 
 
 @dataclass
@@ -97,6 +103,7 @@ class Selection:
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
     authors: Authors  # how the background names the cards of people other than the caller
+    empty_reason: str | None = None  # why the source held nothing (candidates.Pool.empty_reason)
 
     def cards_by_others(self, card_ids: list[str]) -> int:
         """How many of `card_ids` (read for the background) are someone else's."""
@@ -141,7 +148,8 @@ def select_background(
             break
         margin *= 2
     lap("load_and_fit")
-    return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()), authors)
+    unranked = int((~pool.has_vector()).sum())
+    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, pool.empty_reason)
 
 
 class _Laps:

@@ -1,4 +1,4 @@
-"""search_cards: the cards a user may view, ranked for a query by the hybrid
+"""search_cards: the user's own cards (the default collection everywhere), ranked for a query by the hybrid
 ranker createChat uses (MiniLM dense ⊕ BM25) over the retrieval index, as
 the searchCards callable ranks them (chat/card_search.py): only the hits are
 read. Cards without a stored vector are ranked by BM25 alone, as createChat
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from cardchat.collection_query import CollectionQuery
 
 #: Characters of a card's text around its best match (chat/card_search.snippet).
 SNIPPET_CHARS = 240
@@ -30,16 +32,15 @@ class Hit:
         return {**hit, **self.owner}
 
 
-def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
-    """The `limit` best cards `uid` may view for `query`: searchCards' ranking
-    over the retrieval index (chat/card_search.best_cards), never a read of the
-    whole collection."""
+def search_cards(db: Any, uid: str, query: str, limit: int, collection: CollectionQuery | None = None) -> list[Hit]:
+    """The `limit` best cards of `collection` (default: `uid`'s own) for `query`: searchCards'
+    ranking over the retrieval index (chat/card_search.best_cards), never a read of the whole
+    collection."""
     from cardchat.chat.card_search import best_cards, snippet
-    from cardchat.collection_query import CollectionQuery
     from cardchat.embeddings import text
     from cardchat.mcpserver.provenance import provenance
 
-    found = best_cards(db, uid, query, limit, CollectionQuery(scope="visible"))
+    found = best_cards(db, uid, query, limit, collection or CollectionQuery())
     hits = []
     for cid, card in found.cards.items():
         flat = text.embeddable_and_hash(card.title, card.body)[0]
