@@ -1,9 +1,9 @@
 """Citations and claims without a source in an answer: one definition,
 shared with the SPA through common/claims.json and tested on both sides with
-common/claim_cases.json and common/citation_cases.json. The server counts the
-uncited claims and lists the cited cards when an answer completes
-(ChatMessage.uncited_claims, also logged, and ChatMessage.sources); the SPA marks
-the same sentences and shows the same sources under the rendered answer.
+common/claim_cases.json and common/citation_cases.json. The server counts
+the uncited claims and lists the cited cards when an answer completes
+(ChatMessage.uncited_claims, also logged, and ChatMessage.sources); the SPA
+marks the same sentences and shows the same sources under the answer.
 A [n] that names no card of the background (0, beyond it, withdrawn) is
 plain text, not a citation."""
 

@@ -1,8 +1,8 @@
-"""What an answer cost and how it went, recorded when its run finishes
-(issue 16, points 2, 3 and 5): the message's `usage` with its cost,
-`uncited_claims` and the cards it cites (`sources`), the owner's daily aggregate (written in the finish
-transaction: repo.messages.finish), and one structured log line per answer
-that Cloud Logging turns into metrics (README, "Operator metrics")."""
+"""What an answer cost and how it went, recorded when its run finishes:
+the message's `usage` with its cost, `uncited_claims` and the cards it cites
+(`sources`), the owner's daily aggregate (written in the finish transaction:
+repo.messages.finish), and one structured log line per answer that Cloud
+Logging turns into metrics (README, "Operator metrics")."""
 
 from __future__ import annotations
 
