@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cardchat.background import fit_background
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.schema import (
@@ -17,8 +18,6 @@ from cardchat.schema import (
     ChatMessage,
     ChatPrivate,
     Collection,
-    packed_owners,
-    public_citations,
 )
 from cardchat.schema import now as utc_now
 
