@@ -7,9 +7,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cardchat.background import fit_background
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CARDS, Card, Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, public_citations
+from cardchat.schema import (
+    CARDS,
+    Card,
+    Chat,
+    ChatBackground,
+    ChatMessage,
+    ChatPrivate,
+    Collection,
+)
 from cardchat.schema import now as utc_now
 
 T0 = utc_now() - timedelta(hours=1)
@@ -31,10 +40,15 @@ BIG_CARDS = {**CARDS_OF_CHAT, "own": Card("Tides", "The moon pulls the oceans.\n
 
 
 def make_chat(
-    db, turns: list[tuple[str, str, str]], chat_id: str = "src", cards: dict[str, Card] | None = None
+    db,
+    turns: list[tuple[str, str, str]],
+    chat_id: str = "src",
+    cards: dict[str, Card] | None = None,
+    owners_kept: bool = True,
 ) -> list[str]:
     """A chat of (role, status, content) turns, owned by u1, on the offline
-    model, over `cards` (stored too); returns its card ids in citation order."""
+    model, over `cards` (stored too); returns its card ids in citation order.
+    Without `owners_kept`, a chat made before the cards' owners were kept."""
     cards = CARDS_OF_CHAT if cards is None else cards
     batch = db.batch()
     for cid, card in cards.items():
@@ -54,6 +68,7 @@ def make_chat(
         background_length=1_000_000,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, cards) if owners_kept else [],
         card_count_requested=7,
         collection=Collection("ocean notes", {"tag": "ocean"}),
         cards_unranked=1,
@@ -101,15 +116,16 @@ def write_chat(
     model: str = OFFLINE_MODEL_ID,
     background_tokens: int = 0,
     background: str = "",
+    card_ids: list[str] | None = None,
 ) -> None:
-    """A chat of the given messages with a background of `background_tokens`,
-    its private data holding no cards: for tests of turns, quotas and refusals."""
+    """A chat of the given messages with a background of `background_tokens`
+    citing `card_ids` (none by default): for tests of turns, quotas and refusals."""
     chat = Chat(owner=owner, title="t", model=model, message_count=len(messages))
     private = ChatPrivate(
         owner=owner,
         background_length=background_tokens,
         background_tokens=background_tokens,
-        card_ids=[],
+        card_ids=list(card_ids or []),
         card_count_requested=0,
     )
     write_new_chat(

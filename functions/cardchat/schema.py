@@ -163,8 +163,7 @@ class Chat:
     owner: str
     title: str
     model: str
-    # "n" → id of the card cited as [n], for public cards only: a visitor's
-    # citation links go to cards they may read, and are plain [n] otherwise
+    # "n" → id of the card cited as [n], public cards only: a visitor's links; others "a card you cannot view"
     public_citations: dict[str, str] = field(default_factory=dict)
     published: bool = False
     created: datetime = field(default_factory=now)
@@ -233,6 +232,10 @@ class ChatPrivate:
     card_ids: list[str]
     card_count_requested: int
     collection: Collection = field(default_factory=Collection)
+    # the owner of each card of card_ids when it was packed ("" for a withdrawn card, or one packed
+    # before owners were kept): a card whose owner changed since (deleted, and its id made again by
+    # someone else) is withdrawn like a deleted one (chat/recheck.py)
+    card_owners: list[str] = field(default_factory=list)
     # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval/rank.py)
     cards_unranked: int = 0
     # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
@@ -266,6 +269,7 @@ class ChatPrivate:
             background_tokens=int(d.get("background_tokens") or 0),
             card_ids=list(d.get("card_ids") or []),
             card_count_requested=int(d.get("card_count_requested") or 0),
+            card_owners=list(d.get("card_owners") or []),
             collection=Collection(
                 description=collection.get("description") or "",
                 configuration=dict(collection.get("configuration") or {}),
@@ -280,13 +284,6 @@ class ChatPrivate:
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
         )
-
-
-def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:
-    """Chat.public_citations for `card_ids` (citation order) as `cards` stand now."""
-    return {
-        str(n): cid for n, cid in enumerate(card_ids, start=1) if cid in cards and cards[cid].visibility == "public"
-    }
 
 
 @dataclass
@@ -337,8 +334,8 @@ class ChatMessage:
     cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
-    # sentences of a complete answer that make a claim with no citation (claims.py)
-    uncited_claims: int | None = None
+    uncited_claims: int | None = None  # a complete answer's claims with no citation (claims.py)
+    sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (personal_keys.run_key)
     own_key: bool = False
@@ -367,6 +364,7 @@ class ChatMessage:
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
             uncited_claims=d.get("uncited_claims"),
+            sources=d.get("sources"),
             own_key=d.get("own_key") is True,
         )
 
