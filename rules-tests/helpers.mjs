@@ -146,6 +146,7 @@ export function messageDoc(chat, over = {}) {
     provider_wait: null,
     uncited_claims: 0,
     own_key: false,
+    sources: [1], // the numbers it cites that name a card, never which card
     ...over,
   });
 }
