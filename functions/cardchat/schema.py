@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,6 +56,9 @@ RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
 #: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540
+
+#: A per-answer scratch document's `expires`, after its writing: a TTL policy's (firestore.indexes.json).
+SCRATCH_TTL = timedelta(days=2)
 
 Visibility = Literal["public", "private"]
 Role = Literal["user", "assistant"]
@@ -350,7 +353,8 @@ class ChatMessage:
 
 @dataclass
 class StreamChunk:
-    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas."""
+    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas. The answer's end
+    deletes them; past `expires` the TTL policy does, should a run die before that."""
 
     chat: str
     message: str
@@ -358,6 +362,11 @@ class StreamChunk:
     index: int
     content: str
     timestamp: datetime = field(default_factory=now)
+    expires: datetime | None = None  # set from `timestamp`: SCRATCH_TTL later
+
+    def __post_init__(self) -> None:
+        if self.expires is None:
+            self.expires = self.timestamp + SCRATCH_TTL
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

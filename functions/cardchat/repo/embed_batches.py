@@ -92,6 +92,10 @@ def on_card_written(
         return "unchanged"
     if after is None:
         db.collection(CARD_EMBEDDINGS).document(card_id).delete()  # at once; the queue entry settles a racing batch
+        if not _indexed(db, card.owner):
+            # No index holds it (a deleted account's cards: their heads go first), so nothing
+            # is left to do, and a worker here would write its bookkeeping for someone gone.
+            return "unindexed"
     queue.enqueue(db, card_id, card.owner, clock())
     return work(db, card.owner, embedder, clock)
 
@@ -107,6 +111,11 @@ def work(
         return "queued"
     budget = DRAIN_BUDGET_S if budget_s is None else budget_s
     return f"drained {drain(db, owner, embedder, worker, clock=clock, budget_s=budget, batch=batch_size())}"
+
+
+def _indexed(db: firestore.Client, owner: str) -> bool:
+    """Whether the owner has a retrieval index (either partition) a deleted card could be in."""
+    return any(retrieval_index.read_head(db, owner, public) is not None for public in (False, True))
 
 
 def batch_size() -> int:
