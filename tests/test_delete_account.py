@@ -64,6 +64,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "retrieval_index": ("per-user", "keyed by uid and uid~public"),
     "retrieval_index_shards": ("per-user", "`owner`: the head's key"),
     "card_sources": ("per-user", "keyed by uid; others' `hidden_sharers` lose the uid"),
+    "rate_windows": ("per-user", "a subcollection of rate_limits/{uid}"),
+    "embedding_skips": ("per-card", "keyed by uid:card id, `owner`"),
+    "card_write_minutes": ("per-user", "keyed by uid"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
@@ -138,6 +141,7 @@ def _leaver_with_everything(call, app_db, leaver, stayer) -> dict[str, str]:
     call("rateAnswer", {"message_id": _answered(app_db, chat_id), "rating": "up", "comment": "yes"}, token)
     call("shareChat", {"chat_id": chat_id, "add": [other_email]}, token)
     call("createAccessToken", {"label": "laptop"}, token)
+    call("searchCards", {"text": "lighthouse"}, token)  # the search minute: rate_limits/{uid}/windows
     call("setApiKey", {"provider": "anthropic", "key": "sk-ant-api03-" + "LEAVER0123456789" * 3}, token)
     call("resolveViewers", {"emails": [other_email]}, token)
     call("resolveViewers", {"emails": [my_email]}, other_token)
@@ -167,7 +171,9 @@ def test_a_user_leaves_and_nothing_of_theirs_is_left_but_what_others_were_told(c
     cited = call("createChat", {"card_ids": ["stayer-card", "leaver-public"], "initial_message": "Lens?"}, other_token)
     _answered(app_db, cited["chat_id"])
     assert SECRET in read_background(app_db, cited["chat_id"])
-    assert traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})  # the scan sees them
+    before = traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})
+    for name in ("rate_limits/", "/windows/", "card_write_minutes/", "retrieval_index_shards/", "viewer_lookups/"):
+        assert any(name in t for t in before), name  # the scan sees them
 
     assert call("deleteAccount", {}, token) == {}
     assert not _signs_in(email)

@@ -60,14 +60,13 @@ class AccessToken:
 @dataclass
 class AccessTokenHash:
     """access_token_hashes/{sha256 hex of the token}: server-only. A request's
-    bearer token is hashed and looked up here; `recent` is the token's own
-    per-minute window (ratelimit.admit), kept beside it so that one
-    transaction checks the token, spends a slot and stamps last_used."""
+    bearer token is hashed and looked up here, in the transaction that spends
+    a slot of its owner's MCP minute (rate_limits/{uid}/windows/mcp, shared by
+    all their tokens) and stamps last_used."""
 
     owner: str
     token_id: str
     created: datetime = field(default_factory=now)
-    recent: list[datetime] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

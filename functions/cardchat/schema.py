@@ -37,6 +37,11 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: rate_limits/{uid}/windows/{name}: server-only, a user's minute of calls that make no answer
+#: (ratelimit.WINDOWS: searches, MCP requests), apart from the answers' own slots.
+RATE_WINDOWS = COLLECTIONS["rate_windows"]
+SEARCH_WINDOW = "search"
+MCP_WINDOW = "mcp"
 #: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
@@ -47,8 +52,7 @@ RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
 RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
-#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
-#: writes them into web/src/generated/messagestatus.ts).
+#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common: web/src/generated/messagestatus.ts).
 MESSAGE_STATUS: dict[str, str] = _SHARED["message_status"]
 LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
@@ -56,9 +60,7 @@ RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
 #: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540
-
-#: A per-answer scratch document's `expires`, after its writing: a TTL policy's (firestore.indexes.json).
-SCRATCH_TTL = timedelta(days=2)
+SCRATCH_TTL = timedelta(days=2)  # a streaming chunk's `expires` after its writing (firestore.indexes.json TTL)
 
 Visibility = Literal["public", "private"]
 Role = Literal["user", "assistant"]
@@ -353,8 +355,7 @@ class ChatMessage:
 
 @dataclass
 class StreamChunk:
-    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas. The answer's end
-    deletes them; past `expires` the TTL policy does, should a run die before that."""
+    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas, deleted at the answer's end or by TTL."""
 
     chat: str
     message: str
@@ -365,8 +366,7 @@ class StreamChunk:
     expires: datetime | None = None  # set from `timestamp`: SCRATCH_TTL later
 
     def __post_init__(self) -> None:
-        if self.expires is None:
-            self.expires = self.timestamp + SCRATCH_TTL
+        self.expires = self.expires or self.timestamp + SCRATCH_TTL
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -224,6 +224,16 @@ export async function getCard(id: string): Promise<CardDoc | null> {
   return s.exists() ? toCard(s) : null;
 }
 
+/**
+ * The owner's card's skip record (kept but not embedded, over a card quota), or null. Its id is in
+ * the owner's namespace (`{uid}:{cardId}`, functions/cardchat/card_quota.skip_id): the rules let
+ * a user get their own, missing ones included, and nobody another's.
+ */
+export async function getCardSkip(owner: string, id: string): Promise<DocumentData | null> {
+  const s = await getDoc(doc(db, COLLECTIONS.embedding_skips, `${owner}:${id}`));
+  return s.exists() ? s.data() : null;
+}
+
 /** The owner's data about their chat (the rules deny everyone else: only call it for your own chat). */
 export async function getChatPrivate(id: string): Promise<ChatPrivateDoc | null> {
   const s = await getDoc(doc(db, COLLECTIONS.chat_private, id));

@@ -30,8 +30,18 @@ from ..account_schema import (
     USER_API_KEYS,
     VIEWER_LOOKUPS,
 )
+from ..card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS
 from ..embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
-from ..schema import CARD_EMBEDDINGS, CARDS, CHATS, RATE_LIMITS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, USERS
+from ..schema import (
+    CARD_EMBEDDINGS,
+    CARDS,
+    CHATS,
+    RATE_LIMITS,
+    RATE_WINDOWS,
+    RETRIEVAL_INDEX,
+    RETRIEVAL_INDEX_SHARDS,
+    USERS,
+)
 from . import chats as chats_repo
 from .retrieval_index import index_key
 
@@ -50,16 +60,21 @@ _KEYED_BY_UID = (
     EMBEDDING_WORKERS,
     EMBEDDING_PROGRESS,
     EMBEDDING_HANDOVERS,
+    CARD_WRITE_MINUTES,
 )
 #: Per-user collections whose documents name their user in `owner`.
-_OWNED = (ACCESS_TOKEN_HASHES, ACCESS_TOKENS, ANSWER_FEEDBACK, USAGE_DAILY, EMBEDDING_QUEUE)
+_OWNED = (ACCESS_TOKEN_HASHES, ACCESS_TOKENS, ANSWER_FEEDBACK, USAGE_DAILY, EMBEDDING_QUEUE, EMBEDDING_SKIPS)
 #: Other users' documents that may list this uid: (collection, array field).
 _MENTIONS = ((CHATS, "viewers"), (CARDS, "viewers"), (CARD_SOURCES, "hidden_sharers"), (VIEWER_LOOKUPS, "found"))
 
 
 def _delete_where(db: firestore.Client, collection: str, field: str, value: str) -> int:
     """Deletes every document of `collection` whose `field` is `value`, a batch at a time."""
-    query = db.collection(collection).where(filter=FieldFilter(field, "==", value)).select([])
+    return _delete_all(db, db.collection(collection).where(filter=FieldFilter(field, "==", value)))
+
+
+def _delete_all(db: firestore.Client, query: firestore.Query) -> int:
+    query = query.select([])
     deleted = 0
     while docs := list(query.limit(_BATCH).stream()):
         batch = db.batch()
@@ -101,6 +116,8 @@ def delete_records(db: firestore.Client, uid: str) -> None:
     """The user's keys, tokens, limits, usage, feedback, sources, embedding bookkeeping."""
     for collection in _OWNED:
         _delete_where(db, collection, "owner", uid)
+    # Subcollections outlive their parent document: the rate windows go before rate_limits/{uid}.
+    _delete_all(db, db.collection(RATE_LIMITS).document(uid).collection(RATE_WINDOWS))
     batch = db.batch()
     for collection in _KEYED_BY_UID:
         batch.delete(db.collection(collection).document(uid))
