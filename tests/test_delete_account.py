@@ -67,11 +67,14 @@ KINDS: dict[str, tuple[str, str]] = {
     "rate_windows": ("per-user", "a subcollection of rate_limits/{uid}"),
     "embedding_skips": ("per-card", "keyed by uid:card id, `owner`"),
     "card_write_minutes": ("per-user", "keyed by uid"),
+    "access_token_owners": ("per-user", "keyed by uid"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
 TRANSCRIPTS = {COLLECTIONS["chat_messages"], COLLECTIONS["chat_messages_streaming"]}
 SECRET = "The lighthouse keeper's door code is 90210"
+#: Some of what the leaver's activity writes, which the scan must see before the deletion.
+SEEN_BEFORE = ("rate_limits/", "/windows/", "card_write_minutes/", "access_token_owners/", "retrieval_index_shards/")
 
 
 def test_streaming_chunks_expire_under_the_ttl_policy_the_repository_declares():
@@ -172,7 +175,7 @@ def test_a_user_leaves_and_nothing_of_theirs_is_left_but_what_others_were_told(c
     _answered(app_db, cited["chat_id"])
     assert SECRET in read_background(app_db, cited["chat_id"])
     before = traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})
-    for name in ("rate_limits/", "/windows/", "card_write_minutes/", "retrieval_index_shards/", "viewer_lookups/"):
+    for name in SEEN_BEFORE:
         assert any(name in t for t in before), name  # the scan sees them
 
     assert call("deleteAccount", {}, token) == {}
@@ -206,7 +209,8 @@ def test_a_deletion_interrupted_at_any_step_leaves_a_whole_index_or_none_and_fin
             break  # interrupted here: the cards are gone, the index shards and records are not
     assert app_db.collection(RETRIEVAL_INDEX_SHARDS).where(filter=FieldFilter("owner", "==", me)).get()
     assert traces(app_db, [me])  # half done
-    assert cli(["--project", APP_PROJECT, "delete-account", "--uid", me]) == 0  # the next run, an admin's, finishes it
+    # The next run, an admin's from the CLI, finishes it.
+    assert cli(["--project", APP_PROJECT, "delete-account", "--uid", me]) == 0
     assert not _signs_in(leaver[2])
     _events_delivered(app_db, stayer[0])
     assert traces(app_db, [me, mine["chat"]]) == []

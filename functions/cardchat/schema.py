@@ -367,13 +367,9 @@ class StreamChunk:
     index: int
     content: str
     timestamp: datetime = field(default_factory=now)
-    expires: datetime | None = None  # set from `timestamp`: SCRATCH_TTL later
-
-    def __post_init__(self) -> None:
-        self.expires = self.expires or self.timestamp + SCRATCH_TTL
 
     def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
+        return {**_dict(self), "expires": self.timestamp + SCRATCH_TTL}  # the TTL policy's field
 
 
 @dataclass

@@ -23,6 +23,7 @@ from google.cloud.firestore import ArrayRemove, FieldFilter
 
 from ..account_schema import (
     ACCESS_TOKEN_HASHES,
+    ACCESS_TOKEN_OWNERS,
     ACCESS_TOKENS,
     ANSWER_FEEDBACK,
     CARD_SOURCES,
@@ -61,6 +62,7 @@ _KEYED_BY_UID = (
     EMBEDDING_PROGRESS,
     EMBEDDING_HANDOVERS,
     CARD_WRITE_MINUTES,
+    ACCESS_TOKEN_OWNERS,
 )
 #: Per-user collections whose documents name their user in `owner`.
 _OWNED = (ACCESS_TOKEN_HASHES, ACCESS_TOKENS, ANSWER_FEEDBACK, USAGE_DAILY, EMBEDDING_QUEUE, EMBEDDING_SKIPS)
