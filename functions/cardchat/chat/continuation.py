@@ -136,7 +136,7 @@ def _background(
     from cardchat.tokens import count_tokens
 
     number = {cid: n for n, cid in enumerate(source_ids, start=1) if cid}
-    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "", lambda _: None)
+    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "")
     bg = chosen.background
     text, tokens = bg.text, bg.tokens
     for _ in range(3):  # renumbering can add a digit here and there: refit below the budget

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -36,15 +37,27 @@ def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]
     }
 
 
+@dataclass(frozen=True)
+class AnswerTimings:
+    """A complete answer's `timings` (chat_messages' field), in seconds: to its first token (the
+    whole time when it had none), in all; its chunk writes and provider retries. Readers (the
+    benchmarks) go through `of`, so a renamed field is a type error, not a missing key."""
+
+    ttft: float
+    total: float
+    chunks: int
+    provider_retries: int
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> AnswerTimings | None:
+        """The timings of a chat_messages document, if it has them."""
+        t = message.get("timings")
+        return cls(float(t["ttft"]), float(t["total"]), int(t["chunks"]), int(t["provider_retries"])) if t else None
+
+
 def timings(ttft: float | None, total: float, chunks: int, retries: int) -> dict[str, Any]:
-    """A complete answer's `timings` in seconds: to its first token (the whole
-    time when it had none), in all; its chunk writes and provider retries."""
-    return {
-        "ttft": round(ttft if ttft is not None else total, 3),
-        "total": round(total, 3),
-        "chunks": chunks,
-        "provider_retries": retries,
-    }
+    """The `timings` field of a complete answer (AnswerTimings)."""
+    return asdict(AnswerTimings(round(ttft if ttft is not None else total, 3), round(total, 3), chunks, retries))
 
 
 def usage_day(owner: str | None, fields: dict[str, Any], now: datetime) -> UsageDay | None:
