@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat import access, llms, ratelimit
 from cardchat.chat.collection import CardSource
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
@@ -27,8 +28,6 @@ from cardchat.schema import (
     ChatPrivate,
     TokenReservation,
     now,
-    packed_owners,
-    public_citations,
 )
 
 if TYPE_CHECKING:

@@ -1,13 +1,14 @@
-"""What an answer cost and how it went, recorded when its run finishes
-(issue 16, points 2, 3 and 5): the message's `usage` with its cost and
-`uncited_claims`, the owner's daily aggregate (written in the finish
-transaction: repo.messages.finish), and one structured log line per answer
-that Cloud Logging turns into metrics (README, "Operator metrics")."""
+"""What an answer cost and how it went, recorded when its run finishes:
+the message's `usage` with its cost, `uncited_claims` and the cards it cites
+(`sources`), the owner's daily aggregate (written in the finish transaction:
+repo.messages.finish), and one structured log line per answer that Cloud
+Logging turns into metrics (README, "Operator metrics")."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -21,8 +22,9 @@ from cardchat.schema import Usage
 LOG_EVENT = "cardchat.answer"
 
 
-def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]:
-    """A complete answer's `usage` (with its cost) and `uncited_claims`."""
+def answer_fields(spec: ModelSpec, usage: Usage, content: str, card_ids: Sequence[str]) -> dict[str, Any]:
+    """A complete answer's `usage` (with its cost), `uncited_claims` and
+    `sources`, its citations read against the background's `card_ids`."""
     return {
         "usage": {
             "input_tokens": usage.input_tokens,
@@ -33,7 +35,8 @@ def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]
                 spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
             ),
         },
-        "uncited_claims": claims.uncited_count(content),
+        "uncited_claims": claims.uncited_count(content, claims.citable(card_ids)),
+        "sources": claims.sources(content, card_ids),
     }
 
 
