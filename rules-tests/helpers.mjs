@@ -138,6 +138,7 @@ export function messageDoc(chat, over = {}) {
     cut_off: null,
     provider_wait: null,
     uncited_claims: 0,
+    sources: [1],
     own_key: false,
     ...over,
   });
