@@ -145,6 +145,7 @@ export function messageDoc(chat, over = {}) {
     cut_off: null,
     provider_wait: null,
     uncited_claims: 0,
+    sources: [1],
     own_key: false,
     sources: [1], // the numbers it cites that name a card, never which card
     ...over,
