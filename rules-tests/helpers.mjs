@@ -147,7 +147,6 @@ export function messageDoc(chat, over = {}) {
     uncited_claims: 0,
     sources: [1],
     own_key: false,
-    sources: [1], // the numbers it cites that name a card, never which card
     ...over,
   });
 }
