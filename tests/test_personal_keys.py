@@ -12,9 +12,9 @@ from cryptography.exceptions import InvalidTag
 
 from cardchat import keycrypt, parsing, personal_keys, ratelimit
 from cardchat.access import AIAccess, ai_access
-from cardchat.account_schema import USER_API_KEYS
+from cardchat.account_schema import USER_API_KEYS, RateLimit, TokenReservation
 from cardchat.errors import FailedPrecondition, InvalidArgument, PermissionDenied
-from cardchat.schema import USERS, RateLimit, TokenReservation, UserDoc
+from cardchat.schema import USERS, UserDoc
 
 ANTHROPIC = "sk-ant-api03-OWNKEY0123456789abcdefghijklmnopqrstuvwxyzWXYZ"
 OPENAI = "sk-proj-OWNKEY0123456789abcdefghijklmnopqrstuv9876"

@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from cardchat.account_schema import RateLimit, TokenReservation
 from cardchat.errors import ResourceExhausted
 from cardchat.ratelimit import HELD_RETRY_S, HOLD_TTL, Limits, admit, charge, charged, held, reconcile, settle
 from cardchat.repo import ratelimit as repo
-from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
+from cardchat.schema import RATE_LIMITS
 
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 

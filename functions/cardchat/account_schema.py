@@ -1,5 +1,5 @@
 """Shapes of the per-user documents kept beside the chats: users' own API keys,
-personal access tokens, the owner's answer feedback and daily usage. One
+personal access tokens, the owner's answer feedback, daily usage and rate limits. One
 definition each, like schema.py (whose helpers they share); apart so that
 neither module outgrows a reader."""
 
@@ -180,3 +180,31 @@ class CardSources:
             hidden_sharers=[u for u in d.get("hidden_sharers") or [] if isinstance(u, str)],
             updated=d.get("updated") or now(),
         )
+
+
+@dataclass
+class TokenReservation:
+    """One admitted answer's hold on its owner's daily tokens, in
+    RateLimit.reservations (server-only: chat_messages is client-readable).
+
+    Made in the transaction that admits the answer (createChat, postMessage,
+    retryMessage, branchChat) and settled exactly once, by the run that pays
+    for it (ratelimit.py explains the day boundary and a run that died)."""
+
+    message: str  # chat_messages id of the answer
+    attempt: int  # the claim it pays for: the message's `attempts` once the engine claims it
+    tokens: int  # bound: background + history bound + output reserve
+    created: datetime = field(default_factory=now)
+
+
+@dataclass
+class RateLimit:
+    """rate_limits/{uid}: server-only."""
+
+    recent: list[datetime] = field(default_factory=list)  # message times in the last minute
+    day: str = ""  # YYYY-MM-DD (UTC) the token count belongs to
+    day_tokens: int = 0  # settled (used) tokens of `day`
+    reservations: list[TokenReservation] = field(default_factory=list)  # answers not yet settled
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)

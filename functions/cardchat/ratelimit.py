@@ -34,9 +34,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from cardchat.account_schema import RateLimit, TokenReservation
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
-from cardchat.schema import SEARCH_WINDOW, ChatMessage, RateLimit, TokenReservation
+from cardchat.schema import SEARCH_WINDOW, ChatMessage
 from cardchat.schema import now as utc_now
 
 WINDOW = timedelta(minutes=1)

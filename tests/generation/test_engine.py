@@ -13,6 +13,7 @@ import threading
 import pytest
 from google.cloud import firestore
 
+from cardchat.account_schema import TokenReservation
 from cardchat.chat.turns import output_reserve, post_message, retry_message
 from cardchat.errors import FailedPrecondition
 from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
@@ -20,7 +21,7 @@ from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import CHAT_MESSAGES, CHATS, TokenReservation
+from cardchat.schema import CHAT_MESSAGES, CHATS
 from cardchat.schema import now as utc_now
 from engine_support import (
     CLAUDE,

@@ -18,6 +18,7 @@ from typing import Any
 
 from cardchat import llms, ratelimit
 from cardchat.access import require_owner
+from cardchat.account_schema import TokenReservation
 from cardchat.background import card_numbers
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
@@ -28,7 +29,7 @@ from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate, TokenReservation
+from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate
 from cardchat.schema import now as utc_now
 
 #: Appended to the source's title: both chats show in the list.

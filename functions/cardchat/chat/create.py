@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cardchat import access, llms, ratelimit
+from cardchat.account_schema import TokenReservation
 from cardchat.chat.collection import CardSource
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.turns import question_and_stub, token_bound
@@ -21,14 +22,7 @@ from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
-from cardchat.schema import (
-    Card,
-    Chat,
-    ChatBackground,
-    ChatPrivate,
-    TokenReservation,
-    now,
-)
+from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, now
 
 if TYPE_CHECKING:
     from cardchat.background import Authors, Background

@@ -16,20 +16,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat.access import require_owner
+from cardchat.account_schema import TokenReservation
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.ids import new_message_id
 from cardchat.llms import MODELS, ModelSpec
 from cardchat.providers.base import Message
 from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
-from cardchat.schema import (
-    LIVE_STATUSES,
-    RETRYABLE_STATUSES,
-    STALLED_WITHOUT_LEASE,
-    Chat,
-    ChatMessage,
-    TokenReservation,
-)
+from cardchat.schema import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat, ChatMessage
 from cardchat.schema import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).

@@ -89,9 +89,12 @@ def _delete_all(db: firestore.Client, query: firestore.Query) -> int:
 
 
 def delete_index_heads(db: firestore.Client, uid: str) -> None:
-    """Both heads of the user's retrieval index: readers see "no index" from now on."""
+    """Both heads of the user's retrieval index: readers see "no index" from now on; and the
+    embedding worker's notice, so the cards' deletions find nothing left to update
+    (repo/embed_batches.on_card_written)."""
     for public in (False, True):
         db.collection(RETRIEVAL_INDEX).document(index_key(uid, public)).delete()
+    db.collection(EMBEDDING_WORKERS).document(uid).delete()
 
 
 def delete_chats(db: firestore.Client, uid: str) -> None:

@@ -97,9 +97,10 @@ def on_card_written(
         return "unchanged"
     if after is None:
         db.collection(CARD_EMBEDDINGS).document(card_id).delete()  # at once; the queue entry settles a racing batch
-        if not _indexed(db, card.owner):
-            # No index holds it (a deleted account's cards: their heads go first), so nothing
-            # is left to do but its skip record, and a worker would write bookkeeping for someone gone.
+        if not _indexed(db, card.owner) and not queue.worker_alive(db, card.owner, clock()):
+            # No index holds it and no batch in flight could store its vector again (a deleted
+            # account's cards: their heads and worker notice go first), so nothing is left to do
+            # but its skip record, and a worker would write bookkeeping for someone gone.
             db.collection(EMBEDDING_SKIPS).document(skip_id(card.owner, card_id)).delete()
             return "unindexed"
     queue.enqueue(db, card_id, card.owner, clock())
