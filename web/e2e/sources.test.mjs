@@ -101,6 +101,8 @@ async function followsTheStranger(page) {
 async function theSourceIsKept(page) {
   await page.goto(`${APP_URL}/`);
   await listShows(page, [CARD.own], 'the first view after following');
+  // The followed sources are read once the first page is in.
+  await page.locator(`[data-testid=scope-owner][data-owner="${U.stranger.uid}"]`).waitFor({ state: 'attached', timeout: 30_000 });
   const options = await sourceOptions(page);
   assert.ok(options.includes(`${U.stranger.uid}’s public cards`), `the followed source is offered: ${options}`);
   await page.getByTestId('card-source').selectOption({ label: `${U.stranger.uid}’s public cards` });
