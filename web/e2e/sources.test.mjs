@@ -97,8 +97,11 @@ async function followsTheStranger(page) {
   assert.deepEqual(stored.following, [{ owner: U.stranger.uid }]);
 }
 
-/** 3. Kept as a source: back on the Cards page, "Mine" again first, the stranger's cards a choice. */
+/** 3. Kept as a source: the stranger's card says so; the Cards page is "Mine" again first, the stranger's cards a choice. */
 async function theSourceIsKept(page) {
+  await page.goto(`${APP_URL}/card/${encodeURIComponent(CARD.strangerOther)}`);
+  await page.getByTestId('follow-owner').filter({ hasText: `You follow ${U.stranger.uid}’s public cards` }).waitFor({ timeout: 30_000 });
+  assert.ok(await page.getByTestId('follow-owner').isDisabled());
   await page.goto(`${APP_URL}/`);
   await listShows(page, [CARD.own], 'the first view after following');
   // The followed sources are read once the first page is in.

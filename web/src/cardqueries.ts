@@ -146,10 +146,14 @@ export function watchCardSources(uid: string, onSources: (s: CardSources) => voi
   return onSnapshot(sourcesDoc(uid), (snap) => onSources(parseSources(snap.data())), onError);
 }
 
+/** The reader's sources, from the server. */
+export async function readCardSources(uid: string): Promise<CardSources> {
+  return parseSources((await getDocFromServer(sourcesDoc(uid))).data());
+}
+
 /** Reads the reader's sources from the server, changes them with `change` and stores them. */
 export async function updateCardSources(uid: string, change: (s: CardSources) => CardSources): Promise<CardSources> {
-  const snap = await getDocFromServer(sourcesDoc(uid));
-  const next = change(parseSources(snap.data()));
+  const next = change(await readCardSources(uid));
   await saveCardSources(uid, next);
   return next;
 }

@@ -1,8 +1,8 @@
 // One card, the target of a citation link. Someone else's public card leads
 // to its owner's deck, and offers to follow it as a source of cards.
 import type { CardDoc } from '../cardfilter';
-import { updateCardSources } from '../cardqueries';
-import { follow, ownerLabel, sourceLabel } from '../cardsources';
+import { readCardSources, updateCardSources } from '../cardqueries';
+import { follow, isFollowed, ownerLabel, sourceLabel } from '../cardsources';
 import { h, replaceChildren } from '../dom';
 import { describeError, errorCode } from '../errors';
 import { renderMarkdown } from '../markdown';
@@ -50,6 +50,12 @@ function ownerDeck(card: CardDoc): HTMLElement | null {
   const src = { owner: card.owner };
   const error = h('span', { class: 'error', role: 'alert', 'data-testid': 'follow-error' });
   const button = h('button', { type: 'button', 'data-testid': 'follow-owner' }, `Follow ${sourceLabel(src)}`);
+  // Already followed: say so (a failed read leaves the button, which follows at most once).
+  void readCardSources(uid).then((s) => {
+    if (!isFollowed(s, src)) return;
+    button.disabled = true;
+    button.textContent = `You follow ${sourceLabel(src)}`;
+  }, () => {});
   button.addEventListener('click', () => {
     button.disabled = true;
     error.textContent = '';
