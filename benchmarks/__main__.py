@@ -12,6 +12,7 @@ from google.cloud import firestore
 ALL = ["cold_start", "embeddings", "retrieval", "create_chat", "streaming", "recheck", "turn_context", "offline"]
 ALL += ["scrub", "pipeline", "embed_burst", "search_cards"]
 ALL += ["index", "index_memory", "function_memory"]  # the retrieval index (issue 21)
+ALL += ["scope"]  # whose cards a default chat reads
 
 
 def main(argv: list[str]) -> int:

@@ -149,7 +149,7 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     parsed = parsing.create_chat(req.data, own_keys=ai.own_keys)
     result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
-    return {"chat_id": result.chat_id}
+    return result.answer()
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
@@ -270,7 +270,7 @@ def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("searchCards"))
 @_endpoint
 def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 21: the Cards page's text filter, ranked on the server over the caller's visible cards.
+    """The Cards page's text filter, ranked on the server over the collection the caller chose.
     1 GiB as createChat: it loads the embedding model and ranks the whole collection."""
     from cardchat import parsing
     from cardchat.chat import card_search

@@ -1,6 +1,6 @@
 // chat_private: what only a chat's owner may know about it (card ids,
-// collection description and configuration, the query it was made from, counts,
-// the chat it was branched from). The owner and admins get it; a visitor or another user never does,
+// collection description and configuration, the query it was made from, counts, how many
+// of the cards are other people's, the chat it was branched from). The owner and admins get it; a visitor or another user never does,
 // published chat or not; nobody lists it; no client writes it.
 
 import { after, before, describe, test } from 'node:test';
@@ -68,7 +68,9 @@ describe('chat_private', () => {
     const owner = actor === 'signedOut' ? UID.owner : UID[actor];
     test(`deny: ${label} creates private data for a chat`,
       () => assertFails(setDoc(priv(actor, w.newId('new')), chatPrivateDoc({ owner }))));
-    const edits = { card_ids: ['card-z'], collection: { description: 'edited' }, collection_query: { scope: 'visible' } };
+    const edits = {
+      card_ids: ['card-z'], collection: { description: 'edited' }, collection_query: { scope: 'visible' }, cards_by_others: 0,
+    };
     for (const [field, value] of Object.entries(edits)) {
       const id = fresh(false);
       test(`deny: ${label} updates ${field} of the owner's chat's private data`,

@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits, user_api_keys, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
+// card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
 // retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
@@ -21,12 +21,16 @@ const T0 = Timestamp.fromDate(new Date('2026-01-01T00:00:00Z'));
 const PLACES = [
   { name: C.card_embeddings, coll: [C.card_embeddings], id: CARD, data: embeddingDoc(), change: { dim: 5 } },
   { name: C.rate_limits, coll: [C.rate_limits], id: UID.owner, data: rateLimitDoc(), change: { day_tokens: 0 } },
+  // a user's embedded card writes this minute (the card quota)
+  { name: C.card_write_minutes, coll: [C.card_write_minutes], id: UID.owner, data: { minute: '2026-01-01T00:00', count: 3 }, change: { count: 0 } },
+  // a user's minute of searches and of MCP requests: not even that user reads or resets it
+  { name: `${C.rate_limits}/*/${C.rate_windows}`, coll: [C.rate_limits, UID.owner, C.rate_windows], id: 'search', data: { recent: [T0] }, change: { recent: [] } },
   // a user's own API keys, sealed: not even that user reads or writes them
   {
     name: C.user_api_keys, coll: [C.user_api_keys], id: UID.owner,
     data: { keys: { anthropic: { ciphertext: 'x', nonce: 'n', last4: 'abcd' } } }, change: { keys: {} },
   },
-  { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0, recent: [] }, change: { owner: UID.other } },
+  { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0 }, change: { owner: UID.other } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
   { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1, collection_query: { scope: 'mine' } }, change: { card_ids: [] } },
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's

@@ -104,7 +104,7 @@ def test_fills_the_budget_without_exceeding_it(deck, tokenizer, budget):
 def test_a_card_is_truncated_to_fill_what_whole_cards_cannot(tokenizer):
     rng = random.Random(5)
     big = [
-        (f"big-{i}", Card(title=f"Big {i}", body=" ".join(rng.choices(WORDS, k=3000)), owner="u")) for i in range(20)
+        (f"big-{i}", Card(title=f"Big {i}", body=" ".join(rng.choices(WORDS, k=4000)), owner="u")) for i in range(20)
     ]
     bg = fit_background(big, 5_000, tokenizer)
     _check(bg, big, 5_000, tokenizer)
@@ -184,12 +184,12 @@ def test_shrink_gives_back_an_excess_by_cutting_then_dropping_the_last_block():
     picks = [background._Pick(i, background._content(c.title, c.body)) for i, (_, c) in enumerate(cards)]
     head = background._head("")
     _, before = background._render(head, picks, "o200k_base")
-    cut, truncated = background._shrink(cards, picks, 40, "o200k_base", None)
+    cut, truncated = background._shrink(cards, picks, 40, "o200k_base", None, background.OWN_CARDS_ONLY)
     _, after = background._render(head, cut, "o200k_base")
     assert len(cut) == 3 and cut[-1].truncated and truncated == "c2"
     assert before - 45 <= after <= before - 40
     tiny = [*picks[:2], background._Pick(2, background._content("T2", "a few words"))]
-    dropped, _ = background._shrink(cards, tiny, 30, "o200k_base", None)
+    dropped, _ = background._shrink(cards, tiny, 30, "o200k_base", None, background.OWN_CARDS_ONLY)
     assert [p.index for p in dropped] == [0, 1]
 
 

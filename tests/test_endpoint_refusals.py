@@ -69,6 +69,11 @@ BAD_CREATE = [
     ({"collection": {"configuration": {"text": "x" * 30_000}}}, "collection.configuration"),
     ({"collection": {"configuration": {"n": 2**64}}}, "collection.configuration"),
     ({"collection": []}, "collection"),
+    ({"card_ids": None, "query": {"scope": "public"}}, "query.scope"),  # everyone's public cards: no longer a scope
+    ({"card_ids": None, "query": {"scope": "everyone"}}, "query.scope"),
+    ({"card_ids": None, "query": {"scope": "owner"}}, "query.owner"),
+    ({"card_ids": None, "query": {"scope": "owner", "owner": ["u"]}}, "query.owner"),
+    ({"card_ids": None, "query": {"scope": "mine", "owner": "u2"}}, "query.owner"),
 ]
 
 

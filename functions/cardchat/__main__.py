@@ -1,4 +1,4 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,reindex,grant-ai,feedback,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -66,12 +66,21 @@ def _backfill(args: argparse.Namespace) -> int:
     return 0
 
 
+def _requeue_skipped(args: argparse.Namespace) -> int:
+    from cardchat.admin import backfill as bf
+
+    for owner, outcome in bf.requeue_skipped(_client(args.project), args.owner, args.model).items():
+        print(f"{owner}: {outcome}")
+    return 0
+
+
 def _reindex(args: argparse.Namespace) -> int:
     from cardchat.repo import card_writes, retrieval_index
 
     db = _client(args.project)
     owners = [args.owner] if args.owner else sorted({c.owner for _, c in card_writes.iter_cards(db) if c.owner})
     for owner in owners:
+        retrieval_index.rebuild(db, owner, public=True)
         version = retrieval_index.rebuild(db, owner)
         head = retrieval_index.read_head(db, owner) or {}
         print(f"{owner}: version {version}, {head.get('count', 0)} cards in {len(head.get('shards', []))} shards")
@@ -113,6 +122,30 @@ def _eval_turns(args: argparse.Namespace) -> int:
     return main(args.sets, args.model)
 
 
+def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """backfill, requeue-skipped, reindex: the vectors and the index built from them."""
+    s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
+    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
+    s.add_argument("--limit", type=int)
+    s.add_argument(
+        "--gentle",
+        action="store_true",
+        help="beside a live app: lowest priority, small batches, paused while an answer generates",
+    )
+    s.set_defaults(run=_backfill)
+
+    s = sub.add_parser(
+        "requeue-skipped", parents=[common], help="embed cards skipped over a card quota, under the quota as set now"
+    )
+    s.add_argument("--owner", help="uid (default: every owner with a skipped card)")
+    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
+    s.set_defaults(run=_requeue_skipped)
+
+    s = sub.add_parser("reindex", parents=[common], help="rebuild the retrieval index of one owner, or of every owner")
+    s.add_argument("--owner", help="uid (default: every owner of a card)")
+    s.set_defaults(run=_reindex)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cardchat")
     project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
@@ -134,19 +167,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--doc-dir", default="/usr/share/doc/git-doc")
     s.set_defaults(run=_demo_deck)
 
-    s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
-    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
-    s.add_argument("--limit", type=int)
-    s.add_argument(
-        "--gentle",
-        action="store_true",
-        help="beside a live app: lowest priority, small batches, paused while an answer generates",
-    )
-    s.set_defaults(run=_backfill)
-
-    s = sub.add_parser("reindex", parents=[common], help="rebuild the retrieval index of one owner, or of every owner")
-    s.add_argument("--owner", help="uid (default: every owner of a card)")
-    s.set_defaults(run=_reindex)
+    _embedding_commands(sub, common)
 
     s = sub.add_parser("grant-ai", parents=[common], help="let a user chat with the AI (users/{uid}.may_use_ai)")
     s.add_argument("uid")

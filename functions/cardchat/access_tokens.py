@@ -14,15 +14,15 @@ id. A key (HMAC with a server secret) would add a secret to manage and rotate
 for no gain against that. The `ccpat_` prefix lets secret scanners and
 people recognise a leaked token.
 
-Each request spends one slot of the token's own per-minute window (the
-callables' ratelimit.admit, CARDCHAT_MCP_RATE_PER_MINUTE, default 60) in the
+Each request spends one slot of its user's MCP minute (schema.MCP_WINDOW,
+CARDCHAT_MCP_RATE_PER_MINUTE, default 60), shared by all of that user's
+tokens: a second token buys no more requests. The slot is spent in the
 transaction that finds the token, so a revoked token fails at once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,14 +31,14 @@ from typing import Any
 
 from cardchat import ratelimit
 from cardchat.account_schema import AccessToken, AccessTokenHash
-from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
-from cardchat.schema import now
+from cardchat.errors import FailedPrecondition, NotFound, Unauthenticated
+from cardchat.schema import MCP_WINDOW, now
 
 PREFIX = "ccpat_"
 #: Random bytes per token: 256 bits, beyond guessing (see the module's docstring).
 TOKEN_BYTES = 32
 MAX_TOKENS_PER_USER = 20
-DEFAULT_PER_MINUTE = 60
+DEFAULT_PER_MINUTE = ratelimit.DEFAULT_MCP_PER_MINUTE
 
 
 @dataclass(frozen=True)
@@ -52,13 +52,7 @@ def hash_token(token: str) -> str:
 
 
 def per_minute(env: Mapping[str, str] | None = None) -> int:
-    env = os.environ if env is None else env
-    raw = env.get("CARDCHAT_MCP_RATE_PER_MINUTE", "").strip()
-    if not raw:
-        return DEFAULT_PER_MINUTE
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"CARDCHAT_MCP_RATE_PER_MINUTE must be a whole number ≥ 1, not {raw!r}")
-    return int(raw)
+    return ratelimit.window_limit(MCP_WINDOW, env)
 
 
 def create(db: Any, uid: str, label: str, when: datetime | None = None) -> NewToken:
@@ -101,7 +95,7 @@ def authenticate(db: Any, authorization: str | None, when: datetime | None = Non
     """The uid a request's `Authorization: Bearer <token>` acts as, one
     request spent. Unauthenticated for a missing, malformed, unknown or
     revoked token (the same message for all); ResourceExhausted when the
-    token's window is full."""
+    user's MCP minute is full, whichever of their tokens spent it."""
     from cardchat.repo import access_tokens as repo
 
     scheme, _, token = (authorization or "").partition(" ")
@@ -109,17 +103,8 @@ def authenticate(db: Any, authorization: str | None, when: datetime | None = Non
     if scheme.lower() != "bearer" or not token.startswith(PREFIX) or len(token) > 200:
         raise Unauthenticated("A valid personal access token is required")
     stamp = when or now()
-    limits = ratelimit.Limits(per_minute=limit or per_minute())
-
-    def spend(state: Any) -> Any:
-        try:
-            return ratelimit.admit(state, stamp, limits)
-        except ResourceExhausted as e:
-            raise ResourceExhausted(
-                f"Too many requests with this token: at most {limits.per_minute} a minute", e.retry_after
-            ) from None
-
-    uid = repo.use(db, hash_token(token), spend, stamp)
+    per = limit or per_minute()
+    uid = repo.use(db, hash_token(token), lambda recent: ratelimit.took_slot(recent, stamp, per, "requests"), stamp)
     if uid is None:
         raise Unauthenticated("A valid personal access token is required")
     return uid

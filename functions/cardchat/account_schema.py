@@ -60,14 +60,13 @@ class AccessToken:
 @dataclass
 class AccessTokenHash:
     """access_token_hashes/{sha256 hex of the token}: server-only. A request's
-    bearer token is hashed and looked up here; `recent` is the token's own
-    per-minute window (ratelimit.admit), kept beside it so that one
-    transaction checks the token, spends a slot and stamps last_used."""
+    bearer token is hashed and looked up here, in the transaction that spends
+    a slot of its owner's MCP minute (rate_limits/{uid}/windows/mcp, shared by
+    all their tokens) and stamps last_used."""
 
     owner: str
     token_id: str
     created: datetime = field(default_factory=now)
-    recent: list[datetime] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -139,3 +138,42 @@ class ViewerLookups:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+
+#: Per user: the card sources they follow and the people whose shared cards they hide (CardSources).
+#: The owner writes it (firestore.rules); the server reads `hidden_sharers` when resolving a collection.
+CARD_SOURCES = COLLECTIONS["card_sources"]
+
+
+@dataclass
+class FollowedSource:
+    """One followed owner's public cards, optionally only those with `tag`."""
+
+    owner: str
+    tag: str | None = None
+
+
+@dataclass
+class CardSources:
+    """card_sources/{uid}: the user's choices of other people's cards. A missing
+    document is no followed source and nothing hidden."""
+
+    owner: str
+    following: list[FollowedSource] = field(default_factory=list)
+    hidden_sharers: list[str] = field(default_factory=list)  # uids whose shared cards stay out
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _dict(self)
+        d["following"] = [{k: v for k, v in f.items() if v is not None} for f in d["following"]]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CardSources:
+        following = [f for f in d.get("following") or [] if isinstance(f, dict) and isinstance(f.get("owner"), str)]
+        return cls(
+            owner=str(d.get("owner") or ""),
+            following=[FollowedSource(f["owner"], f.get("tag")) for f in following],
+            hidden_sharers=[u for u in d.get("hidden_sharers") or [] if isinstance(u, str)],
+            updated=d.get("updated") or now(),
+        )

@@ -51,7 +51,7 @@ class CreateChatRequest:
     model: str
     background_percentage: float
     collection: Collection
-    query: CollectionQuery | None = None  # the collection as a query, resolved on the server (issue 21)
+    query: CollectionQuery | None = None  # the collection as a query, resolved on the server
 
     @property
     def source(self) -> list[str] | CollectionQuery:
@@ -324,7 +324,7 @@ def rate_answer(data: Any) -> RateAnswerRequest:
     return RateAnswerRequest(message_id, rating, comment)
 
 
-# --- collections described by a query (issue 21): createChat's `query`, searchCards ---------
+# --- collections described by a query: createChat's `query`, searchCards ---------
 
 SEARCH_LIMIT_DEFAULT = 20
 SEARCH_LIMIT_MAX = 50
@@ -338,7 +338,7 @@ class SearchCardsRequest:
 
 
 def search_cards(data: Any) -> SearchCardsRequest:
-    """searchCards({text, limit?, scope?, tag?, visibility?})"""
+    """searchCards({text, limit?, scope?, owner?, tag?, visibility?})"""
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
     text = request_string(data, "text", "", MAX_QUERY_TEXT_CHARS)
@@ -348,4 +348,4 @@ def search_cards(data: Any) -> SearchCardsRequest:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise InvalidArgument(f"limit: must be a whole number from 1 to {SEARCH_LIMIT_MAX}")
     rest = {k: v for k, v in data.items() if k not in ("text", "limit")}
-    return SearchCardsRequest(text, limit, from_request(rest, "", ("scope", "tag", "visibility")))
+    return SearchCardsRequest(text, limit, from_request(rest, "", ("scope", "owner", "tag", "visibility")))

@@ -36,7 +36,7 @@ from typing import Any
 
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
-from cardchat.schema import ChatMessage, RateLimit, TokenReservation
+from cardchat.schema import SEARCH_WINDOW, ChatMessage, RateLimit, TokenReservation
 from cardchat.schema import now as utc_now
 
 WINDOW = timedelta(minutes=1)
@@ -194,6 +194,42 @@ def reconcile(db: Any, uid: str, message: str, attempt: int, used: int, now: dat
 def charge(db: Any, uid: str, tokens: int, now: datetime | None = None) -> None:
     when = now or utc_now()
     repo.update(db, uid, lambda state: charged(state, tokens, when))
+
+
+# --- windows of calls that make no answer ---------------------------------------
+
+#: A user's searches (searchCards) and MCP requests each have their own minute,
+#: apart from the answers' slots: the Cards page searches as its owner types,
+#: which must not use up the slots of their next chat. Per user, whatever the
+#: token: a user's MCP clients share one budget. The names: schema.SEARCH_WINDOW, MCP_WINDOW.
+DEFAULT_SEARCHES_PER_MINUTE = 30
+DEFAULT_MCP_PER_MINUTE = 60
+
+
+def window_limit(name: str, env: Mapping[str, str] | None = None) -> int:
+    """Calls a minute of the window `name` (CARDCHAT_SEARCH_RATE_PER_MINUTE, CARDCHAT_MCP_RATE_PER_MINUTE)."""
+    env = os.environ if env is None else env
+    if name == SEARCH_WINDOW:
+        return _positive_int(env, "CARDCHAT_SEARCH_RATE_PER_MINUTE", DEFAULT_SEARCHES_PER_MINUTE)
+    return _positive_int(env, "CARDCHAT_MCP_RATE_PER_MINUTE", DEFAULT_MCP_PER_MINUTE)
+
+
+def took_slot(recent: list[datetime], now: datetime, per_minute: int, what: str) -> list[datetime]:
+    """The window's times after one more call at `now`; ResourceExhausted
+    (naming `what`, with the seconds to wait) when the minute is full."""
+    try:
+        return admit(RateLimit(recent=recent), now, Limits(per_minute=per_minute).on_own_key()).recent
+    except ResourceExhausted as e:
+        raise ResourceExhausted(
+            f"Too many {what}: at most {per_minute} a minute. Try again in {_wait_text(e.retry_after)}.", e.retry_after
+        ) from None
+
+
+def spend(db: Any, uid: str, name: str, what: str, now: datetime | None = None, per_minute: int | None = None) -> None:
+    """One call of `uid` in the window `name` (SEARCH_WINDOW, MCP_WINDOW), or ResourceExhausted, writing nothing."""
+    when = now or utc_now()
+    limit = per_minute or window_limit(name)
+    repo.spend_window(db, uid, name, lambda recent: took_slot(recent, when, limit, what))
 
 
 def release_unclaimed(db: Any, uid: str, chat_id: str, now: datetime | None = None) -> None:

@@ -37,6 +37,11 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 #: document limit (a 1M-token window at 50 % is several MB of text).
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: rate_limits/{uid}/windows/{name}: server-only, a user's minute of calls that make no answer
+#: (ratelimit.WINDOWS: searches, MCP requests), apart from the answers' own slots.
+RATE_WINDOWS = COLLECTIONS["rate_windows"]
+SEARCH_WINDOW = "search"
+MCP_WINDOW = "mcp"
 #: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
@@ -229,6 +234,8 @@ class ChatPrivate:
     # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
     # owner-only like the rest; absent (not null) for a chat made from ids.
     collection_query: dict[str, Any] | None = None
+    # Cards of other people the context has held (a count, never which): the owner's publish control says so.
+    cards_by_others: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
@@ -257,6 +264,7 @@ class ChatPrivate:
             cards_cut=int(d.get("cards_cut") or 0),
             context_turns=list(d.get("context_turns") or []),
             collection_query=d.get("collection_query"),
+            cards_by_others=int(d.get("cards_by_others") or 0),
         )
 
 

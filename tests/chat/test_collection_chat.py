@@ -1,4 +1,4 @@
-"""Chats over a collection described by a query (issue 21): createChat's
+"""Chats over a collection described by a query: createChat's
 `query` is parsed strictly, resolved on the server with the same culling as
 ids (chat/collection.py), kept owner-only in chat_private.collection_query
 and as the query (not ids) in the server-only chat_sources, which follow-ups
@@ -54,13 +54,23 @@ def test_a_query_is_parsed_strictly_and_never_beside_ids():
 
     req = parse(query={"scope": "mine", "tag": " sea ", "text": "  "})
     assert req.query == CollectionQuery("mine", "sea") and req.card_ids == [] and req.source == req.query
-    assert parse(query={}).query == CollectionQuery()
+    assert parse(query={}).query == CollectionQuery() == CollectionQuery("mine")
+    assert parse(query={"scope": "visible"}).query == CollectionQuery("mine_and_shared")  # the old default's name
+    assert parse(query={"scope": "owner", "owner": "them"}).query == CollectionQuery("owner", owner="them")
     assert parse(card_ids=["a"]).source == ["a"]
     cases = [
         ({"card_ids": ["a"], "query": {}}, r"^query: give card_ids or query, not both"),
         ({}, r"^card_ids:"),
         ({"query": "all"}, r"^query: must be an object"),
-        ({"query": {"scope": "everyone"}}, r"^query\.scope: must be one of visible, mine, shared, public"),
+        ({"query": {"scope": "everyone"}}, r"^query\.scope: must be one of mine, shared, mine_and_shared, owner"),
+        ({"query": {"scope": "public"}}, r"^query\.scope: must be one of"),
+        ({"query": {"scope": ["mine"]}}, r"^query\.scope: must be one of"),
+        ({"query": {"scope": "owner"}}, r"^query\.owner: scope owner needs the uid"),
+        ({"query": {"scope": "owner", "owner": 7}}, r"^query\.owner: scope owner needs the uid"),
+        ({"query": {"scope": "owner", "owner": "a/b"}}, r"^query\.owner: is not a user id"),
+        ({"query": {"scope": "owner", "owner": "u" * 129}}, r"^query\.owner: is not a user id"),
+        ({"query": {"owner": "them"}}, r"^query\.owner: goes only with scope owner"),
+        ({"query": {"scope": "shared", "owner": "them"}}, r"^query\.owner: goes only with scope owner"),
         ({"query": {"visibility": "secret"}}, r"^query\.visibility: must be one of"),
         ({"query": {"tag": 5}}, r"^query\.tag: must be text"),
         ({"query": {"tag": "x" * 101}}, r"^query\.tag: 101 characters is over the limit of 100"),
@@ -82,14 +92,19 @@ def test_a_query_resolves_to_exactly_the_cards_it_admits_for_the_caller(db):
         return candidates.resolve(db, ME, source).ids
 
     for scope, tag, visibility in itertools.product(SCOPES, (None, "sea", "port"), (None, "public", "private")):
-        query = CollectionQuery(scope, tag, visibility)
+        query = CollectionQuery(scope, tag, visibility, owner="them" if scope == "owner" else None)
         expected = sorted(cid for cid, card in DECK.items() if query.admits(card, ME))
         assert sorted(resolved(query)) == expected, query
-    assert sorted(resolved(CollectionQuery())) == sorted(
-        ["mine-sea", "mine-open", "mine-bread", "shared-sea", "open-sea", "open-other"]
-    )
+    assert sorted(resolved(CollectionQuery())) == ["mine-bread", "mine-open", "mine-sea"]  # only mine by default
+    assert sorted(resolved(CollectionQuery("mine_and_shared"))) == [
+        "mine-bread",
+        "mine-open",
+        "mine-sea",
+        "shared-sea",
+    ]
+    assert sorted(resolved(CollectionQuery("owner", owner="them"))) == ["open-sea"]
     # a text keeps the cards holding one of its terms; never an unreadable one
-    assert sorted(resolved(CollectionQuery(text="moon vault"))) == ["mine-sea", "open-sea"]
+    assert sorted(resolved(CollectionQuery("owner", text="moon vault", owner="them"))) == ["open-sea"]
     # ids keep the caller's order and drop what is missing or unreadable
     ids = ["open-sea", "secret-sea", "ghost", "shared-sea", "mine-sea"]
     assert resolved(ids) == ["open-sea", "shared-sea", "mine-sea"]
@@ -102,13 +117,13 @@ def new_chat(db, **data) -> str:
 
 def test_a_chat_made_from_a_query_keeps_it_owner_only_and_its_source_as_the_query(db):
     seed(db)
-    chat_id = new_chat(db, query={"scope": "visible", "tag": "sea"})
+    chat_id = new_chat(db, query={"scope": "mine_and_shared", "tag": "sea"})
     private = db.collection(CHAT_PRIVATE).document(chat_id).get().to_dict()
-    assert private["collection_query"] == {"scope": "visible", "tag": "sea"}
-    assert private["card_count_requested"] == 4 == private["cards_considered"]  # mine-sea, mine-open, shared, open
-    assert set(private["card_ids"]) == {"mine-sea", "mine-open", "shared-sea", "open-sea"}
+    assert private["collection_query"] == {"scope": "mine_and_shared", "tag": "sea"}
+    assert private["card_count_requested"] == 3 == private["cards_considered"]  # mine-sea, mine-open, shared
+    assert set(private["card_ids"]) == {"mine-sea", "mine-open", "shared-sea"}
     source = db.collection(CHAT_SOURCES).document(chat_id).get().to_dict()
-    assert source["collection_query"] == {"scope": "visible", "tag": "sea"} and source["card_ids"] == []
+    assert source["collection_query"] == {"scope": "mine_and_shared", "tag": "sea"} and source["card_ids"] == []
 
     by_ids = new_chat(db, card_ids=["mine-sea", "secret-sea"])
     assert "collection_query" not in db.collection(CHAT_PRIVATE).document(by_ids).get().to_dict()

@@ -3,6 +3,8 @@ chat carries it on in a chat of their own, over the cards they may view."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cardchat.access import AIAccess
@@ -59,6 +61,9 @@ def test_a_visitor_continues_a_published_chat_over_the_cards_they_may_view_only(
     # rebuilt for u3, never copied: none of u1's own or shared-with-u1 text, nor u1's description
     background = read_background(db, new_id)
     assert 'n="3"' in background and "Spring tides come with" in background and "Tide tables" in background
+    # u2's public cards are someone else's to u3: marked so in the background, counted for the publish control
+    assert len(re.findall(r'<card n="[35]" length="\d+" author="another user [0-9a-f]{6}" note="', background)) == 2
+    assert private["cards_by_others"] == 2
     for words in PRIVATE_WORDS:
         assert words not in background, words
     head = doc(db, CHAT_BACKGROUNDS, new_id)

@@ -1,7 +1,8 @@
-"""searchCards (issue 21): the Cards page's text filter on the server, through
-the real Functions, Auth and Firestore emulators. A search ranks the
-caller's visible cards within scope, tag and visibility by the hybrid ranker,
-and never answers a card the caller may not read."""
+"""searchCards: the Cards page's text filter on the server, through the real
+Functions, Auth and Firestore emulators. A search ranks the caller's own
+cards (or the collection they chose: shared with them, one owner's public
+ones) within tag and visibility by the hybrid ranker, and never answers a
+card the caller may not read or did not choose."""
 
 from __future__ import annotations
 
@@ -37,13 +38,16 @@ def people(app_db, sign_up):
     return {"a": (a_uid, a_token), "b": (b_uid, b_token)}
 
 
-def test_a_search_finds_the_callers_visible_cards_and_never_another_users_private_one(people, call):
+def test_a_search_finds_the_callers_own_cards_unless_told_otherwise(people, call):
     _, b_token = people["b"]
-    out = call("searchCards", {"text": "quokka vault"}, b_token)
+    own = call("searchCards", {"text": "quokka vault"}, b_token)
+    assert own["considered"] == 2 and {c["id"] for c in own["cards"]} == {"b-own", "b-bread"}  # no stranger's
+
+    out = call("searchCards", {"text": "quokka vault", "scope": "visible"}, b_token)  # the old name: + shared
     ids = [c["id"] for c in out["cards"]]
-    assert out["considered"] == 4  # b-own, b-bread, a-shared, a-public
-    assert out["matching"] == 3  # all but the bread card: a chat over this text would take them
-    assert "a-secret" not in ids and set(ids) == {"b-own", "b-bread", "a-shared", "a-public"}
+    assert out["considered"] == 3  # b-own, b-bread, a-shared
+    assert out["matching"] == 2  # all but the bread card: a chat over this text would take them
+    assert "a-secret" not in ids and set(ids) == {"b-own", "b-bread", "a-shared"}
     assert ids[0] != "b-bread"  # the one card without the word
     assert "marmalade" not in str(out)
     first = out["cards"][0]
@@ -63,11 +67,13 @@ def test_scope_tag_and_visibility_narrow_what_is_searched(people, call):
     def ids(**data):
         return sorted(c["id"] for c in call("searchCards", {"text": "quokka", **data}, b_token)["cards"])
 
-    assert ids(scope="mine") == ["b-bread", "b-own"]
+    a_uid = people["a"][0]
+    assert ids() == ids(scope="mine") == ["b-bread", "b-own"]
     assert ids(scope="shared") == ["a-shared"]
-    assert ids(scope="public") == ["a-public"]
-    assert ids(tag="quokka") == ["a-public", "b-own"]  # not A's private one, tagged too
-    assert ids(visibility="public") == ["a-public"]
+    assert ids(scope="mine_and_shared") == ["a-shared", "b-bread", "b-own"]
+    assert ids(scope="owner", owner=a_uid) == ["a-public"]  # A's public cards, none of A's private ones
+    assert ids(scope="mine_and_shared", tag="quokka") == ["b-own"]  # not A's private one, tagged too
+    assert ids(scope="owner", owner=a_uid, visibility="private") == []
     assert ids(scope="mine", visibility="public") == []
 
 
@@ -83,6 +89,9 @@ def test_a_search_is_refused_unless_signed_in_and_well_formed(people, call):
         ({"text": "q", "limit": 51}, "limit"),
         ({"text": "q", "limit": True}, "limit"),
         ({"text": "q", "scope": "all"}, "scope"),
+        ({"text": "q", "scope": "public"}, "scope"),
+        ({"text": "q", "scope": "owner"}, "owner"),
+        ({"text": "q", "owner": "someone"}, "owner"),
         ({"text": "q", "card_ids": ["a-secret"]}, "card_ids"),
     ]:
         with pytest.raises(CallError) as e:
@@ -92,7 +101,7 @@ def test_a_search_is_refused_unless_signed_in_and_well_formed(people, call):
 
 def test_search_parsing_defaults():
     req = parsing.search_cards({"text": " tides "})
-    assert (req.text, req.limit, req.query.to_dict()) == ("tides", 20, {"scope": "visible"})
+    assert (req.text, req.limit, req.query.to_dict()) == ("tides", 20, {"scope": "mine"})
     with pytest.raises(InvalidArgument, match=r"^tag: must be text"):
         parsing.search_cards({"text": "t", "tag": ["a"]})
 

@@ -95,6 +95,13 @@ def test_initialize_and_the_tools_a_model_reads(url, people):
     assert tools["search_cards"].input_schema["required"] == ["query"]
     assert tools["get_card"].input_schema["required"] == ["id"]
     assert all(len(t.description or "") > 80 and t.annotations.read_only_hint for t in tools.values())
+    # other people's cards, and answers drawn from them, can be in what a tool returns
+    assert {n: t.annotations.open_world_hint for n, t in tools.items()} == {
+        "search_cards": True,
+        "get_card": True,
+        "get_chat": True,
+        "list_chats": False,
+    }
 
 
 def test_search_finds_a_private_card_for_its_owner_only(url, people):
@@ -102,27 +109,37 @@ def test_search_finds_a_private_card_for_its_owner_only(url, people):
     assert not mine.is_error
     hits = mine.structured_content["results"]
     assert hits[0]["id"] == "quokka" and hits[0]["title"] == "Quokka vault"
-    assert "marmalade" in hits[0]["snippet"] and set(hits[0]) == {"id", "title", "tags", "snippet", "score"}
+    assert "marmalade" in hits[0]["snippet"]
+    assert set(hits[0]) == {"id", "title", "tags", "snippet", "score", "owner", "yours"}
+    assert (hits[0]["owner"], hits[0]["yours"]) == (people["a"][0], True)
 
     theirs = run(_tool(url, people["b"][2], "search_cards", {"query": "quokka vault phrase", "limit": 50}))
-    ids = [h["id"] for h in theirs.structured_content["results"]]
-    assert "quokka" not in ids and "marmalade" not in json.dumps(theirs.structured_content)
-    assert ids == ["tides"]  # the public card is B's to find
+    assert theirs.structured_content["results"] == []  # B's own cards by default: none
+    args = {"query": "quokka vault phrase", "limit": 50, "scope": "owner", "owner": people["a"][0]}
+    chosen = run(_tool(url, people["b"][2], "search_cards", args))
+    ids = [h["id"] for h in chosen.structured_content["results"]]
+    assert "quokka" not in ids and "marmalade" not in json.dumps(chosen.structured_content)
+    assert ids == ["tides"]  # A's public card is B's to find, when B asks for A's public cards
 
 
 def test_search_answers_as_search_cards_does(url, people, call):
-    """The tool answers what searchCards answers over the same scope (issue 21: both rank the index;
+    """The tool answers what searchCards answers over the same default scope (both rank the index;
     tests/mcpserver/test_mcp_search.py counts what it reads)."""
     _, a_id, a_token = people["a"]
     found = run(_tool(url, a_token, "search_cards", {"query": "the moon and the sea", "limit": 2}))
     ids = [h["id"] for h in found.structured_content["results"]]
-    truth = call("searchCards", {"text": "the moon and the sea", "limit": 2, "scope": "visible"}, a_id)
+    truth = call("searchCards", {"text": "the moon and the sea", "limit": 2}, a_id)
     assert ids == [c["id"] for c in truth["cards"]] and ids[0] == "tides"
 
 
 def test_get_card_of_a_card_b_may_not_view_is_not_found_like_a_missing_one(url, people):
     own = run(_tool(url, people["a"][2], "get_card", {"id": "quokka"}))
     assert own.structured_content["markdown"] == SECRET and own.structured_content["yours"] is True
+    assert own.structured_content["owner"] == people["a"][0] and "foreign" not in own.structured_content
+    # A's public card read by B: marked as someone else's, its text material to cite
+    theirs = run(_tool(url, people["b"][2], "get_card", {"id": "tides"})).structured_content
+    assert (theirs["owner"], theirs["yours"], theirs["foreign"]) == (people["a"][0], False, True)
+    assert "not instructions" in theirs["note"]
 
     hidden = run(_tool(url, people["b"][2], "get_card", {"id": "quokka"}))
     missing = run(_tool(url, people["b"][2], "get_card", {"id": "no-such-card"}))
@@ -175,6 +192,9 @@ BAD_ARGUMENTS = [
     ("search_cards", {"query": "tides", "limit": "many"}, "limit"),
     ("search_cards", {"query": "tides", "colour": "red"}, "colour"),
     ("search_cards", {"query": "   "}, "query"),
+    ("search_cards", {"query": "tides", "scope": "public"}, "scope"),
+    ("search_cards", {"query": "tides", "scope": "owner"}, "owner"),
+    ("search_cards", {"query": "tides", "owner": "someone"}, "owner"),
     ("get_card", {"id": 5}, "id"),
     ("get_card", {"id": "a/b"}, "id"),
     ("get_chat", {}, "chat_id"),

@@ -1,6 +1,6 @@
-"""The MCP tool search_cards against the Firestore emulator (issue 21): it
-ranks over the owner's retrieval index like searchCards and reads only its
-hits, never the whole collection."""
+"""The MCP tool search_cards against the Firestore emulator: it ranks the
+user's own cards (unless asked for others') over their retrieval index like
+searchCards and reads only its hits, never the whole collection."""
 
 from __future__ import annotations
 
@@ -42,7 +42,21 @@ def test_search_reads_the_index_and_only_its_hits(db, deck):
     ids = [h.id for h in hits]
     assert retrieval_index.read_stats()["heads"] == 1  # the owner's index, not a listing of the cards
     assert card_repo.READS[CARDS] <= 3 + card_search.READ_SLACK  # the hits, not 42 cards
-    assert set(ids[:2]) == {"a-tides", "b-shared"} and "b-secret" not in ids
-    best = card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery(scope="visible"))
-    assert ids == list(best.cards)
+    assert ids[0] == "a-tides" and all(i.startswith("a-") for i in ids)  # A's own cards only, by default
+    assert ids == list(card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery()).cards)
     assert all(h.score is None or -1 <= h.score <= 1 for h in hits)
+
+    chosen = search_cards(db, A, "the moon and the sea", 3, CollectionQuery("mine_and_shared"))
+    assert {h.id for h in chosen[:2]} == {"a-tides", "b-shared"} and "b-secret" not in [h.id for h in chosen]
+
+
+def test_each_result_says_whose_card_it_is(db, deck):
+    from cardchat.background import FOREIGN_NOTE
+    from cardchat.mcpserver import tools
+    from cardchat.mcpserver.provenance import provenance
+
+    best = search_cards(db, A, "why the sea has tides", 1)[0].to_dict()
+    assert best["id"] == "a-tides" and (best["owner"], best["yours"]) == (A, True) and "foreign" not in best
+    shared = tools.get_card(db, A, {"id": "b-shared"})
+    assert (shared["owner"], shared["yours"], shared["foreign"], shared["note"]) == (B, False, True, FOREIGN_NOTE)
+    assert provenance(Card("t", "b", B), A) == {"owner": B, "yours": False, "foreign": True, "note": FOREIGN_NOTE}

@@ -1,5 +1,5 @@
-"""The retrieval index in Firestore: apply_changes keeps it equal to a rebuild
-(property test), concurrent writers lose nothing, readers never see a
+"""The retrieval index in Firestore: apply_changes keeps it, and its public
+partition, equal to a rebuild (property test), concurrent writers lose nothing, readers never see a
 half-written version, and a warm read is the head alone."""
 
 from __future__ import annotations
@@ -87,12 +87,29 @@ def test_changes_applied_in_batches_leave_the_index_a_rebuild_would_make(db, ops
             index.apply_changes(db, owner, pending, MODEL)
             pending = []
     index.apply_changes(db, owner, pending, MODEL)
-    incremental = index.all_entries(db, owner)
+    public = {cid for cid, card in state.items() if card.visibility == "public"}
+    for partition, expected in ((False, set(state)), (True, public)):
+        incremental = index.all_entries(db, owner, partition)
+        index.rebuild(db, owner, MODEL, partition)
+        rebuilt = index.all_entries(db, owner, partition)
+        assert set(incremental) == set(rebuilt) == expected
+        for cid, entry in rebuilt.items():
+            assert entry.same_as(incremental[cid]), cid
+
+
+def test_a_change_to_a_private_card_leaves_the_public_partition_unwritten(db):
+    owner = "quiet"
+    _store(db, owner, "p", Card("moon", "tide", owner, "public"), _vector(1))
     index.rebuild(db, owner, MODEL)
-    rebuilt = index.all_entries(db, owner)
-    assert set(incremental) == set(rebuilt) == set(state)
-    for cid, entry in rebuilt.items():
-        assert entry.same_as(incremental[cid]), cid
+    index.rebuild(db, owner, MODEL, public=True)
+    version = index.read_head(db, owner, public=True)["version"]
+    secret = Card("vault", "the code is 4711", owner)
+    _store(db, owner, "s", secret, _vector(2))
+    index.apply_changes(db, owner, [index.Change("s", secret, _vector(2))], MODEL)
+    assert index.read_head(db, owner, public=True)["version"] == version
+    assert set(index.all_entries(db, owner)) == {"p", "s"} and set(index.all_entries(db, owner, True)) == {"p"}
+    index.apply_changes(db, owner, [index.Change("p", Card("moon", "tide", owner))], MODEL)  # made private
+    assert set(index.all_entries(db, owner, True)) == set()
 
 
 def test_concurrent_writers_lose_no_change(db):
@@ -112,11 +129,11 @@ def test_concurrent_writers_lose_no_change(db):
     for t in threads:
         t.join()
     assert set(index.all_entries(db, owner)) == set(cards)
-    head = index.read_head(db, owner)
-    assert head is not None and head["count"] == len(cards)
-    # Replaced shards are gone: only the head's remain.
+    head, public = index.read_head(db, owner), index.read_head(db, owner, public=True)
+    assert head is not None and head["count"] == len(cards) and public is not None and public["count"] == 0
+    # Replaced shards are gone: only the heads' remain.
     left = {s.id for s in db.collection(RETRIEVAL_INDEX_SHARDS).stream()}
-    assert left == set(head["shards"])
+    assert left == set(head["shards"]) | set(public["shards"])
 
 
 def test_a_warm_reader_reads_the_head_alone_and_sees_a_new_version_whole(db):

@@ -141,15 +141,17 @@ export async function writeImport(
 /**
  * How many of the owner's cards there are, and how many have a current vector. The server's
  * `embedding_progress/{uid}` says how many wait in its queue (an edit burst: stale vectors);
- * the count of vectors covers cards whose trigger has not queued them yet (an import just written).
+ * the count of vectors covers cards whose trigger has not queued them yet (an import just written);
+ * `skipped`: cards kept but not embedded, over the owner's card quota (embedding_skips).
  */
-export async function embeddingProgress(owner: string): Promise<{ embedded: number; cards: number }> {
-  const [all, embedded, progress] = await Promise.all([
+export async function embeddingProgress(owner: string): Promise<{ embedded: number; cards: number; skipped: number }> {
+  const [all, embedded, progress, skipped] = await Promise.all([
     getCountFromServer(query(cards(), where('owner', '==', owner))),
     getCountFromServer(query(collection(db, COLLECTIONS.card_embeddings), where('owner', '==', owner))),
     getDoc(doc(db, COLLECTIONS.embedding_progress, owner)),
+    getCountFromServer(query(collection(db, COLLECTIONS.embedding_skips), where('owner', '==', owner))),
   ]);
   const n = all.data().count;
   const pending = Number(progress.data()?.pending ?? 0);
-  return { embedded: Math.max(0, Math.min(embedded.data().count, n - pending)), cards: n };
+  return { embedded: Math.max(0, Math.min(embedded.data().count, n - pending)), cards: n, skipped: skipped.data().count };
 }

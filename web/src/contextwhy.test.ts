@@ -6,7 +6,7 @@ const base: ChatPrivateDoc = {
   background_length: 1000, background_tokens: 900, card_ids: ['a', 'b', 'c'], card_count_requested: 40,
   cards_unranked: 0, collection: { description: '', configuration: {} }, branched_from: null,
   continued_from: null,
-  cards_considered: 1106, cards_packed: 14, cards_cut: 1092, context_turns: [],
+  cards_considered: 1106, cards_packed: 14, cards_cut: 1092, context_turns: [], cards_by_others: 0,
 };
 
 describe('the owner\'s why', () => {

@@ -45,6 +45,8 @@ export interface ChatPrivateDoc {
   cards_cut: number;
   /** Per follow-up: the cards its ranking added (chat/turn_context.py). */
   context_turns: ContextTurnDoc[];
+  /** How many cards of other people the context has held (a count, never which): the publish control says so. */
+  cards_by_others: number;
 }
 
 export interface ContextTurnDoc {
@@ -178,6 +180,7 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_packed: Number(d.cards_packed ?? 0),
     cards_cut: Number(d.cards_cut ?? 0),
     context_turns: toContextTurns(d.context_turns),
+    cards_by_others: Number(d.cards_by_others ?? 0),
   };
 }
 
@@ -219,6 +222,16 @@ function toUsage(u: Record<string, unknown>): AnswerUsage {
 export async function getCard(id: string): Promise<CardDoc | null> {
   const s = await getDoc(doc(db, COLLECTIONS.cards, id));
   return s.exists() ? toCard(s) : null;
+}
+
+/**
+ * The owner's card's skip record (kept but not embedded, over a card quota), or null. Its id is in
+ * the owner's namespace (`{uid}:{cardId}`, functions/cardchat/card_quota.skip_id): the rules let
+ * a user get their own, missing ones included, and nobody another's.
+ */
+export async function getCardSkip(owner: string, id: string): Promise<DocumentData | null> {
+  const s = await getDoc(doc(db, COLLECTIONS.embedding_skips, `${owner}:${id}`));
+  return s.exists() ? s.data() : null;
 }
 
 /** The owner's data about their chat (the rules deny everyone else: only call it for your own chat). */

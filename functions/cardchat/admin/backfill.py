@@ -2,7 +2,8 @@
 
 Stale means the card's text hash or the embedding model changed; the
 comparison is repo.embeddings.load_embeddings's, so backfill and createChat
-agree on what is fresh.
+agree on what is fresh. Cards skipped over a card quota (card_quota.py) are
+left to requeue_skipped, which puts them through the quota again.
 """
 
 from __future__ import annotations
@@ -44,14 +45,15 @@ def backfill(
 
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import text_hash
-    from cardchat.repo import card_writes
+    from cardchat.repo import card_writes, embed_quota
     from cardchat.repo.embeddings import embed_and_store, load_embeddings
 
     embedder = get_embedder(model)
     cards: dict[str, Card] = dict(card_writes.iter_cards(db))
     wanted = {cid: text_hash(c.title, c.body) for cid, c in cards.items()}
     fresh = load_embeddings(db, wanted, embedder.model_id)
-    todo = sorted(cid for cid in cards if cid not in fresh)
+    skipped = embed_quota.all_skipped(db)
+    todo = sorted(cid for cid in cards if cid not in fresh and cid not in skipped)
     if limit is not None:
         todo = todo[:limit]
     with tqdm(total=len(todo), desc=f"embed ({embedder.model_id})", unit="card") as bar:
@@ -78,10 +80,30 @@ def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: s
 
 
 def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
-    """Owners with no index yet (nothing of theirs needed embedding) get one built."""
+    """Owners with no index yet (nothing of theirs needed embedding) get one built, and its public partition."""
     from cardchat.repo import retrieval_index
 
     for owner in sorted(o for o in owners if o):
-        head = retrieval_index.read_head(db, owner)
-        if head is None or head.get("model") != model_id:
-            retrieval_index.rebuild(db, owner, model_id)
+        for public in (False, True):
+            head = retrieval_index.read_head(db, owner, public)
+            if head is None or head.get("model") != model_id:
+                retrieval_index.rebuild(db, owner, model_id, public)
+
+
+def requeue_skipped(db: Any, owner: str | None = None, model: str | None = None) -> dict[str, str]:
+    """Every card skipped over a card quota (of `owner`, or of everyone) back
+    into its owner's embedding queue, then each owner's queue drained under the
+    quota as it is now: after the limit is raised, they are embedded. Returns
+    owner -> what the worker did ("drained n", or "queued": a live worker has them)."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embed_batches, embed_queue, embed_quota
+    from cardchat.schema import now
+
+    embedder = get_embedder(model)
+    done: dict[str, str] = {}
+    for who in [owner] if owner else embed_quota.owners_with_skips(db):
+        ids = list(embed_quota.skipped_cards(db, who, limit=None))
+        for i in range(0, len(ids), 500):
+            embed_queue.enqueue_many(db, dict.fromkeys(ids[i : i + 500], who), now())
+        done[who] = embed_batches.work(db, who, embedder)
+    return done

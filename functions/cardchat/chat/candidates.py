@@ -1,4 +1,4 @@
-"""Which cards a chat ranks, resolved through the retrieval index (issue 21).
+"""Which cards a chat ranks, resolved through the retrieval index.
 
 One entry point, `resolve(db, uid, card_ids=…)` or `resolve(db, uid,
 query=…)`, for createChat, continueChat, branch and every follow-up: the
@@ -10,16 +10,19 @@ can hold, in ranking order, and culls them again on what it read (the index
 may lag a card's edit by one trigger; a card withdrawn meanwhile is dropped
 here, never packed).
 
-Where the cards come from:
-- `uid`'s own cards: `uid`'s index (repo/retrieval_index.py). A warm
-  instance reads its head document only. No index yet: it is built first.
-- others' cards (shared with `uid`, public) and own cards not in the index
-  yet (created a moment ago): read from `cards` directly and ranked from
-  loose entries (their stored vectors; unembedded ones by BM25 alone). An id
-  list names them; a query finds them with two Firestore queries (private
-  cards whose viewers hold `uid`, public cards). Both grow with the number
-  of such cards, not with `uid`'s own collection (README: "Past one index
-  per owner").
+Where the cards come from, so that a call reads nothing the caller did not
+choose (README: "What a chat holds"):
+- `uid`'s own cards (scopes "mine", "mine_and_shared"): `uid`'s index
+  (repo/retrieval_index.py). A warm instance reads its head document only.
+  No index yet: it is built first.
+- one owner's public cards (scope "owner"): that owner's public partition,
+  the same way; never their private cards, never anyone else's.
+- cards shared with `uid` (scopes "shared", "mine_and_shared"): one Firestore
+  query on the viewers holding `uid`, less the owners `uid` hides; it grows
+  with what was shared with `uid`, which they can hide per person.
+- an id list: indexed own cards from the index, the rest (others' cards,
+  own cards not indexed yet) read by id and ranked from loose entries
+  (their stored vectors; unembedded ones by BM25 alone).
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class Pool:
     parts: list[Part]
     chars: np.ndarray  # int64 per candidate
     loose: dict[str, Card] = field(default_factory=dict)  # cards already read (not from the index)
+    #: why a chosen source holds nothing, when the caller should be told (collection_query.OWNER_HAS_…)
+    empty_reason: str | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -95,7 +100,7 @@ def with_vectors(db: Any, uid: str, pool: Pool, cards: dict[str, Card], vectors:
     dim = int(next(iter(vectors.values())).size)
     extra = from_entries(uid, [make_entry(c, cards[c], vectors[c]) for c in moved], dim)
     parts.append(Part(extra, np.arange(len(moved), dtype=np.int64), gone))
-    return _pool(pool.ids, parts, {**pool.loose, **{c: cards[c] for c in moved}})
+    return _pool(pool.ids, parts, {**pool.loose, **{c: cards[c] for c in moved}}, pool.empty_reason)
 
 
 def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None) -> Pool:
@@ -104,11 +109,10 @@ def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: Col
     then others' by id)."""
     if (card_ids is None) == (query is None):
         raise ValueError("resolve takes card ids or a query, not both")
-    snapshot = _own_snapshot(db, uid)
     if card_ids is not None:
-        return _by_ids(db, uid, snapshot, list(dict.fromkeys(card_ids)))
+        return _by_ids(db, uid, _own_snapshot(db, uid), list(dict.fromkeys(card_ids)))
     assert query is not None
-    return _by_query(db, uid, snapshot, query)
+    return _by_query(db, uid, query)
 
 
 def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
@@ -118,14 +122,21 @@ def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
     return resolve(db, uid, list(source))
 
 
-def _own_snapshot(db: Any, uid: str) -> Snapshot:
+def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
+    """`uid`'s index (`public`: of their public cards), built first when missing or of another model.
+    A public partition that would be empty is not built: any caller may name any uid as an owner,
+    and that must not make the server write an index for each."""
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import retrieval_index
+    from cardchat.repo import retrieval_index, retrieval_rebuild
+    from cardchat.retrieval.index_snapshot import from_entries
 
-    loaded = retrieval_index.load(db, uid)
-    if loaded is None or loaded[0].get("model") != get_embedder().model_id:
-        retrieval_index.rebuild(db, uid)
-        loaded = retrieval_index.load(db, uid)
+    embedder = get_embedder()
+    loaded = retrieval_index.load(db, uid, public)
+    if loaded is None or loaded[0].get("model") != embedder.model_id:
+        if public and not retrieval_rebuild.count_cards(db, uid, public=True):
+            return from_entries(uid, [], embedder.dim)
+        retrieval_index.rebuild(db, uid, public=public)
+        loaded = retrieval_index.load(db, uid, public)
     assert loaded is not None
     return loaded[1]
 
@@ -153,18 +164,42 @@ def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
     return _pool(order, parts, loose)
 
 
-def _by_query(db: Any, uid: str, own: Snapshot, query: CollectionQuery) -> Pool:
-    from cardchat.repo import retrieval_index
+def _by_query(db: Any, uid: str, query: CollectionQuery) -> Pool:
+    """`query`'s collection: indexed parts first (own cards, or the followed owner's public
+    ones, in index order), then cards shared with `uid` by id."""
+    from cardchat.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, WITH_MINE, WITH_SHARED
 
-    rows = own.admitted(query, uid)
-    others = {c: k for c, k in retrieval_index.others_cards(db, uid, query.scope).items() if query.admits(k, uid)}
-    order = [own.ids[r] for r in rows.tolist()] + list(others)
-    parts = [Part(own, rows.astype(np.int64), np.arange(len(rows), dtype=np.int64))]
+    indexed: list[tuple[Snapshot, np.ndarray]] = []
+    reason = None
+    if query.scope in WITH_MINE:
+        own = _own_snapshot(db, uid)
+        indexed.append((own, own.admitted(query, uid)))
+    if query.scope == "owner":
+        assert query.owner is not None
+        theirs = _own_snapshot(db, query.owner, public=True)
+        indexed.append((theirs, theirs.admitted(query, uid)))
+        reason = OWNER_HAS_NO_PUBLIC_CARDS if not len(theirs) else None
+    others = _shared(db, uid, query) if query.scope in WITH_SHARED else {}
+    order: list[str] = []
+    parts = []
+    for snapshot, rows in indexed:
+        positions = np.arange(len(order), len(order) + len(rows), dtype=np.int64)
+        parts.append(Part(snapshot, rows.astype(np.int64), positions))
+        order += [snapshot.ids[r] for r in rows.tolist()]
     if others:
         extra = _loose_snapshot(db, uid, others)
-        parts.append(Part(extra, np.arange(len(extra), dtype=np.int64), np.arange(len(rows), len(order))))
-    pool = _pool(order, parts, others)
+        parts.append(Part(extra, np.arange(len(extra), dtype=np.int64), np.arange(len(order), len(order) + len(extra))))
+        order += list(others)
+    pool = _pool(order, parts, others, reason)
     return matching(pool, query.text) if query.text else pool
+
+
+def _shared(db: Any, uid: str, query: CollectionQuery) -> dict[str, Card]:
+    """Cards shared with `uid` within `query`, less those of the sharers `uid` hides."""
+    from cardchat.repo import card_sources
+
+    hidden = card_sources.hidden_sharers(db, uid)
+    return {c: k for c, k in card_sources.shared_with(db, uid, hidden).items() if query.admits(k, uid)}
 
 
 def matching(pool: Pool, text: str) -> Pool:
@@ -181,14 +216,14 @@ def matching(pool: Pool, text: str) -> Pool:
         mask = keep[p.positions]
         parts.append(Part(p.snapshot, p.rows[mask], new_pos[p.positions[mask]].astype(np.int64)))
     ids = [c for c, k in zip(pool.ids, keep.tolist()) if k]
-    return _pool(ids, parts, {c: pool.loose[c] for c in ids if c in pool.loose})
+    return _pool(ids, parts, {c: pool.loose[c] for c in ids if c in pool.loose}, pool.empty_reason)
 
 
-def _pool(ids: list[str], parts: list[Part], loose: dict[str, Card]) -> Pool:
+def _pool(ids: list[str], parts: list[Part], loose: dict[str, Card], empty_reason: str | None = None) -> Pool:
     chars = np.zeros(len(ids), np.int64)
     for p in parts:
         chars[p.positions] = p.snapshot.chars[p.rows]
-    return Pool(ids, parts, chars, dict(loose))
+    return Pool(ids, parts, chars, dict(loose), empty_reason)
 
 
 def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:

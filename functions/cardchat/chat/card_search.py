@@ -1,4 +1,4 @@
-"""searchCards: the Cards page's text filter, on the server (issue 21).
+"""searchCards: the Cards page's text filter, on the server.
 
 Typing a word finds cards the browser never loaded: the caller's cards
 within scope, tag and visibility (the same resolver as a chat's collection,
@@ -7,11 +7,14 @@ read is ever considered) ranked for the text by createChat's hybrid ranker (retr
 dense ⊕ BM25). Cards without a stored vector are ranked by BM25 alone;
 a search embeds nothing but its text and writes nothing.
 
-Bounded rather than rate-limited: it is a read that costs one query
-embedding, the index's head document and the hits themselves (plus the
-cards others share with the caller, and public ones, read directly). The
-text is at most 500 characters, the answer at most 50 cards, and its
-snippets at most SNIPPET_CHARS each.
+Bounded and rate-limited: it is a read that costs one query embedding, the
+index's head document and the hits themselves (plus, when the scope takes
+them, the cards others share with the caller, read directly; never anyone's
+public cards but a followed owner's). The text is at most 500 characters,
+the answer at most 50 cards, and its snippets at most SNIPPET_CHARS each;
+each search takes a slot of its user's search minute (ratelimit.spend,
+CARDCHAT_SEARCH_RATE_PER_MINUTE), after the request has been parsed, so a
+malformed one spends none.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from cardchat.parsing import SearchCardsRequest
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from cardchat.collection_query import CollectionQuery
     from cardchat.schema import Card
 
@@ -41,9 +46,12 @@ class SearchResult:
     # of those, the cards holding one of the text's terms: what a chat over the
     # same query with this text is made from (chat/candidates.matching)
     matching: int = 0
+    #: why the chosen source holds nothing (collection_query.OWNER_HAS_NO_PUBLIC_CARDS), else None
+    empty_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cards": self.cards, "considered": self.considered, "matching": self.matching}
+        out = {"cards": self.cards, "considered": self.considered, "matching": self.matching}
+        return {**out, "empty_reason": self.empty_reason} if self.empty_reason else out
 
 
 @dataclass
@@ -87,17 +95,24 @@ def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery)
     )
 
 
-def search_cards(db: Any, uid: str, req: SearchCardsRequest) -> SearchResult:
+def search_cards(
+    db: Any, uid: str, req: SearchCardsRequest, now: datetime | None = None, per_minute: int | None = None
+) -> SearchResult:
     """The `req.limit` best of `uid`'s cards within `req.query` for `req.text`,
     each {id, title, snippet, tags, visibility, owner, score}; `score` is the
     hybrid ranker's (comparable within one answer only). With `considered` and
-    `matching` (SearchResult) the page can say how many a chat would take."""
+    `matching` (SearchResult) the page can say how many a chat would take.
+    One slot of the user's search minute first (ResourceExhausted past it)."""
+    from cardchat import ratelimit
     from cardchat.chat import candidates
     from cardchat.embeddings.text import embeddable_and_hash
+    from cardchat.schema import SEARCH_WINDOW
+
+    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
 
     found = best_cards(db, uid, req.text, req.limit, req.query)
     if not len(found.pool):
-        return SearchResult()
+        return SearchResult(empty_reason=found.pool.empty_reason)
     hits = [
         {
             "id": cid,

@@ -1,8 +1,9 @@
 """What a chat is made from, resolved for one user: the one place a chat's
-source becomes cards (issue 21).
+source becomes cards.
 
 A source is either the exact card ids the client sent (≤ 20,000) or a
-CollectionQuery ("all cards I can see", a tag, a visibility, a text), which
+CollectionQuery ("all my cards" by default; cards shared with me or one
+owner's public cards when chosen; a tag, a visibility, a text), which
 the server resolves itself, so "Chat with all 10,000 cards" sends a few
 words, not 10,000 ids. Both are culled alike: a card the user may not read is
 dropped without a trace (access.readable_cards, CollectionQuery.admits).
@@ -23,6 +24,7 @@ CardSource: TypeAlias = Sequence[str] | CollectionQuery
 
 
 def source_of(stored: dict[str, Any]) -> CardSource:
-    """A chat_sources document's source (context_schema.ChatSource): its query, else its ids."""
+    """A chat_sources document's source (context_schema.ChatSource): its query (an old scope read
+    as CollectionQuery.from_dict reads it), else its ids."""
     query = stored.get("collection_query")
     return CollectionQuery.from_dict(query) if query else list(stored.get("card_ids") or [])

@@ -92,6 +92,7 @@ def continue_chat(
         card_count_requested=len(chosen.visible),
         cards_unranked=unranked,
         continued_from={"chat": chat_id, "messages": len(history)},
+        cards_by_others=chosen.cards_by_others(bg.card_ids),
     )
     background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=when)
     chats_repo.write_branch(
@@ -139,7 +140,7 @@ def _background(
         if tokens <= chosen.budget or not bg.card_ids:
             break
         smaller = bg.tokens - (tokens - chosen.budget) - 1
-        bg = fit_background([(c, chosen.cards[c]) for c in bg.card_ids], smaller, spec.tokenizer)
+        bg = fit_background([(c, chosen.cards[c]) for c in bg.card_ids], smaller, spec.tokenizer, "", chosen.authors)
     ids = [""] * max((number[c] for c in bg.card_ids), default=0)
     for c in bg.card_ids:
         ids[number[c] - 1] = c

@@ -24,7 +24,7 @@ from cardchat.parsing import CreateChatRequest
 from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
 
 if TYPE_CHECKING:
-    from cardchat.background import Background
+    from cardchat.background import Authors, Background
     from cardchat.chat.candidates import Pool
     from cardchat.embeddings import Embedder
 
@@ -49,6 +49,12 @@ FULL = 0.97
 class CreateChatResult:
     chat_id: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: why the chosen source held no card (collection_query.OWNER_HAS_NO_PUBLIC_CARDS), else None
+    empty_reason: str | None = None
+
+    def answer(self) -> dict[str, Any]:
+        """createChat's answer: the chat's id, and `empty_reason` when there is one."""
+        return {"chat_id": self.chat_id, **({"empty_reason": self.empty_reason} if self.empty_reason else {})}
 
 
 def background_budget(spec: llms.ModelSpec, percentage: float, question: str) -> int:
@@ -84,7 +90,7 @@ def create_chat(
     source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
     _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
     lap("write")
-    return CreateChatResult(chat_id, lap.timings_ms)
+    return CreateChatResult(chat_id, lap.timings_ms, chosen.empty_reason)
 
 
 @dataclass
@@ -96,6 +102,12 @@ class Selection:
     cards: dict[str, Card]  # the cards read to pack the background (the best-ranked ones)
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
+    authors: Authors  # how the background names the cards of people other than the caller
+    empty_reason: str | None = None  # why the source held nothing (candidates.Pool.empty_reason)
+
+    def cards_by_others(self, card_ids: list[str]) -> int:
+        """How many of `card_ids` (read for the background) are someone else's."""
+        return self.authors.foreign([self.cards[c] for c in card_ids if c in self.cards])
 
 
 def select_background(
@@ -114,6 +126,7 @@ def select_background(
     createChat and continueChat (chat/continuation.py); `lap` records each step's time."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
+    from cardchat.chat.authors import AuthorBook
     from cardchat.embeddings import get_embedder
 
     embedder = get_embedder()
@@ -126,14 +139,17 @@ def select_background(
     lap("rank")
     budget = background_budget(spec, percentage, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
+    book = AuthorBook(uid)
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
-        bg = _fit(ranked, budget, spec, description)
+        authors = book.authors(c for _, c in ranked)
+        bg = _fit(ranked, budget, spec, description, authors)
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
     lap("load_and_fit")
-    return Selection(bg, pool.ids, dict(ranked), budget, int((~pool.has_vector()).sum()))
+    unranked = int((~pool.has_vector()).sum())
+    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, pool.empty_reason)
 
 
 class _Laps:
@@ -181,11 +197,13 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
     return with_vectors(db, uid, pool, cards, vectors)
 
 
-def _fit(ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str) -> Background:
+def _fit(
+    ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str, authors: Authors
+) -> Background:
     from cardchat import background
 
     try:
-        return background.fit_background(ranked, budget, spec.tokenizer, description)
+        return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -253,6 +271,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         cards_packed=len(bg.card_ids),
         cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
+        cards_by_others=chosen.cards_by_others(bg.card_ids),
     )
     return chat, private
 

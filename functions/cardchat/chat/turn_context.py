@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.background import card_block, card_numbers, drop_cards
+from cardchat.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
@@ -102,6 +102,7 @@ class Plan:
     tokens: int
     card_ids: list[str]
     turn: ContextTurn
+    by_others: int = 0  # cards of other people given a number for the first time
 
 
 def plan_turn(
@@ -114,12 +115,14 @@ def plan_turn(
     room: int,
     budget: int,
     tokenizer: str,
+    authors: Authors = OWN_CARDS_ONLY,
 ) -> Plan:
     """The context for answer `index`: `text` (a background of `tokens`
     tokens citing `card_ids`) with the best cards of `ranked` not in it appended, in at most
     min(`budget`, `room`) tokens; `room` is what the window leaves beside
     `text`, and older additions are dropped to make it at least `budget`.
-    A redo of answer `index` (a retry) first takes out what its last run added."""
+    A redo of answer `index` (a retry) first takes out what its last run added.
+    A card not of `authors.owner` goes in marked as someone else's."""
     from cardchat.tokens import count_tokens
 
     ctx = _Context(text, tokens, set(card_numbers(text)), room, tokenizer)
@@ -128,11 +131,12 @@ def plan_turn(
     numbers = {c: n for n, c in enumerate(ids, start=1) if c}
     in_context = {ids[n - 1] for n in ctx.present if 0 < n <= len(ids)}
     candidates = [c for c in ranked.ids if c not in in_context][:TURN_CANDIDATES]
+    by = {c: authors.of(ranked.cards[c]) for c in candidates}
     # Sized with provisional numbers (a new card's final one is at most this): a digit more or less is noise.
     sizes = (
         count_tokens(
             [
-                card_block(numbers.get(c, len(ids) + 1 + k), ranked.cards[c].title, ranked.cards[c].body)
+                card_block(numbers.get(c, len(ids) + 1 + k), ranked.cards[c].title, ranked.cards[c].body, by[c])
                 for k, c in enumerate(candidates)
             ],
             tokenizer,
@@ -147,17 +151,19 @@ def plan_turn(
         dropped += ctx.drop({a["n"] for a in old.added})
     allowed = min(budget, ctx.room)
     added: list[dict[str, Any]] = []
+    by_others = 0
     for c, size in zip(candidates, sizes):
         if size > allowed:
             continue
         if c not in numbers:
             ids.append(c)
             numbers[c] = len(ids)
-        ctx.text += card_block(numbers[c], ranked.cards[c].title, ranked.cards[c].body)
+            by_others += by[c] is not None
+        ctx.text += card_block(numbers[c], ranked.cards[c].title, ranked.cards[c].body, by[c])
         allowed -= size
         added.append({"card": c, "n": numbers[c], "rank": ranked.ids.index(c) + 1, "score": ranked.scores.get(c)})
     turn = ContextTurn(index, len(ranked.ids), added, len(candidates) - len(added), dropped)
-    return Plan(ctx.text, count_tokens([ctx.text], tokenizer)[0], ids, turn)
+    return Plan(ctx.text, count_tokens([ctx.text], tokenizer)[0], ids, turn, by_others)
 
 
 @dataclass
@@ -251,6 +257,7 @@ def ground_turn(
     before the answer starts; None when there is nothing to rank (the first
     answer of a chat, whose background was ranked for its question; a chat
     made before sources were kept)."""
+    from cardchat.chat.authors import AuthorBook
     from cardchat.chat.turns import history_before, turn_budget
     from cardchat.repo import chats as chats_repo
 
@@ -267,8 +274,11 @@ def ground_turn(
     )
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
+    authors = AuthorBook(private.owner).authors(ranked.cards.values())
     try:
-        plan = plan_turn(text, tokens, private.card_ids, turns, ranked, index, room, turn_budget(spec), spec.tokenizer)
+        plan = plan_turn(
+            text, tokens, private.card_ids, turns, ranked, index, room, turn_budget(spec), spec.tokenizer, authors
+        )
     except ValueError:  # not a background in fit_background's format: nothing to append to
         log.warning("turn context %s: the background is not in card format", chat_id)
         return None
@@ -279,7 +289,12 @@ def ground_turn(
         plan.text,
         plan.tokens,
         public_citations(plan.card_ids, ranked.cards),
-        {"card_ids": plan.card_ids, "context_turns": kept, "cards_packed": len(card_numbers(plan.text))},
+        {
+            "card_ids": plan.card_ids,
+            "context_turns": kept,
+            "cards_packed": len(card_numbers(plan.text)),
+            "cards_by_others": private.cards_by_others + plan.by_others,
+        },
     )
     return plan.text, plan.tokens
 

@@ -1,4 +1,4 @@
-"""search_cards: the cards a user may view, ranked for a query by the hybrid
+"""search_cards: the user's own cards (the default collection everywhere), ranked for a query by the hybrid
 ranker createChat uses (MiniLM dense ⊕ BM25) over the retrieval index, as
 the searchCards callable ranks them (chat/card_search.py): only the hits are
 read. Cards without a stored vector are ranked by BM25 alone, as createChat
@@ -6,8 +6,10 @@ ranks those past its embedding budget; a search writes nothing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from cardchat.collection_query import CollectionQuery
 
 #: Characters of a card's text around its best match (chat/card_search.snippet).
 SNIPPET_CHARS = 240
@@ -22,20 +24,23 @@ class Hit:
     #: cosine similarity of the card's embedding to the query (None: not embedded yet). The order
     #: is the hybrid one; this is how close the meaning is, on a scale a reader knows.
     score: float | None
+    #: provenance.provenance: the card's owner, and whether it is someone else's
+    owner: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "tags": self.tags, "snippet": self.snippet, "score": self.score}
+        hit = {"id": self.id, "title": self.title, "tags": self.tags, "snippet": self.snippet, "score": self.score}
+        return {**hit, **self.owner}
 
 
-def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
-    """The `limit` best cards `uid` may view for `query`: searchCards' ranking
-    over the retrieval index (chat/card_search.best_cards), never a read of the
-    whole collection."""
+def search_cards(db: Any, uid: str, query: str, limit: int, collection: CollectionQuery | None = None) -> list[Hit]:
+    """The `limit` best cards of `collection` (default: `uid`'s own) for `query`: searchCards'
+    ranking over the retrieval index (chat/card_search.best_cards), never a read of the whole
+    collection."""
     from cardchat.chat.card_search import best_cards, snippet
-    from cardchat.collection_query import CollectionQuery
     from cardchat.embeddings import text
+    from cardchat.mcpserver.provenance import provenance
 
-    found = best_cards(db, uid, query, limit, CollectionQuery(scope="visible"))
+    found = best_cards(db, uid, query, limit, collection or CollectionQuery())
     hits = []
     for cid, card in found.cards.items():
         flat = text.embeddable_and_hash(card.title, card.body)[0]
@@ -47,6 +52,7 @@ def search_cards(db: Any, uid: str, query: str, limit: int) -> list[Hit]:
                 tags=list(card.tags),
                 snippet=snippet(flat.partition("\n")[2] or flat, query, SNIPPET_CHARS),
                 score=round(similarity, 4) if similarity is not None else None,
+                owner=provenance(card, uid),
             )
         )
     return hits

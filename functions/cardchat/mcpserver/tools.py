@@ -16,12 +16,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from cardchat.collection_query import DEFAULT_SCOPE, MAX_OWNER_CHARS, SCOPES, from_request
 from cardchat.errors import InvalidArgument, NotFound
 from cardchat.parsing import doc_id
 
 MAX_QUERY_CHARS = 2_000
 MAX_SEARCH_RESULTS = 50
 MAX_CHATS = 100
+#: search_cards' arguments that choose the collection (collection_query.from_request checks them).
+_COLLECTION_ARGS = ("scope", "owner", "tag")
 _ID = {"type": "string", "minLength": 1, "maxLength": 1500}
 
 TOOLS: list[dict[str, Any]] = [
@@ -29,7 +32,7 @@ TOOLS: list[dict[str, Any]] = [
         "name": "search_cards",
         "title": "Search my cards",
         "description": (
-            "Search the user's Cardchat cards (their notes: their own, those shared with them, and public ones) "
+            "Search the user's own Cardchat cards (their notes; others' cards only when `scope` asks for them) "
             "for a question or topic. Ranks by meaning and by exact terms together, so both a paraphrase and an "
             "exact term (a command, a code, a name) find their cards. Returns the best cards first, each with "
             "its id, title, tags, a snippet and a score (cosine similarity of meaning, null when not yet "
@@ -51,6 +54,22 @@ TOOLS: list[dict[str, Any]] = [
                     "default": 10,
                     "description": f"How many cards to return (1-{MAX_SEARCH_RESULTS}, default 10).",
                 },
+                "scope": {
+                    "type": "string",
+                    "enum": list(SCOPES),
+                    "default": DEFAULT_SCOPE,
+                    "description": (
+                        "Whose cards: mine (the default), shared (others' cards shared with the user), "
+                        "mine_and_shared, or owner (one person's public cards: give `owner`)."
+                    ),
+                },
+                "owner": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_OWNER_CHARS,
+                    "description": ("With scope owner: the user id whose public cards to search."),
+                },
+                "tag": {"type": "string", "description": "Only cards carrying this tag."},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -161,10 +180,12 @@ def search_cards(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
         raise InvalidArgument("query: must not be empty")
-    return {"results": [hit.to_dict() for hit in search(db, uid, query, args["limit"])]}
+    collection = from_request({k: args[k] for k in _COLLECTION_ARGS if k in args}, "", _COLLECTION_ARGS)
+    return {"results": [hit.to_dict() for hit in search(db, uid, query, args["limit"], collection)]}
 
 
 def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+    from cardchat.mcpserver.provenance import provenance
     from cardchat.repo import cards as card_repo
 
     card = card_repo.load_cards(db, [args["id"]]).get(args["id"])
@@ -175,7 +196,7 @@ def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
         "title": card.title,
         "tags": list(card.tags),
         "visibility": card.visibility,
-        "yours": card.owner == uid,
+        **provenance(card, uid),
         "updated": _iso(card.updated),
         "markdown": card.body,
     }

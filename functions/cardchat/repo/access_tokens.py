@@ -11,7 +11,9 @@ from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
 from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, AccessToken, AccessTokenHash
-from cardchat.schema import RateLimit
+from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo.transactions import run_in_transaction
+from cardchat.schema import MCP_WINDOW
 
 
 def count_owned(db: firestore.Client, uid: str, up_to: int) -> int:
@@ -49,24 +51,26 @@ def delete(db: firestore.Client, token_id: str, digest: str) -> None:
     batch.commit()
 
 
-def use(db: firestore.Client, digest: str, change: Callable[[RateLimit], RateLimit], when: datetime) -> str | None:
+def use(db: firestore.Client, digest: str, change: Callable[[list[Any]], list[Any]], when: datetime) -> str | None:
     """The owner of the token hashed to `digest`, having spent one request of
-    its window (`change` may raise to refuse: then nothing is written) and
-    stamped its listing's last_used; None when there is no such token. One
-    transaction: a revocation committed before it makes it find nothing, one
-    committed during it makes it retry and find nothing."""
+    the owner's MCP window (every token of theirs spends the same one;
+    `change` takes its times and may raise to refuse: then nothing is written)
+    and stamped the token's listing's last_used; None when there is no such
+    token. One transaction: a revocation committed before it makes it find
+    nothing, one committed during it makes it retry and find nothing."""
     ref = db.collection(ACCESS_TOKEN_HASHES).document(digest)
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> str | None:
         snap = ref.get(transaction=tx)
-        if not snap.exists:
+        data = (snap.to_dict() or {}) if snap.exists else {}
+        owner = str(data.get("owner") or "")
+        if not owner:
             return None
-        data = snap.to_dict() or {}
-        state = change(RateLimit(recent=list(data.get("recent") or [])))
-        tx.update(ref, {"recent": state.recent})
+        window = ratelimit_repo.window_ref(db, owner, MCP_WINDOW)
+        recent = change(ratelimit_repo.read_window(window.get(transaction=tx)))
+        tx.set(window, {"recent": recent})
         tx.update(db.collection(ACCESS_TOKENS).document(str(data.get("token_id"))), {"last_used": when})
-        return str(data.get("owner") or "") or None
+        return owner
 
-    owner: str | None = run(db.transaction(max_attempts=10))
-    return owner
+    # two requests of one user's clients at once must both be answered, not fail on contention
+    return run_in_transaction(db, run)

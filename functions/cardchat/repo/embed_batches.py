@@ -21,6 +21,10 @@ worker's last look finds the entry. A crashed worker's notice and leases
 run out (NOTICE, LEASE); the owner's next card write drains again, and
 `python -m cardchat backfill` embeds whatever is left.
 
+Over a per-user card quota (card_quota.py) a card is not embedded: the batch
+records why (repo/embed_quota.py), and a worker with room (a raised limit,
+deleted cards, a later minute) takes it back when its queue is empty.
+
 `batch_stored` is the one place where a finished batch is known (owner,
 changed cards and their vectors, deletions): the retrieval index hooks in there.
 """
@@ -37,12 +41,13 @@ from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as gexc
 
+from ..card_quota import CARD_LIMIT, CardQuota
 from ..embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from ..embeddings import Embedder
 from ..embeddings.text import embeddable_and_hash
 from ..schema import CARD_EMBEDDINGS, Card, now
 from . import embed_queue as queue
-from . import retrieval_index
+from . import embed_quota, retrieval_index
 from .cards import load_cards, read_many
 from .embeddings import embed_and_store, load_embeddings
 from .transactions import run_in_transaction
@@ -175,6 +180,8 @@ def drain(
         claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
         if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), batch):
             continue
+        if not claimed and _take_back_skipped(db, owner, clock(), batch):
+            continue
         if not claimed:
             queue.retire(db, owner)
             # A trigger that saw the notice wrote its entry before it looked: this look finds it.
@@ -193,6 +200,22 @@ def drain(
                 queue.retire(db, owner)
             return made
         queue.announce(db, owner, worker, clock() + NOTICE)
+
+
+def _take_back_skipped(db: firestore.Client, owner: str, at: datetime, limit: int) -> int:
+    """Skipped cards go back into the queue while the owner has room for
+    them (the limit raised, cards deleted, a later minute); returns how many.
+    Each batch taken back embeds a card or moves one from the minute's limit
+    to the card limit, which is taken back only with room: this ends."""
+    skipped = embed_quota.skipped_cards(db, owner, limit)
+    if not skipped:
+        return 0
+    at_limit = [cid for cid, reason in skipped.items() if reason == CARD_LIMIT]
+    cards, writes = embed_quota.room(db, owner, at, CardQuota.from_env(), cards=bool(at_limit))
+    back = ([cid for cid in skipped if cid not in at_limit] + at_limit[: max(0, cards)])[: max(0, writes)]
+    if back:
+        queue.enqueue_many(db, dict.fromkeys(back, owner), at)
+    return len(back)
 
 
 class _Sweep:
@@ -230,16 +253,22 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
         batch.commit()
     # Read, not load_embeddings's cache: a card deleted and written back with
     # the same text (the editor's undo) has its vector cached but not stored.
-    stored = dict(read_many(db, CARD_EMBEDDINGS, list(cards), _hash_of(embedder.model_id), ["model", "text_hash"]))
+    found = dict(read_many(db, CARD_EMBEDDINGS, list(cards), lambda _id, data: data, ["model", "text_hash"]))
+    hash_of = _hash_of(embedder.model_id)
+    stored = {cid: hash_of(cid, data) for cid, data in found.items()}
     todo = {cid: c for cid, c in cards.items() if stored.get(cid) != embeddable_and_hash(c.title, c.body)[1]}
-    vectors = embed_and_store(db, todo, embedder) if todo else {}
+    # a card with any vector (another model's, a stale one) keeps its place under the card limit
+    decided = embed_quota.admit(db, owner, list(todo), set(found), clock(), CardQuota.from_env())
+    vectors = embed_and_store(db, {cid: todo[cid] for cid in decided.admitted}, embedder) if decided.admitted else {}
     batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
+    embed_quota.record(db, owner, ids, decided.skipped, clock())
     # Counted before the entries go: an empty queue never shows beside a count without this batch.
     queue.count_embedded(db, owner, len(vectors))
     again = queue.finish(db, claimed)
     queue.record_progress(db, owner, 0, clock())
     log.info(
-        "embedded %d of %s's cards (%d deleted, %d written again meanwhile)", len(vectors), owner, len(gone), len(again)
+        "embedded %d of %s's cards (%d deleted, %d written again meanwhile, %d over a card limit)",
+        *(len(vectors), owner, len(gone), len(again), len(decided.skipped)),
     )
     return len(vectors)
 

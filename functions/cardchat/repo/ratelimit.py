@@ -8,7 +8,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import RATE_LIMITS, RateLimit, TokenReservation
+from cardchat.schema import RATE_LIMITS, RATE_WINDOWS, RateLimit, TokenReservation
 
 #: (uid, change): a caller's transaction applies `change` to rate_limits/{uid}
 #: beside its own writes; `change` raises to refuse, and then nothing is written.
@@ -64,3 +64,26 @@ def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLim
 
     # one user rarely races themselves, but a double click must not fail
     return run_in_transaction(db, run)
+
+
+def window_ref(db: firestore.Client, uid: str, name: str) -> firestore.DocumentReference:
+    """rate_limits/{uid}/windows/{name}: {recent: [times]}, one user's minute of one kind of call."""
+    ref: firestore.DocumentReference = _ref(db, uid).collection(RATE_WINDOWS).document(name)
+    return ref
+
+
+def read_window(snap: Any) -> list[Any]:
+    """The `recent` times of a window's snapshot (none when it does not exist)."""
+    data = snap.to_dict() if snap.exists else None
+    return list((data or {}).get("recent") or [])
+
+
+def spend_window(db: firestore.Client, uid: str, name: str, change: Callable[[list[Any]], list[Any]]) -> None:
+    """Read-modify-write of the window's `recent` in one transaction; `change`
+    may raise to refuse, and then nothing is written."""
+    ref = window_ref(db, uid, name)
+
+    def run(tx: firestore.Transaction) -> None:
+        tx.set(ref, {"recent": change(read_window(ref.get(transaction=tx)))})
+
+    run_in_transaction(db, run)

@@ -1,4 +1,5 @@
-"""Rebuilding an owner's retrieval index from their cards and stored vectors (issue 21).
+"""Rebuilding an owner's retrieval index (or its public partition) from their cards
+and stored vectors.
 
 The first createChat or searchCards of an owner without an index rebuilds it
 inside its own call, in a function of 1 GiB; at 100,000 cards, holding every
@@ -36,6 +37,7 @@ from .retrieval_index import (
     _delete,
     _swap_head,
     _write_shards,
+    index_key,
     read_head,
     slot_of,
 )
@@ -52,24 +54,28 @@ PROBE = 200
 _FIELDS = ["title", "body", "visibility", "viewers", "tags"]
 
 
-def rebuild(db: firestore.Client, owner: str, model_id: str | None = None, page_size: int = PAGE) -> int:
-    """The owner's index from scratch, from their cards and stored vectors
-    (`model_id`'s; default: the embedder in use), reading `page_size` cards
+def rebuild(
+    db: firestore.Client, owner: str, model_id: str | None = None, page_size: int = PAGE, public: bool = False
+) -> int:
+    """The owner's index (`public`: of their public cards alone) from scratch, from their cards
+    and stored vectors (`model_id`'s; default: the embedder in use), reading `page_size` cards
     at a time; returns the version written."""
     from ..embeddings import get_embedder
 
     model = model_id or get_embedder().model_id
-    shards = Shards(_count(db, owner))
-    for page in _pages(db, owner, page_size):
+    key = index_key(owner, public)
+    shards = Shards(count_cards(db, owner, public))
+    for page in _pages(db, owner, page_size, public):
         shards.add(_entries(db, page, model))
     blobs = shards.blobs()
     for _ in range(ATTEMPTS):
-        head = read_head(db, owner)
+        head = read_head(db, owner, public)
         version = int(head["version"]) + 1 if head else 1
-        named = _write_shards(db, owner, version, dict(enumerate(blobs)))
+        named = _write_shards(db, key, version, dict(enumerate(blobs)))
         shard_ids = [named[s] for s in range(len(blobs))]
         new_head = {
             "owner": owner,
+            "public": public,
             "version": version,
             "slots": len(blobs),
             "shards": shard_ids,
@@ -79,28 +85,35 @@ def rebuild(db: firestore.Client, owner: str, model_id: str | None = None, page_
             "updated": now(),
         }
         try:
-            _swap_head(db, owner, int(head["version"]) if head else None, new_head, list(named.values()))
+            _swap_head(db, key, int(head["version"]) if head else None, new_head, list(named.values()))
         except IndexConflict:
             continue
-        _delete_orphans(db, owner, version, set(shard_ids))
+        _delete_orphans(db, key, version, set(shard_ids))
         return version
-    raise IndexConflict(f"retrieval index of {owner}: could not swap the rebuilt head")
+    raise IndexConflict(f"retrieval index {key}: could not swap the rebuilt head")
 
 
-def _count(db: firestore.Client, owner: str) -> int:
-    """How many cards the owner has (one aggregation, not a read of each): the slots' first guess."""
+def _cards_of(db: firestore.Client, owner: str, public: bool) -> Any:
+    """The query of the owner's cards (`public`: their public ones)."""
+    query = db.collection(CARDS).where(filter=FieldFilter("owner", "==", owner))
+    return query.where(filter=FieldFilter("visibility", "==", "public")) if public else query
+
+
+def count_cards(db: firestore.Client, owner: str, public: bool = False) -> int:
+    """How many cards (`public`: public cards) the owner has: one aggregation, not a read of each
+    (a rebuild's first guess at its slots)."""
     # Any: the client's stubs type count() and get() wrongly (get answers a list of lists).
-    query: Any = db.collection(CARDS).where(filter=FieldFilter("owner", "==", owner))
+    query: Any = _cards_of(db, owner, public)
     result = query.count().get()
     return int(result[0][0].value) if result and result[0] else 0
 
 
-def _pages(db: firestore.Client, owner: str, size: int) -> Iterator[dict[str, Card]]:
+def _pages(db: firestore.Client, owner: str, size: int, public: bool = False) -> Iterator[dict[str, Card]]:
     """The owner's cards, `size` at a time in id order, cut from one query's stream: a query
     per page (`start_after`) took 65 s for 100,000 cards on the emulator, which runs each from
     the start, against 22 s for one. The stream hands over documents as they are asked for,
     and the client resumes one that breaks after the last document it gave."""
-    query = db.collection(CARDS).where(filter=FieldFilter("owner", "==", owner)).order_by("__name__").select(_FIELDS)
+    query = _cards_of(db, owner, public).order_by("__name__").select(_FIELDS)
     stream = iter(query.stream())
     while page := list(itertools.islice(stream, size)):
         yield {s.id: Card.from_dict({**(s.to_dict() or {}), "owner": owner}) for s in page}
@@ -183,13 +196,13 @@ def _shard_blobs(entries: Sequence[Entry], dim: int) -> list[bytes]:
     return shards.blobs()
 
 
-def _delete_orphans(db: firestore.Client, owner: str, version: int, keep: set[str]) -> None:
-    """Shards of this owner's earlier versions that no head names (replaced,
+def _delete_orphans(db: firestore.Client, key: str, version: int, keep: set[str]) -> None:
+    """Shards of this index's earlier versions that no head names (replaced,
     or left by a writer that stopped midway). A later writer's are kept."""
     stale = [
         s.id
         for s in db.collection(RETRIEVAL_INDEX_SHARDS)
-        .where(filter=FieldFilter("owner", "==", owner))
+        .where(filter=FieldFilter("owner", "==", key))
         .select(["version"])
         .stream()
         if s.id not in keep and int((s.to_dict() or {}).get("version", 0)) <= version

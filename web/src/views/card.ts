@@ -6,7 +6,8 @@ import { follow, isFollowed, ownerLabel, sourceLabel } from '../cardsources';
 import { h, replaceChildren } from '../dom';
 import { describeError, errorCode } from '../errors';
 import { renderMarkdown } from '../markdown';
-import { getCard } from '../queries';
+import { skipNote } from '../embeddingskip';
+import { getCard, getCardSkip } from '../queries';
 import { cardEditPath, deckPath, router } from '../router';
 import { session } from '../session';
 
@@ -21,15 +22,18 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         replaceChildren(root, unavailable(back));
         return;
       }
+      const mine = Boolean(card.owner) && card.owner === session().user?.uid;
+      const quota = h('div', { 'data-testid': 'card-quota' });
       replaceChildren(root, h('article', { class: 'card card-full panel', 'data-testid': 'card-page', 'data-card-id': card.id },
         back,
         h('h1', null, card.title || '(untitled)'),
-        card.owner && card.owner === session().user?.uid
-          ? h('p', null, h('a', { href: cardEditPath(card.id), 'data-testid': 'card-page-edit' }, 'Edit this card')) : null,
+        mine ? h('p', null, h('a', { href: cardEditPath(card.id), 'data-testid': 'card-page-edit' }, 'Edit this card')) : null,
         ownerDeck(card),
+        quota,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
       ));
+      if (mine) void showSkip(quota, card.owner, card.id);
     },
     (err) => {
       if (!alive) return;
@@ -66,6 +70,18 @@ function ownerDeck(card: CardDoc): HTMLElement | null {
   });
   return h('p', { class: 'owner-deck' }, `A public card of ${ownerLabel(card.owner)}’s. `,
     h('a', { href: deckPath(card.owner), 'data-testid': 'owner-deck' }, `See ${sourceLabel(src)}`), ' ', button, error);
+}
+
+// Only the owner's own card can be over their limit (and only they may read why).
+async function showSkip(el: HTMLElement, owner: string, id: string): Promise<void> {
+  try {
+    const note = skipNote(await getCardSkip(owner, id));
+    if (note) replaceChildren(el, h('p', { class: 'muted', role: 'status', 'data-testid': 'card-over-limit' },
+      h('span', { class: 'chip' }, note.label), ' ', note.detail));
+  } catch (err) {
+    replaceChildren(el, h('p', { class: 'muted', role: 'status' }, `Could not check whether this card is embedded: ${describeError(err)}`));
+  }
+  el.dataset.checked = 'true';
 }
 
 // The rules answer a missing card and one the reader may not see alike, so

@@ -20,6 +20,14 @@ export function chatCounts(c: ChatPrivateDoc): string {
   return s;
 }
 
+/** What the publish control says when the chat's background holds other people's cards ('' when none). */
+export function othersCardsNotice(count: number): string {
+  if (count <= 0) return '';
+  return count === 1
+    ? "This chat's background includes 1 card by another person; publishing shares answers drawn from it."
+    : `This chat's background includes ${fmt.format(count)} cards by other people; publishing shares answers drawn from them.`;
+}
+
 export function shareUrl(chatId: string): string {
   return `${location.origin}/chat/${encodeURIComponent(chatId)}`;
 }
@@ -75,7 +83,7 @@ export class ChatHeader {
           h('a', { href: chatPath(priv.continued_from.chat) }, 'a chat shared with you'),
           ', over the cards of it that you may read.')
         : null,
-      this.isOwner ? this.ownerControls(chat) : this.readerNote(chat),
+      this.isOwner ? this.ownerControls(chat, priv) : this.readerNote(chat),
       !this.isOwner && this.uid !== null ? continueButton(chat) : null,
     );
   }
@@ -94,7 +102,7 @@ export class ChatHeader {
         `Open the ${n} card${n === 1 ? '' : 's'} in the background`)), ...contextWhy(priv)];
   }
 
-  private ownerControls(chat: ChatDoc): HTMLElement {
+  private ownerControls(chat: ChatDoc, priv: ChatPrivateDoc | null): HTMLElement {
     const toggle = h('input', { type: 'checkbox', id: 'publish-toggle', 'data-testid': 'publish-toggle', disabled: this.publishBusy });
     toggle.checked = chat.published;
     toggle.addEventListener('change', async () => {
@@ -122,13 +130,15 @@ export class ChatHeader {
     share.addEventListener('click', () => openShareDialog(chat.id));
     const del = h('button', { type: 'button', class: 'small danger', 'data-testid': 'delete-chat' }, 'Delete…');
     del.addEventListener('click', () => confirmDelete(chat));
+    const others = othersCardsNotice(priv?.cards_by_others ?? 0);
     return h('div', { class: 'owner-controls' },
       h('label', { class: 'switch', for: 'publish-toggle' }, toggle, ' Published', h('span', { class: 'wide-only' }, ': anyone with the link can read it')),
       chat.published ? h('span', { class: 'share' }, linkBox, copy) : null,
       errorEl,
       h('span', { class: 'spacer' }),
       share,
-      del);
+      del,
+      others ? h('p', { class: 'hint others-notice', 'data-testid': 'others-cards-notice' }, others) : null);
   }
 }
 

@@ -1,10 +1,12 @@
 // "embedded 1,234 / 5,000" on the Cards page while the server embeds the
 // owner's cards in batches (embedCard). It follows the owner's
 // embedding_progress document, which the server rewrites after every batch,
-// and is hidden once every card has its vector.
+// and is hidden once every card has its vector; cards over the owner's card
+// quota are counted beside it ("· 2 over your card limit").
 import { doc, onSnapshot } from 'firebase/firestore';
 import { embeddingProgress } from '../cardwrites';
 import { h } from '../dom';
+import { progressText } from '../embeddingskip';
 import { describeError } from '../errors';
 import { db } from '../firebase';
 import { COLLECTIONS } from '../names';
@@ -41,8 +43,9 @@ export class EmbeddingStatus {
     try {
       const p = await timed('embedding-progress', embeddingProgress(this.uid));
       if (!this.alive) return;
-      if (p.embedded >= p.cards) this.el.hidden = true;
-      else this.show(`embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`);
+      const text = progressText(p);
+      if (text === null) this.el.hidden = true;
+      else this.show(text);
     } catch (err) {
       this.show(`Couldn't count embedded cards: ${describeError(err)}`);
     } finally {

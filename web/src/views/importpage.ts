@@ -4,6 +4,7 @@
 // then a summary, and the embeddings catching up ("embedded n / N").
 import { embeddingProgress, ownCardsAmong, writeImport } from '../cardwrites';
 import { h, replaceChildren } from '../dom';
+import { progressText } from '../embeddingskip';
 import { describeError } from '../errors';
 import { readFiles, readPicked } from '../importparse';
 import { planImport, summary, type ImportPlan } from '../importplan';
@@ -129,8 +130,9 @@ class ImportPage {
       try {
         const p = await embeddingProgress(this.uid);
         if (!this.alive) return;
-        this.embedded.textContent = `embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`;
-        if (p.embedded >= p.cards) clearInterval(this.poll);
+        this.embedded.textContent = progressText(p) ?? `embedded ${p.embedded.toLocaleString('en')} / ${p.cards.toLocaleString('en')}`;
+        // cards over the owner's card limit wait for the limit, not for this page
+        if (p.embedded + p.skipped >= p.cards) clearInterval(this.poll);
       } catch (err) {
         this.embedded.textContent = `Could not count embeddings: ${describeError(err)}`;
         clearInterval(this.poll);

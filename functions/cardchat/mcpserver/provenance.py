@@ -1,0 +1,28 @@
+"""Whose card a tool result carries. A model calling the tools reads other
+people's cards (shared with the user, or public) beside the user's own: each
+card says its owner, and one that is not the user's says that its text is
+material to cite, not instructions, as the hidden background says of it
+(background.FOREIGN_NOTE)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardchat.background import FOREIGN_NOTE
+from cardchat.schema import Card
+
+#: Per tool, whether its results can hold text the user did not write (the MCP `openWorldHint`):
+#: cards of other people, and answers a model drew from them. The chat list is the user's own.
+OPEN_WORLD = {"search_cards": True, "get_card": True, "get_chat": True, "list_chats": False}
+
+
+def open_world(tool: str) -> bool:
+    """OPEN_WORLD's answer; a tool not listed there is taken to be open."""
+    return OPEN_WORLD.get(tool, True)
+
+
+def provenance(card: Card, uid: str) -> dict[str, Any]:
+    """`owner` (a uid) and `yours`; for someone else's card, `foreign` and its note."""
+    if card.owner == uid:
+        return {"owner": card.owner, "yours": True}
+    return {"owner": card.owner, "yours": False, "foreign": True, "note": FOREIGN_NOTE}
