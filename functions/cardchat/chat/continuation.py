@@ -57,10 +57,9 @@ def continue_chat(
     ai: AIAccess,
     now: datetime | None = None,
 ) -> str:
-    """A new chat of `uid`'s continuing `chat_id` (parsed: parsing.continue_chat);
-    returns its id. An unknown chat and one the caller may not read are the
-    same NOT_FOUND, so a guessed id learns nothing. `model_id` None: the
-    source's model if the caller may use it, else the default."""
+    """A new chat of `uid`'s continuing `chat_id` (parsed: parsing.continue_chat); returns its id.
+    An unknown chat and one the caller may not read are the same NOT_FOUND, so a guessed id
+    learns nothing. `model_id` None: the source's model if the caller may use it, else the default."""
     when = now or utc_now()
     source = chats_repo.get_chat(db, chat_id)
     private = chats_repo.get_private(db, chat_id) if source is not None else None
@@ -77,7 +76,7 @@ def continue_chat(
     history = copy_history(messages, int(source.get("message_count") or len(messages)), new_id, when)
     chat = Chat(
         owner=uid,
-        title=f"{str(source.get('title') or '').removesuffix(TITLE_SUFFIX) or fallback_title('')}{TITLE_SUFFIX}",
+        title=_continued_title(source),
         model=spec.id,
         public_citations=public_citations(bg.card_ids, chosen.cards),
         created=when,
@@ -109,6 +108,11 @@ def continue_chat(
         ChatSource(chat=new_id, owner=uid, card_ids=list(chosen.visible), ranked_for=-1, created=when),
     )
     return new_id
+
+
+def _continued_title(source: dict[str, Any]) -> str:
+    """The source's title with one " · continued", however often it was continued."""
+    return f"{str(source.get('title') or '').removesuffix(TITLE_SUFFIX) or fallback_title('')}{TITLE_SUFFIX}"
 
 
 def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
