@@ -135,6 +135,7 @@ export function messageDoc(chat, over = {}) {
     cut_off: null,
     provider_wait: null,
     uncited_claims: 0,
+    own_key: false,
     ...over,
   });
 }

@@ -1,4 +1,4 @@
-// card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
+// card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, access_token_hashes, access_token_owners, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
 // retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
@@ -31,6 +31,8 @@ const PLACES = [
     data: { keys: { anthropic: { ciphertext: 'x', nonce: 'n', last4: 'abcd' } } }, change: { keys: {} },
   },
   { name: C.access_token_hashes, coll: [C.access_token_hashes], id: 'f00d', data: { owner: UID.owner, token_id: 't1', created: T0 }, change: { owner: UID.other } },
+  // what makes two createAccessToken calls at once conflict (the 20-token cap): a client's write would only disturb it
+  { name: C.access_token_owners, coll: [C.access_token_owners], id: UID.owner, data: { last_created: T0 }, change: { last_created: null } },
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
   { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1, collection_query: { scope: 'mine' } }, change: { card_ids: [] } },
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's

@@ -66,8 +66,9 @@ AUTH_PORT=$(port "$AUTH_PORT"); FIRESTORE_PORT=$(port "$FIRESTORE_PORT")
 FUNCTIONS_PORT=$(port "$FUNCTIONS_PORT"); HOSTING_PORT=$(port "$HOSTING_PORT")
 
 # The emulators run from a config derived from firebase.json (gitignored):
-# ports shifted by the offset, and the hosting CSP extended with this stack's
-# emulator origins, which the production policy in firebase.json never names.
+# ports shifted by the offset, and the hosting CSP pinned to the demo project
+# and extended with this stack's emulator origins, which the production policy
+# in firebase.json never names.
 firebase_config() {
   local out="$ROOT/firebase.offset-$OFFSET.json" base ports=""
   # port() is the one rule for moving a port: python gets its answers as a table.
@@ -76,9 +77,12 @@ for emu in json.load(open(sys.argv[1]))["emulators"].values():
     if isinstance(emu, dict): print(*(emu[k] for k in ("port", "websocketPort") if k in emu))' "$ROOT/firebase.json"); do
     ports+="$base=$(port "$base") "
   done
-  OFFSET="$OFFSET" PORTS="$ports" python3 - "$ROOT/firebase.json" "$out" <<'PY'
+  OFFSET="$OFFSET" PORTS="$ports" PROJECT="$PROJECT_ID" python3 - "$ROOT/firebase.json" "$out" <<'PY'
 import json, os, sys
-cfg = json.load(open(sys.argv[1])); off = int(os.environ["OFFSET"])
+sys.path.insert(0, os.path.join(os.path.dirname(sys.argv[1]), "scripts"))
+from hosting_config import pin_config
+# the production policy, pinned to the demo project as a deploy pins it (scripts/hosting_config.py)
+cfg = pin_config(json.load(open(sys.argv[1])), os.environ["PROJECT"]); off = int(os.environ["OFFSET"])
 moved = dict(map(int, pair.split("=")) for pair in os.environ["PORTS"].split())
 # each stack serves its own build: the SPA is built with its ports baked in
 if off:

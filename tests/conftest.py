@@ -60,6 +60,25 @@ def db(firestore_host):
 
 
 @pytest.fixture(scope="session")
+def auth_accounts():
+    """auth_accounts() -> uid of a fresh account in the Auth emulator, made
+    in-process through firebase_admin (the default app, on PROJECT), as the
+    server's own Auth look-ups (repo/accounts.py) see it."""
+    if not os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):
+        _missing("the Auth emulator (FIREBASE_AUTH_EMULATOR_HOST)")
+    import firebase_admin
+    from firebase_admin import auth
+
+    if not firebase_admin._apps:
+        firebase_admin.initialize_app(options={"projectId": PROJECT})
+
+    def make() -> str:
+        return str(auth.create_user(email=f"a{_uuid.uuid4().hex[:10]}@cardchat.test").uid)
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def functions_base() -> str:
     """Base URL of the callable functions, e.g. http://127.0.0.1:5001/demo-cardchat/us-central1"""
     host = os.environ.get("FUNCTIONS_EMULATOR_HOST") or os.environ.get("CARDCHAT_FUNCTIONS_HOST")

@@ -18,6 +18,16 @@ Each request spends one slot of its user's MCP minute (schema.MCP_WINDOW,
 CARDCHAT_MCP_RATE_PER_MINUTE, default 60), shared by all of that user's
 tokens: a second token buys no more requests. The slot is spent in the
 transaction that finds the token, so a revoked token fails at once.
+
+A token acts only for a live account: one whose Auth user was deleted or
+disabled is refused. The MCP endpoint is called often (a model's every tool
+call), so Auth is asked at most once per ACCOUNT_CHECK_TTL per account and
+instance (a live answer is remembered in memory; a refusal is not): a
+disabled account's tokens stop within that time. No document flag would do:
+Auth tells no trigger when an account is disabled.
+
+At most MAX_TOKENS_PER_USER a user, counted in the transaction that creates
+one (repo.access_tokens.create_within), so concurrent calls cannot pass it.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ import hashlib
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat import ratelimit
@@ -39,6 +49,11 @@ PREFIX = "ccpat_"
 TOKEN_BYTES = 32
 MAX_TOKENS_PER_USER = 20
 DEFAULT_PER_MINUTE = ratelimit.DEFAULT_MCP_PER_MINUTE
+#: How long a live account is taken as live without asking Auth again.
+ACCOUNT_CHECK_TTL = timedelta(seconds=60)
+#: Accounts remembered at most (then forgotten all at once): a bounded cache.
+_MAX_REMEMBERED = 10_000
+_live_until: dict[str, datetime] = {}
 
 
 @dataclass(frozen=True)
@@ -58,18 +73,19 @@ def per_minute(env: Mapping[str, str] | None = None) -> int:
 def create(db: Any, uid: str, label: str, when: datetime | None = None) -> NewToken:
     from cardchat.repo import access_tokens as repo
 
-    if repo.count_owned(db, uid, MAX_TOKENS_PER_USER) >= MAX_TOKENS_PER_USER:
-        raise FailedPrecondition(f"You have {MAX_TOKENS_PER_USER} access tokens; revoke one first")
     stamp = when or now()
     token = PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     token_id = secrets.token_hex(10)
-    repo.create(
+    made = repo.create_within(
         db,
         token_id,
         hash_token(token),
         AccessToken(owner=uid, label=label, created=stamp),
         AccessTokenHash(owner=uid, token_id=token_id, created=stamp),
+        MAX_TOKENS_PER_USER,
     )
+    if not made:
+        raise FailedPrecondition(f"You have {MAX_TOKENS_PER_USER} access tokens; revoke one first")
     return NewToken(token_id, token)
 
 
@@ -91,11 +107,28 @@ def revoke(db: Any, uid: str, token: str | None = None, token_id: str | None = N
     repo.delete(db, token_id, found[1])
 
 
+def _account_live(uid: str, when: datetime) -> bool:
+    """Auth has `uid`, not disabled; a yes is remembered for ACCOUNT_CHECK_TTL."""
+    from cardchat.repo import accounts
+
+    until = _live_until.get(uid)
+    if until is not None and when < until:
+        return True
+    if not accounts.is_active(uid):
+        _live_until.pop(uid, None)
+        return False
+    if len(_live_until) >= _MAX_REMEMBERED:
+        _live_until.clear()
+    _live_until[uid] = when + ACCOUNT_CHECK_TTL
+    return True
+
+
 def authenticate(db: Any, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> str:
     """The uid a request's `Authorization: Bearer <token>` acts as, one
     request spent. Unauthenticated for a missing, malformed, unknown or
-    revoked token (the same message for all); ResourceExhausted when the
-    user's MCP minute is full, whichever of their tokens spent it."""
+    revoked token, or one of a deleted or disabled account (the same message
+    for all); ResourceExhausted when the user's MCP minute is full, whichever
+    of their tokens spent it."""
     from cardchat.repo import access_tokens as repo
 
     scheme, _, token = (authorization or "").partition(" ")
@@ -105,6 +138,6 @@ def authenticate(db: Any, authorization: str | None, when: datetime | None = Non
     stamp = when or now()
     per = limit or per_minute()
     uid = repo.use(db, hash_token(token), lambda recent: ratelimit.took_slot(recent, stamp, per, "requests"), stamp)
-    if uid is None:
+    if uid is None or not _account_live(uid, stamp):
         raise Unauthenticated("A valid personal access token is required")
     return uid

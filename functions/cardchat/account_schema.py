@@ -17,6 +17,9 @@ USER_API_KEYS = COLLECTIONS["user_api_keys"]
 ACCESS_TOKENS = COLLECTIONS["access_tokens"]
 #: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
 ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
+#: ... and, server-only, one document per owner that every createAccessToken writes in its
+#: transaction, so that two made at once conflict and the second counts the first's token.
+ACCESS_TOKEN_OWNERS = COLLECTIONS["access_token_owners"]
 #: The owner's rating of an answer (AnswerFeedback): owner and admins only, never on the message.
 ANSWER_FEEDBACK = COLLECTIONS["answer_feedback"]
 #: Per owner, UTC day and model: answers, tokens, cost (UsageDay). Owner and admins only.

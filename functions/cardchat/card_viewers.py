@@ -11,7 +11,8 @@ so it is bounded:
 - at most 50 addresses a call (a card's viewer limit), and LOOKUPS_PER_HOUR
   addresses per user in a fixed window, counted before Auth is asked, in the
   transaction that refuses (RESOURCE_EXHAUSTED with the wait): an enumerator
-  learns at most that many addresses an hour per account;
+  learns at most that many addresses an hour per account. shareChat spends
+  the same budget (owning a chat takes no more than a shape-valid own key);
 - the reverse direction names only uids the caller once found by email
   (remembered, as uids, in the server-only viewer_lookups/{uid}; no email is
   stored anywhere): a uid is no secret (public cards carry their owner's), so
@@ -53,6 +54,14 @@ def spend(state: ViewerLookups, addresses: int, now: datetime) -> ViewerLookups:
     return replace(state, count=state.count + addresses, found=state.found[-MAX_FOUND:])
 
 
+def spend_lookups(db: Any, uid: str, addresses: int, now: datetime | None = None) -> ViewerLookups:
+    """Spends `addresses` of `uid`'s hourly budget, before Auth is asked about
+    any of them (RESOURCE_EXHAUSTED past it: nothing is spent). Every look-up
+    by email spends it: resolveViewers and shareChat alike."""
+    when = now or utc_now()
+    return viewer_lookups.update(db, uid, lambda s: spend(s, addresses, when))
+
+
 def _card_viewers(db: Any, uid: str, card_id: str) -> list[str]:
     card = load_access(db, [card_id]).get(card_id)
     if card is None or card.owner != uid:
@@ -66,8 +75,7 @@ def resolve_viewers(db: Any, uid: str, req: ResolveViewersRequest, now: datetime
     stored = _card_viewers(db, uid, req.card_id) if req.card_id else []
     found: dict[str, accounts.Account] = {}
     if req.emails:
-        when = now or utc_now()
-        state = viewer_lookups.update(db, uid, lambda s: spend(s, len(req.emails), when))
+        state = spend_lookups(db, uid, len(req.emails), now)
         found = accounts.by_email(req.emails)
         viewer_lookups.remember(db, uid, [a.uid for a in found.values()])
         known = {*state.found, *(a.uid for a in found.values())}

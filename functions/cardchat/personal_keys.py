@@ -66,11 +66,14 @@ def key_for(db: Any, uid: str, provider: str) -> str | None:
     return keycrypt.unseal(bytes(record["ciphertext"]), bytes(record["nonce"]), _context(uid, provider))
 
 
-def run_key(db: Any, owner: str, spec: ModelSpec) -> str | None:
+def run_key(db: Any, owner: str, spec: ModelSpec, admitted_on_own_key: bool = False) -> str | None:
     """The key an answer of `owner`'s chat on `spec` is made with: their own
-    when they hold one (None: the deployment's). Admission let the answer in
-    on their own key without AI use granted; if that key was deleted since,
-    the deployment's key is not theirs to fall back on."""
+    when they hold one (None: the deployment's). An answer admitted on their
+    own key (ChatMessage.own_key) skipped the daily cap and reserved nothing:
+    if that key was deleted since, it fails (own_key_gone) rather than run,
+    uncounted, on the deployment's key, even for an owner granted AI use:
+    otherwise storing a key, posting and deleting it would skip the cap. One
+    admitted on the deployment's key needs AI use still granted."""
     if spec.key_env is None or not owner:
         return None
     own = key_for(db, owner, spec.provider)
@@ -78,6 +81,6 @@ def run_key(db: Any, owner: str, spec: ModelSpec) -> str | None:
         return own
     from cardchat.repo.users import get_user
 
-    if not may_use_ai(get_user(db, owner)):
+    if admitted_on_own_key or not may_use_ai(get_user(db, owner)):
         raise ProviderError("own_key_gone", provider=spec.provider, detail="the owner's own key was deleted")
     return None

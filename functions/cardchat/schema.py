@@ -325,6 +325,9 @@ class ChatMessage:
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
     # sentences of a complete answer that make a claim with no citation (claims.py)
     uncited_claims: int | None = None
+    # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
+    # only that key, never fall back to the deployment's (personal_keys.run_key)
+    own_key: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -350,6 +353,7 @@ class ChatMessage:
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
             uncited_claims=d.get("uncited_claims"),
+            own_key=d.get("own_key") is True,
         )
 
 

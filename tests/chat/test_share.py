@@ -14,6 +14,9 @@ import pytest
 from conftest import CallError, _post
 from test_endpoints import _rest_get
 
+from cardchat import card_viewers
+from cardchat.account_schema import VIEWER_LOOKUPS
+from cardchat.address_parsing import MAX_SHARE_EMAILS
 from cardchat.schema import CHAT_AUTHORS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, MAX_VIEWERS, USERS, UserDoc
 from chat_support import answered_chat
 
@@ -124,6 +127,29 @@ def test_only_the_owner_may_share_and_no_one_else_learns_which_addresses_exist(c
         call("shareChat", {"chat_id": "no-such-chat"}, token)
     assert e.value.status == "NOT_FOUND"
     assert len(_chat(app_db, chat_id)["viewers"]) == 1
+
+
+def test_the_lookup_budget_is_spent_before_auth_is_asked(call, app_db, owned, person):
+    """An owner's chat (a shape-valid own key is all it takes) must not turn
+    shareChat into an oracle of who has an account: the hourly budget that
+    resolveViewers spends bounds it too, so 250 unknown addresses are not all answered."""
+    owner, token, _, chat_id = owned
+    answers = []
+    for _ in range(5):
+        with pytest.raises(CallError) as e:
+            call("shareChat", {"chat_id": chat_id, "add": [_email() for _ in range(MAX_SHARE_EMAILS)]}, token)
+        answers.append(e.value.status)
+    budget = card_viewers.LOOKUPS_PER_HOUR // MAX_SHARE_EMAILS
+    assert answers == ["NOT_FOUND"] * budget + ["RESOURCE_EXHAUSTED"] * (5 - budget)
+    assert app_db.collection(VIEWER_LOOKUPS).document(owner).get().get("count") == card_viewers.LOOKUPS_PER_HOUR
+    # spent before Auth is asked: even a known address is refused now, and the chat is unchanged
+    _, _, bob_email = person()
+    with pytest.raises(CallError) as e:
+        call("shareChat", {"chat_id": chat_id, "add": [bob_email]}, token)
+    assert e.value.status == "RESOURCE_EXHAUSTED" and e.value.details["retry_after"] > 0
+    assert _chat(app_db, chat_id)["viewers"] == []
+    # listing the viewers looks up no address: it spends nothing and is never refused
+    assert call("shareChat", {"chat_id": chat_id}, token)["viewers"] == []
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,11 @@ import pytest
 
 from cardchat import keycrypt, personal_keys
 from cardchat.access import AIAccess
-from cardchat.chat.turns import post_message
+from cardchat.chat.titles import retitle
+from cardchat.chat.turns import post_message, retry_message
 from cardchat.generation.engine import generate
-from cardchat.schema import RATE_LIMITS, USERS, UserDoc
+from cardchat.ids import first_message_id
+from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, ChatMessage, UserDoc
 from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message
 from provider_wire import anthropic_text
 
@@ -73,3 +75,55 @@ def test_an_own_key_deleted_before_the_run_is_not_replaced_by_the_deployments(db
     assert generate(db, stub) == "failed"
     assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
     assert own_key.requests == []
+
+
+DEPLOYMENT = "sk-ant-api03-DEPLOYMENT0123456789abcdefghijklmnop"
+
+
+def test_an_answer_admitted_on_an_own_key_never_falls_back_to_the_deployments(db, own_key, monkeypatch):
+    """Admitted on their own key, an answer skipped the daily cap and reserved
+    nothing: run on the deployment's key it would be free of the cap and never
+    charged. Deleting the key before the run must not make it so."""
+    first = make_chat(db, "c0", model=CLAUDE)  # u1 may use the AI: the deployment's key would be theirs too
+    own_key.responses = [anthropic_text("Fine."), anthropic_text("Free?")]
+    assert generate(db, first) == "complete"
+    stub = post_message(db, "u1", "c0", "And then?", limits=AIAccess(True, frozenset({"anthropic"})).admit(CLAUDE))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
+    personal_keys.delete_key(db, "u1", "anthropic")
+    assert generate(db, stub) == "failed"
+    assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
+    assert [r.headers["authorization"] for r in own_key.requests] == [f"Bearer {OWN}"]
+    quota = db.collection(RATE_LIMITS).document("u1").get().to_dict()
+    assert quota["reservations"] == [] and quota["day_tokens"] == 0
+
+
+def test_a_title_after_an_own_key_answer_never_falls_back_to_the_deployments_key(db, own_key, monkeypatch):
+    make_chat(db, "c0", model=CLAUDE)
+    question = ChatMessage(chat="c0", message_index=0, role="user", content="Why tides?", status="complete")
+    answer = ChatMessage(
+        chat="c0", message_index=1, role="assistant", content="Moon.", status="complete", model=CLAUDE, own_key=True
+    )
+    db.collection(CHAT_MESSAGES).document(first_message_id("c0", 0)).set(question.to_dict())
+    db.collection(CHAT_MESSAGES).document(first_message_id("c0", 1)).set(answer.to_dict())
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
+    personal_keys.delete_key(db, "u1", "anthropic")
+    own_key.responses = [anthropic_text("Tides Explained")]
+    before = db.collection(CHATS).document("c0").get().get("title")
+    retitle(db, "c0", CLAUDE)
+    assert own_key.requests == []
+    assert db.collection(CHATS).document("c0").get().get("title") == before
+    assert not db.collection(RATE_LIMITS).document("u1").get().exists
+
+
+def test_a_retry_is_admitted_anew_and_keeps_to_the_key_it_was_admitted_on(db, own_key, monkeypatch):
+    stub = make_chat(db, "c0", model=CLAUDE)  # posted on the deployment's key (u1 may use the AI)
+    assert message(db, stub)["own_key"] is False
+    own_key.responses = [httpx2.Response(401, json={"type": "error", "error": {"type": "authentication_error"}})]
+    assert generate(db, stub) == "failed"
+    retry_message(db, "u1", stub, limits=AIAccess(True, frozenset({"anthropic"})).admit(CLAUDE))
+    assert message(db, stub)["own_key"] is True
+    monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
+    personal_keys.delete_key(db, "u1", "anthropic")
+    assert generate(db, stub) == "failed"
+    assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
+    assert len(own_key.requests) == 1

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import urllib.error
 import urllib.request
 from typing import Any
 
 import httpx2
 import pytest
-from conftest import CallError
+from conftest import CallError, _post
 from google.cloud.firestore import FieldFilter
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -168,6 +169,15 @@ def test_missing_bad_and_revoked_tokens_get_401_with_a_bearer_challenge(url, peo
     call("revokeAccessToken", {"id": second["id"]}, a_id)
     assert post(url, LIST_TOOLS, second["token"])[0] == 401
     assert owned(app_db, a_uid) == []
+
+
+def test_a_deleted_accounts_token_gets_401(url, people):
+    _, b_id, b_token = people["b"]
+    host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+    _post(f"http://{host}/identitytoolkit.googleapis.com/v1/accounts:delete?key=demo-key", {"idToken": b_id})
+    status, headers, _ = post(url, LIST_TOOLS, b_token)
+    assert status == 401 and headers.get("WWW-Authenticate", "").startswith("Bearer ")
+    assert post(url, LIST_TOOLS, people["a"][2])[0] == 200  # another account's token still works
 
 
 def test_a_token_is_stored_only_as_a_hash_and_listed_without_it(app_db, people):

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
   adminDelete, adminSet, APP_URL, AUTH, callFunction, COLLECTIONS, FIRESTORE, FUNCTIONS, launch, modelPickerReady, newContext,
-  pageErrors,
+  pageErrors, PROJECT, SHARED_REGION,
   screenshot, signIn, signInRest,
 } from './support.mjs';
 
@@ -93,10 +93,13 @@ test('hosting sends the Content-Security-Policy, nosniff and Referrer-Policy hea
       assert.ok(csp.includes(want), `${path}: the CSP holds ${want}: ${csp}`);
     }
     const connect = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('connect-src ')) ?? '';
+    // the deployment's own functions host (pinned: scripts/hosting_config.py), never any project's
+    const ownFunctions = `https://${SHARED_REGION}-${PROJECT}.cloudfunctions.net`;
     for (const host of ['https://firestore.googleapis.com', 'https://identitytoolkit.googleapis.com',
-      'https://securetoken.googleapis.com', 'https://*.cloudfunctions.net', origin(AUTH), origin(FIRESTORE)]) {
+      'https://securetoken.googleapis.com', ownFunctions, origin(AUTH), origin(FIRESTORE)]) {
       assert.ok(connect.split(' ').includes(host), `${path}: connect-src allows ${host}: ${connect}`);
     }
+    assert.ok(!csp.includes('*'), `${path}: the CSP trusts no wildcard host: ${csp}`);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff', path);
     assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin', path);
   }

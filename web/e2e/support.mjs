@@ -25,6 +25,8 @@ export const SHOTS = process.env.CARDCHAT_SCREENSHOTS || null;
 
 const SHARED = JSON.parse(readFileSync(new URL('../../common/collections.json', import.meta.url), 'utf8'));
 export const COLLECTIONS = SHARED.collections;
+/** The functions' region (the SPA's REGION). */
+export const SHARED_REGION = SHARED.region;
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };

@@ -169,7 +169,7 @@ def _write(
     question_id, stub_id = (
         (first_message_id(new_id, 0), first_message_id(new_id, 1)) if n == 0 else (new_message_id(), new_message_id())
     )
-    question, stub = question_and_stub(new_id, n, text, spec.id, when)
+    question, stub = question_and_stub(new_id, n, text, spec.id, when, rules.own_key)
     background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=checked.tokens, parts=0, created=when)
     hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
     chats_repo.write_branch(

@@ -225,7 +225,7 @@ def _write(
     from cardchat.repo import chats as chat_repo
 
     uid = chat.owner
-    user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp)
+    user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp, rules.own_key)
     hold = TokenReservation(
         message=first_message_id(chat_id, 1),
         attempt=1,

@@ -4,25 +4,34 @@ Viewers are stored on the chat as uids (`Chat.viewers`), which the rules use
 to let them read it as a visitor of a published chat reads it; their emails
 are looked up in Firebase Auth for each answer and never stored. The author
 chip's name is refreshed on every call (chat_authors/{id}).
+
+Every address added or removed spends the caller's hourly look-up budget
+(card_viewers.spend_lookups) before Auth is asked: an unknown address is
+named (NOT_FOUND), so without it any owner of a chat could test which
+addresses have an account, as fast as they can call.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from cardchat.access import require_owner
 from cardchat.address_parsing import ShareChatRequest
+from cardchat.card_viewers import spend_lookups
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.repo import accounts, sharing
 from cardchat.repo import chats as chats_repo
 from cardchat.schema import MAX_VIEWERS, ChatAuthor
 
 
-def share_chat(db: Any, uid: str, req: ShareChatRequest) -> dict[str, Any]:
+def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = None) -> dict[str, Any]:
     """{viewers: [{uid, email, display_name}], show_author} after applying
-    `req`. The owner is checked before any address is looked up, so no one
-    else learns which addresses have an account."""
+    `req`. The owner is checked, and the look-up budget spent, before any
+    address is looked up, so no one else learns which addresses have an account."""
     stored = require_owner(chats_repo.get_chat(db, req.chat_id), uid)
+    if req.add or req.remove:
+        spend_lookups(db, uid, len(req.add) + len(req.remove), now)
     found = accounts.by_email(req.add + req.remove)
     unknown = [e for e in req.add + req.remove if e not in found]
     if unknown:

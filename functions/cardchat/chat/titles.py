@@ -52,7 +52,10 @@ def make_title(model_id: str, question: str, api_key: str | None = None) -> tupl
 
 def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     """A model-written title replaces the first words once the first answer is
-    in (main.generateAnswer); its tokens count against the owner's daily limit."""
+    in (main.generateAnswer); its tokens count against the owner's daily limit.
+    After an answer admitted on the owner's own key, only that key may pay: if
+    it is gone, the first words stay (the deployment's key would skip the cap,
+    as run_key refuses for the answer)."""
     from cardchat import ratelimit
     from cardchat.ids import first_message_id
     from cardchat.personal_keys import key_for
@@ -66,6 +69,8 @@ def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     spec = MODELS.get(model_id)
     # on the owner's own key when the answer was: theirs to pay, not the day's cap
     own = key_for(db, owner, spec.provider) if owner and spec is not None and spec.key_env else None
+    if own is None and (messages_repo.get_message(db, first_message_id(chat_id, 1)) or {}).get("own_key") is True:
+        return  # the first words stay
     title, used = make_title(model_id, first.get("content") or "", own)
     chat_repo.set_title(db, chat_id, title)
     if owner and used and own is None:

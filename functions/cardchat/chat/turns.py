@@ -70,10 +70,11 @@ def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
 
 
 def question_and_stub(
-    chat_id: str, index: int, text: str, model: str | None, when: datetime
+    chat_id: str, index: int, text: str, model: str | None, when: datetime, own_key: bool = False
 ) -> tuple[ChatMessage, ChatMessage]:
     """A user's question at `index` and the answer stub after it, `ready` for
-    the engine with READY_LEASE to be claimed in."""
+    the engine with READY_LEASE to be claimed in; `own_key`: admitted on the
+    owner's own key (Limits.own_key), which alone may pay for it."""
     question = ChatMessage(
         chat=chat_id, message_index=index, role="user", content=text, status="complete", timestamp=when
     )
@@ -86,6 +87,7 @@ def question_and_stub(
         timestamp=when,
         model=model,
         lease_expires=when + READY_LEASE,
+        own_key=own_key,
     )
     return question, stub
 
@@ -120,7 +122,7 @@ def post_message(
         n = owned.message_count
         _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
         spec = _spec(owned)
-        user, stub = question_and_stub(chat_id, n, text, spec.id, when)
+        user, stub = question_and_stub(chat_id, n, text, spec.id, when, rules.own_key)
         said = [m.get("content") or "" for m in said_before(messages, n)] + [text]
         bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
@@ -170,6 +172,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "dropped_turns": 0,
             "cut_off": None,
             "provider_wait": None,
+            "own_key": rules.own_key,  # admitted anew: on whichever key pays now
         }, (uid, lambda quota: admit(quota, when, rules, hold))
 
     repo.reset_message(db, message_id, decide)

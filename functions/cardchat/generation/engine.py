@@ -226,7 +226,7 @@ def _prepare(run: _Run) -> str | None:
         log.error("generate %s: unknown model %r", run.message_id, str(run.msg.get("model"))[:60])
         return _fail(run, headline(None, "unknown_model"), "")
     run.spec = spec
-    run.api_key = run_key(run.db, chat.owner, spec)
+    run.api_key = run_key(run.db, chat.owner, spec, msg.own_key)
     run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         repo.delete_chunks(run.db, run.message_id)  # left by a run that died

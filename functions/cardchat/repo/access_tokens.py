@@ -10,24 +10,40 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
-from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS, AccessToken, AccessTokenHash
+from cardchat.account_schema import (
+    ACCESS_TOKEN_HASHES,
+    ACCESS_TOKEN_OWNERS,
+    ACCESS_TOKENS,
+    AccessToken,
+    AccessTokenHash,
+)
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema import MCP_WINDOW
 
 
-def count_owned(db: firestore.Client, uid: str, up_to: int) -> int:
-    """How many tokens `uid` holds, counted up to `up_to` (ids only are read)."""
-    query = db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", uid)).select([]).limit(up_to)
-    return sum(1 for _ in query.stream())
+def create_within(
+    db: firestore.Client, token_id: str, digest: str, listing: AccessToken, secret: AccessTokenHash, cap: int
+) -> bool:
+    """Both documents, if the owner holds fewer than `cap` tokens (False: nothing written).
+    The count (ids only) and the writes are one transaction that also writes
+    the owner's access_token_owners document: a query alone takes no lock
+    against a token added meanwhile, so two creations at once would both
+    count the same tokens; both writing that document makes the second retry
+    and count the first's."""
+    owner_ref = db.collection(ACCESS_TOKEN_OWNERS).document(listing.owner)
+    held = db.collection(ACCESS_TOKENS).where(filter=FieldFilter("owner", "==", listing.owner)).select([]).limit(cap)
 
+    def body(tx: firestore.Transaction) -> bool:
+        owner_ref.get(transaction=tx)
+        if sum(1 for _ in held.stream(transaction=tx)) >= cap:
+            return False
+        tx.create(db.collection(ACCESS_TOKENS).document(token_id), listing.to_dict())
+        tx.create(db.collection(ACCESS_TOKEN_HASHES).document(digest), secret.to_dict())
+        tx.set(owner_ref, {"last_created": listing.created})
+        return True
 
-def create(db: firestore.Client, token_id: str, digest: str, listing: AccessToken, secret: AccessTokenHash) -> None:
-    """Both documents or neither."""
-    batch = db.batch()
-    batch.create(db.collection(ACCESS_TOKENS).document(token_id), listing.to_dict())
-    batch.create(db.collection(ACCESS_TOKEN_HASHES).document(digest), secret.to_dict())
-    batch.commit()
+    return run_in_transaction(db, body)
 
 
 def find_by_id(db: firestore.Client, token_id: str) -> tuple[str, str] | None:

@@ -46,6 +46,17 @@ def by_email(emails: Iterable[str]) -> dict[str, Account]:
     return {a.email: a for a in _lookup([auth.EmailIdentifier(e) for e in dict.fromkeys(emails)])}
 
 
+def is_active(uid: str) -> bool:
+    """`uid` has an account, and it is not disabled."""
+    from firebase_admin import auth
+
+    try:
+        user = auth.get_user(uid)
+    except auth.UserNotFoundError:
+        return False
+    return not user.disabled
+
+
 def by_uid(uids: Iterable[str]) -> dict[str, Account]:
     """The accounts of these uids; a deleted one is absent."""
     from firebase_admin import auth
