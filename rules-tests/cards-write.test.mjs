@@ -11,7 +11,7 @@ import { assertFails, assertSucceeds } from '@firebase/rules-unit-testing';
 import {
   Timestamp, arrayUnion, deleteDoc, deleteField, serverTimestamp, setDoc, updateDoc,
 } from 'firebase/firestore';
-import { C, CARD_LIMITS as L, UID, cardDoc, doc, fixtures, setUp } from './helpers.mjs';
+import { C, CARD_ID_CASES, CARD_LIMITS as L, UID, cardDoc, doc, fixtures, setUp } from './helpers.mjs';
 
 const ACTORS = {
   owner: 'owner', viewer: 'listed viewer', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin',
@@ -57,49 +57,67 @@ describe('cards: writes', () => {
   before(async () => { h = await setUp('demo-rules-cards-write', w.docs); });
   after(() => h.tearDown());
   const card = (actor, id) => doc(h.db[actor], C.cards, id);
+  /** A new id in the owner's namespace (common/collections.json card_ids). */
+  const own = () => `${UID.owner}_${w.newId('new')}`;
 
   // --- create ----------------------------------------------------------------
   test('allow: owner creates a card they own', async () => {
-    const id = w.newId('new');
+    const id = own();
     await assertSucceeds(setDoc(card('owner', id), fresh()));
     const got = await h.peek(`${C.cards}/${id}`);
     assert.equal(got.owner, UID.owner);
     assert.ok(got.created.isEqual(got.updated), 'created and updated are the time of the write');
   });
-  test('allow: owner creates a card at every limit', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({
+  test('allow: owner creates a card at every limit', () => assertSucceeds(setDoc(card('owner', own()), fresh({
     title: 't'.repeat(L.title_max_chars),
     body: 'é'.repeat(L.body_max_bytes / 2),
     tags: strings(L.tags_max, L.tag_max_chars, 't'),
     viewers: strings(L.viewers_max, L.viewer_max_chars, 'v'),
   }))));
-  test('allow: owner creates a card with title, body and tags at their limits', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({
+  test('allow: owner creates a card with title, body and tags at their limits', () => assertSucceeds(setDoc(card('owner', own()), fresh({
     title: 't'.repeat(L.title_max_chars),
     body: 'é'.repeat(L.body_max_bytes / 2),
     tags: strings(L.tags_max, L.tag_max_chars, 't'),
   }))));
-  test('allow: owner creates a card with viewers at their limit', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({
+  test('allow: owner creates a card with viewers at their limit', () => assertSucceeds(setDoc(card('owner', own()), fresh({
     viewers: strings(L.viewers_max, L.viewer_max_chars, 'v'),
   }))));
-  test('allow: owner creates a public card', () => assertSucceeds(setDoc(card('owner', w.newId('new')), fresh({ visibility: 'public' }))));
+  test('allow: owner creates a public card', () => assertSucceeds(setDoc(card('owner', own()), fresh({ visibility: 'public' }))));
   for (const [actor, label] of Object.entries(ACTORS)) {
     if (actor === 'owner') continue;
     test(`deny: ${label} creates a card owned by the owner`,
-      () => assertFails(setDoc(card(actor, w.newId('new')), fresh())));
+      () => assertFails(setDoc(card(actor, own()), fresh())));
   }
   test('deny: signed-out visitor creates a card without an owner',
-    () => assertFails(setDoc(card('signedOut', w.newId('new')), fresh({ owner: '' }))));
+    () => assertFails(setDoc(card('signedOut', own()), fresh({ owner: '' }))));
   for (const [what, over] of Object.entries(INVALID)) {
-    test(`deny: owner creates a card with ${what}`, () => assertFails(setDoc(card('owner', w.newId('new')), fresh(over))));
+    test(`deny: owner creates a card with ${what}`, () => assertFails(setDoc(card('owner', own()), fresh(over))));
+  }
+  // The namespace: one case file for the rules, the CLI importer and the SPA.
+  for (const { uid, id, own: allowed } of CARD_ID_CASES) {
+    test(`${allowed ? 'allow' : 'deny'}: ${uid} creates a card of their own under the id ${JSON.stringify(id)}`, () => {
+      const write = setDoc(doc(h.env.authenticatedContext(uid).firestore(), C.cards, id), fresh({ owner: uid }));
+      return allowed ? assertSucceeds(write) : assertFails(write);
+    });
+  }
+  {
+    const taken = w.add(C.cards, cardDoc({ owner: UID.other }), `${UID.other}_exists`);
+    test('deny: owner creates a card under another owner\'s id, existing or not: nothing to probe, take or re-create', async () => {
+      await assertFails(setDoc(card('owner', taken), fresh()));
+      await assertFails(setDoc(card('owner', `${UID.other}_missing`), fresh()));
+    });
   }
   for (const field of FIELDS) {
     test(`deny: owner creates a card without ${field}`, () => {
       const data = fresh();
       delete data[field];
-      return assertFails(setDoc(card('owner', w.newId('new')), data));
+      return assertFails(setDoc(card('owner', own()), data));
     });
   }
 
   // --- update ----------------------------------------------------------------
+  // The stored cards here have ids from before namespaces (`card-<n>`): their
+  // owner still edits and deletes them.
   {
     const id = stored({ viewers: [UID.viewer] });
     test('allow: owner edits title, body, tags and viewers of their card', () => assertSucceeds(updateDoc(card('owner', id), {

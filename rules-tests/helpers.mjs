@@ -22,6 +22,8 @@ const shared = JSON.parse(readFileSync(resolve(REPO, 'common/collections.json'),
 export const C = shared.collections;
 /** What a valid card may hold, from common/collections.json (firestore.rules' validCard()). */
 export const CARD_LIMITS = shared.card_limits;
+/** Which ids are in which uid's namespace (firestore.rules inOwnNamespace()), from common/card_id_cases.json. */
+export const CARD_ID_CASES = JSON.parse(readFileSync(resolve(REPO, 'common/card_id_cases.json'), 'utf8')).cases;
 
 /** The rules under test: CARDCHAT_RULES_FILE (run.mjs swaps in permissive.rules). */
 export function rulesPath() {
@@ -100,6 +102,7 @@ export function chatPrivateDoc(over = {}) {
     background_tokens: 12345,
     card_ids: ['card-a', 'card-b'],
     card_count_requested: 3,
+    card_owners: [UID.owner, UID.owner],
     collection: { description: 'ocean notes', configuration: { tag: 'ocean' } },
     cards_unranked: 1,
     branched_from: { chat: 'chat-earlier', message_index: 0 },

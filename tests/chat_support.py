@@ -9,7 +9,17 @@ from datetime import timedelta
 from cardchat.background import fit_background
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CARDS, Card, Chat, ChatBackground, ChatMessage, ChatPrivate, Collection, public_citations
+from cardchat.schema import (
+    CARDS,
+    Card,
+    Chat,
+    ChatBackground,
+    ChatMessage,
+    ChatPrivate,
+    Collection,
+    packed_owners,
+    public_citations,
+)
 from cardchat.schema import now as utc_now
 
 T0 = utc_now() - timedelta(hours=1)
@@ -31,10 +41,15 @@ BIG_CARDS = {**CARDS_OF_CHAT, "own": Card("Tides", "The moon pulls the oceans.\n
 
 
 def make_chat(
-    db, turns: list[tuple[str, str, str]], chat_id: str = "src", cards: dict[str, Card] | None = None
+    db,
+    turns: list[tuple[str, str, str]],
+    chat_id: str = "src",
+    cards: dict[str, Card] | None = None,
+    owners_kept: bool = True,
 ) -> list[str]:
     """A chat of (role, status, content) turns, owned by u1, on the offline
-    model, over `cards` (stored too); returns its card ids in citation order."""
+    model, over `cards` (stored too); returns its card ids in citation order.
+    Without `owners_kept`, a chat made before the cards' owners were kept."""
     cards = CARDS_OF_CHAT if cards is None else cards
     batch = db.batch()
     for cid, card in cards.items():
@@ -54,6 +69,7 @@ def make_chat(
         background_length=1_000_000,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, cards) if owners_kept else [],
         card_count_requested=7,
         collection=Collection("ocean notes", {"tag": "ocean"}),
         cards_unranked=1,

@@ -10,10 +10,11 @@ from datetime import timedelta
 
 import pytest
 from conftest import CallError
+from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
 from cardchat.parsing import MAX_CONFIGURATION_DEPTH
-from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, now
+from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions
@@ -29,12 +30,26 @@ def nested(levels: int) -> dict:
     return value
 
 
-def stored(db) -> dict:
-    """What a refused call must leave as it was: every chat, message and
-    rate-limit document."""
-    return {
-        name: {d.id: d.to_dict() for d in db.collection(name).stream()} for name in (CHATS, CHAT_MESSAGES, RATE_LIMITS)
+def stored(db, *uids: str) -> dict:
+    """What a refused call must leave as it was: the callers' chats, those
+    chats' messages and the callers' rate-limit documents (with their
+    windows). Only theirs: an earlier test's late trigger may still write
+    its own user's documents meanwhile."""
+    chats = {
+        d.id: d.to_dict()
+        for uid in uids
+        for d in db.collection(CHATS).where(filter=FieldFilter("owner", "==", uid)).stream()
     }
+    messages = {
+        d.id: d.to_dict()
+        for c in chats
+        for d in db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", c)).stream()
+    }
+    limits = {}
+    for uid in uids:
+        ref = db.collection(RATE_LIMITS).document(uid)
+        limits[uid] = (ref.get().to_dict(), {w.id: w.to_dict() for w in ref.collection(RATE_WINDOWS).stream()})
+    return {CHATS: chats, CHAT_MESSAGES: messages, RATE_LIMITS: limits}
 
 
 @pytest.fixture
@@ -81,12 +96,12 @@ BAD_CREATE = [
 def test_create_chat_refuses_bad_input_naming_the_field_and_spends_nothing(
     call, spent_once, ai_user, deck, change, field
 ):
-    before = stored(spent_once)
+    before = stored(spent_once, ai_user[0])
     with pytest.raises(CallError) as e:
         call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?", **change}, ai_user[1])
     assert e.value.status == "INVALID_ARGUMENT"
     assert e.value.message.startswith(field + ":")
-    assert stored(spent_once) == before
+    assert stored(spent_once, ai_user[0]) == before
 
 
 def test_a_configuration_within_bounds_is_stored_as_sent(call, spent_once, ai_user, deck):
@@ -133,10 +148,10 @@ def test_refused_calls_name_the_field_and_spend_nothing(call, spent_once, ai_use
     uid, token = ai_user
     other, _ = sign_up()
     cases = refused_calls(uid, other, spent_once)
-    before = stored(spent_once)
+    before = stored(spent_once, uid, other)
     for name, data, status, field in cases:
         with pytest.raises(CallError) as e:
             call(name, data, token)
         assert (name, e.value.status) == (name, status), e.value.message
         assert e.value.message.startswith(f"{field}:" if field else ""), (name, e.value.message)
-        assert stored(spent_once) == before, (name, data)
+        assert stored(spent_once, uid, other) == before, (name, data)

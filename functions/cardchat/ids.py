@@ -4,7 +4,24 @@ import secrets
 import string
 import uuid
 
+from cardchat.schema import SHARED
+
 _ID_ALPHABET = string.ascii_letters + string.digits
+
+#: Between a card id's owner uid and the rest (common/collections.json card_ids).
+CARD_ID_SEPARATOR: str = SHARED["card_ids"]["separator"]
+
+
+def own_card_id(owner: str, local: str) -> str:
+    """The id `local` takes in `owner`'s namespace: the only ids firestore.rules
+    lets a client create, so nobody probes, takes or re-creates another owner's."""
+    return f"{owner}{CARD_ID_SEPARATOR}{local}"
+
+
+def is_own_card_id(owner: str, card_id: str) -> bool:
+    """Whether `card_id` is in `owner`'s namespace (firestore.rules inOwnNamespace();
+    common/card_id_cases.json). A uid holding the separator has none."""
+    return len(card_id) > len(owner) + len(CARD_ID_SEPARATOR) and card_id.split(CARD_ID_SEPARATOR)[0] == owner
 
 
 def new_chat_id() -> str:

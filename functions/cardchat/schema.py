@@ -219,6 +219,10 @@ class ChatPrivate:
     card_ids: list[str]
     card_count_requested: int
     collection: Collection = field(default_factory=Collection)
+    # the owner of each card of card_ids when it was packed ("" for a withdrawn card, or one packed
+    # before owners were kept): a card whose owner changed since (deleted, and its id made again by
+    # someone else) is withdrawn like a deleted one (chat/recheck.py)
+    card_owners: list[str] = field(default_factory=list)
     # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval/rank.py)
     cards_unranked: int = 0
     # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
@@ -252,6 +256,7 @@ class ChatPrivate:
             background_tokens=int(d.get("background_tokens") or 0),
             card_ids=list(d.get("card_ids") or []),
             card_count_requested=int(d.get("card_count_requested") or 0),
+            card_owners=list(d.get("card_owners") or []),
             collection=Collection(
                 description=collection.get("description") or "",
                 configuration=dict(collection.get("configuration") or {}),
@@ -266,6 +271,21 @@ class ChatPrivate:
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
         )
+
+
+def packed_owners(card_ids: list[str], cards: dict[str, Card], known: list[str] | None = None) -> list[str]:
+    """ChatPrivate.card_owners for `card_ids`: the owner `known` (the list so far) gives a
+    card, else its owner in `cards` (as read to pack it); "" for a withdrawn card."""
+    known = known or []
+
+    def owner(i: int, cid: str) -> str:
+        if not cid:
+            return ""
+        if i < len(known) and known[i]:
+            return known[i]
+        return cards[cid].owner if cid in cards else ""
+
+    return [owner(i, c) for i, c in enumerate(card_ids)]
 
 
 def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:

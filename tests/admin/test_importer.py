@@ -49,9 +49,9 @@ def test_json_import_writes_cards_with_dates(db, tmp_path, capsys):
     path = _export(tmp_path, [_card("a", viewers=["u2"]), _card("b", visibility="public")])
     assert main(["import", path]) == 0
     docs = _docs(db)
-    assert set(docs) == {"a", "b"}
-    assert docs["b"]["visibility"] == "public" and docs["a"]["viewers"] == ["u2"]
-    assert docs["a"]["created"] == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert set(docs) == {"u1_a", "u1_b"}  # each in its owner's namespace
+    assert docs["u1_b"]["visibility"] == "public" and docs["u1_a"]["viewers"] == ["u2"]
+    assert docs["u1_a"]["created"] == datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert "wrote 2 cards, 0 unchanged" in capsys.readouterr().out
 
 
@@ -95,10 +95,10 @@ def test_reimport_is_idempotent_and_keeps_created(db, tmp_path, capsys):
     assert main(["import", _export(tmp_path, cards)]) == 0
     assert "wrote 1 cards, 1 unchanged" in capsys.readouterr().out
     after = _docs(db)
-    assert after["a"]["body"] == "new body"
-    assert after["a"]["created"] == first["a"]["created"]
-    assert after["a"]["updated"] > first["a"]["updated"]
-    assert after["b"] == first["b"]
+    assert after["u1_a"]["body"] == "new body"
+    assert after["u1_a"]["created"] == first["u1_a"]["created"]
+    assert after["u1_a"]["updated"] > first["u1_a"]["updated"]
+    assert after["u1_b"] == first["u1_b"]
 
 
 def test_dry_run_writes_nothing(db, tmp_path, capsys):
@@ -117,13 +117,13 @@ def test_markdown_folder_import(db, tmp_path):
     (folder / "list.md").write_text("---\ntags:\n  - x\n  - y\n---\n# Listed\nText.\n")
     assert main(["import", str(folder), "--owner", "me"]) == 0
     docs = _docs(db)
-    assert set(docs) == {"git-rebase-onto", "custom-id", "list"}
-    assert docs["git-rebase-onto"]["title"] == "Rebase onto"
-    assert docs["git-rebase-onto"]["body"] == "Use `git rebase --onto`."
-    assert docs["git-rebase-onto"]["owner"] == "me" and docs["git-rebase-onto"]["visibility"] == "private"
-    assert docs["custom-id"]["title"] == "Front matter title" and docs["custom-id"]["tags"] == ["a", "b"]
-    assert docs["custom-id"]["visibility"] == "public"
-    assert docs["list"]["tags"] == ["x", "y"] and docs["list"]["body"] == "Text."
+    assert set(docs) == {"me_git-rebase-onto", "me_custom-id", "me_list"}
+    assert docs["me_git-rebase-onto"]["title"] == "Rebase onto"
+    assert docs["me_git-rebase-onto"]["body"] == "Use `git rebase --onto`."
+    assert docs["me_git-rebase-onto"]["owner"] == "me" and docs["me_git-rebase-onto"]["visibility"] == "private"
+    assert docs["me_custom-id"]["title"] == "Front matter title" and docs["me_custom-id"]["tags"] == ["a", "b"]
+    assert docs["me_custom-id"]["visibility"] == "public"
+    assert docs["me_list"]["tags"] == ["x", "y"] and docs["me_list"]["body"] == "Text."
 
 
 def test_markdown_without_title_or_owner_is_refused(db, tmp_path, capsys):
@@ -146,24 +146,44 @@ def test_more_than_one_batch(db, tmp_path):
 
 
 def test_an_import_never_takes_over_another_owners_card(db, tmp_path, capsys):
+    """Ids go into the importer's namespace: another owner's ids, namespaced or
+    from before namespaces, are never written; a card of the owner's from
+    before namespaces is updated under its id."""
+    db.collection(CARDS).document("legacy").set(
+        {**_card("legacy"), "created": datetime(2025, 1, 2, tzinfo=UTC), "updated": datetime(2025, 1, 3, tzinfo=UTC)}
+    )
     assert main(["import", _export(tmp_path, [_card("a")], name="first.json")]) == 0
     before = _docs(db)
-    unowned = [{k: v for k, v in _card(c, body="B's text").items() if k != "owner"} for c in ("b", "a")]
+    assert set(before) == {"u1_a", "legacy"}
+    theirs = [_card(c, owner="u2", body="B's text") for c in ("a", "u1_a", "legacy")]
+    assert main(["import", _export(tmp_path, theirs, name="theirs.json")]) == 0
+    docs = _docs(db)
+    assert {cid: docs[cid] for cid in before} == before
+    assert {cid for cid, d in docs.items() if d["owner"] == "u2"} == {"u2_a", "u2_u1_a", "u2_legacy"}
 
-    # Through --owner or through the file's own owner field: refused whole, before any write.
-    for args in (["--owner", "u2"], []):
-        cards = unowned if args else [_card("b", owner="u2"), _card("a", owner="u2", body="B's text")]
-        assert main(["import", _export(tmp_path, cards, name="takeover.json"), *args]) == 2
+    assert main(["import", _export(tmp_path, [_card("legacy", body="new")]), "--owner", "u1"]) == 0
+    assert _docs(db)["legacy"]["body"] == "new" and "u1_legacy" not in _docs(db)
+
+
+def test_a_card_in_the_importers_namespace_owned_by_another_is_refused(db, tmp_path, capsys):
+    """Only a server write could put it there; the import still refuses it whole, before any write."""
+    db.collection(CARDS).document("u2_a").set(
+        {**_card("u2_a"), "created": datetime(2025, 1, 2, tzinfo=UTC), "updated": datetime(2025, 1, 3, tzinfo=UTC)}
+    )
+    before = _docs(db)
+    cards = [{k: v for k, v in _card(c, body="B's text").items() if k != "owner"} for c in ("b", "a")]
+    for dry in ([], ["--dry-run"]):
+        assert main(["import", _export(tmp_path, cards, name="takeover.json"), "--owner", "u2", *dry]) == 2
         err = capsys.readouterr().err
-        assert "nothing written" in err and "takeover.json card #1 ('a')" in err
-        assert "card id 'a' already belongs to 'u1', not 'u2'" in err and "'b'" not in err.split("\n", 1)[1]
+        assert "takeover.json card #1 ('a')" in err
+        assert "card id 'u2_a' already belongs to 'u1', not 'u2'" in err and "'u2_b'" not in err
         assert _docs(db) == before
 
-    # A dry run says the same; the owner's own re-import still goes through.
-    assert main(["import", _export(tmp_path, unowned), "--owner", "u2", "--dry-run"]) == 2
-    assert "already belongs to 'u1'" in capsys.readouterr().err
-    assert main(["import", _export(tmp_path, [_card("a", body="new")]), "--owner", "u1"]) == 0
-    assert _docs(db)["a"]["body"] == "new"
+
+def test_ids_that_meet_in_a_namespace_are_named(db, tmp_path, capsys):
+    assert main(["import", _export(tmp_path, [_card("a"), _card("u1_a")], name="twice.json")]) == 2
+    assert "card id 'u1_a' is the same card as twice.json card #0" in capsys.readouterr().err
+    assert _docs(db) == {}
 
 
 def test_cli_owner_wins_over_the_file(db, tmp_path, capsys):
@@ -182,8 +202,8 @@ def test_cli_owner_wins_over_the_file(db, tmp_path, capsys):
     assert main(["import", str(folder), "--owner", "bob"]) == 0
     docs = _docs(db)
     assert {cid: (d["owner"], d["viewers"]) for cid, d in docs.items()} == {
-        "mine": ("bob", ["carol"]),
-        "plain": ("bob", []),
+        "bob_mine": ("bob", ["carol"]),
+        "bob_plain": ("bob", []),
     }
 
 
@@ -235,7 +255,7 @@ def test_cards_near_the_size_limit_are_written_in_batches_that_fit(db, tmp_path,
     cards = [_card(f"big{i}", body=f"{i:02d} " + "x" * 102_000) for i in range(50)]
     assert main(["import", _export(tmp_path, cards)]) == 0
     assert "wrote 50 cards" in capsys.readouterr().out
-    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"big{i}": 102_003 for i in range(50)}
+    assert {cid: len(d["body"]) for cid, d in _docs(db).items()} == {f"u1_big{i}": 102_003 for i in range(50)}
 
 
 def test_grant_ai_writes_user_doc(db):
@@ -264,9 +284,9 @@ def test_backfill_embeds_missing_and_stale_only(db, tmp_path, capsys):
     assert main(["backfill", "--model", "minilm"]) == 0
     assert "embedded 3 cards (0 already fresh)" in capsys.readouterr().out
     stored = {s.id: s.to_dict() for s in db.collection(CARD_EMBEDDINGS).stream()}
-    assert set(stored) == {"a", "b", "c"}
-    assert stored["a"]["text_hash"] == text_hash("Title a", cards[0]["body"])
-    assert stored["a"]["model"] == "all-MiniLM-L6-v2-int8" and len(stored["a"]["vector"]) == 384 * 4
+    assert set(stored) == {"u1_a", "u1_b", "u1_c"}
+    assert stored["u1_a"]["text_hash"] == text_hash("Title a", cards[0]["body"])
+    assert stored["u1_a"]["model"] == "all-MiniLM-L6-v2-int8" and len(stored["u1_a"]["vector"]) == 384 * 4
 
     assert main(["backfill"]) == 0
     assert "embedded 0 cards (3 already fresh)" in capsys.readouterr().out
@@ -279,7 +299,7 @@ def test_backfill_embeds_missing_and_stale_only(db, tmp_path, capsys):
     assert main(["backfill"]) == 0
     assert "embedded 1 cards (2 already fresh)" in capsys.readouterr().out
     stored = {s.id: s.to_dict() for s in db.collection(CARD_EMBEDDINGS).stream()}
-    assert stored["c"]["text_hash"] == text_hash("Title c", cards[2]["body"])
+    assert stored["u1_c"]["text_hash"] == text_hash("Title c", cards[2]["body"])
 
 
 def test_project_flag_after_the_subcommand(db):

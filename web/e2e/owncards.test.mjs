@@ -57,7 +57,7 @@ async function importsTheFolder(page, uid) {
   await page.getByTestId('import-embedded').filter({ hasText: /^embedded [\d,]+ \/ [\d,]+$/ }).waitFor({ timeout: 30_000 });
   const imported = await ownCards(uid);
   assert.deepEqual(imported.map((c) => c.title).sort(), ['Candles', 'Lanterns', 'readme']);
-  for (const c of imported) assert.match(c.id, /-[0-9a-f]{16}$/, 'ids are derived per owner');
+  for (const c of imported) assert.match(c.id, new RegExp(`^${uid}_.+-[0-9a-f]{16}$`), 'ids are derived per owner, in their namespace');
   return imported;
 }
 

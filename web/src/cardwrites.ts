@@ -8,6 +8,7 @@ import {
   type DocumentData, type FieldValue,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
+import { ownCardId } from './cardids';
 import type { CardFields } from './cardvalidity';
 import { db } from './firebase';
 import { idRanges, type PlannedCard } from './importplan';
@@ -25,9 +26,9 @@ function created(owner: string, f: CardFields): Record<string, unknown | FieldVa
   return { ...content(f), owner, created: serverTimestamp(), updated: serverTimestamp() };
 }
 
-/** A new card with an id of Firestore's choosing; resolves to that id. */
+/** A new card, under `id` or a random id in the owner's namespace; resolves to that id. */
 export async function createCard(owner: string, f: CardFields, id?: string): Promise<string> {
-  const ref = id ? doc(cards(), id) : doc(cards());
+  const ref = doc(cards(), id ?? ownCardId(owner, doc(cards()).id));
   await setDoc(ref, created(owner, f));
   return ref.id;
 }

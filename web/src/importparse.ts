@@ -4,10 +4,11 @@
 // Front matter (title, tags, visibility, viewers, id) is YAML, read by the
 // front-matter library. Nothing is validated here beyond reading: what is
 // wrong with a card is cardvalidity.ts's to say (importplan.ts).
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8 } from 'fflate';
 import frontMatter from 'front-matter';
 import { CARD_LIMITS } from './generated/cardlimits';
 import { inPool } from './pool';
+import { readZip, type ZipLimits } from './zipread';
 
 /** A file as read: its path inside the folder or zip, and its bytes. */
 export interface SourceFile { path: string; bytes: Uint8Array }
@@ -39,10 +40,13 @@ export function stripCommonFolder(files: SourceFile[]): SourceFile[] {
   return files.map((f) => ({ ...f, path: f.path.slice(f.path.indexOf('/') + 1) }));
 }
 
-/** The Markdown files of a .zip archive (macOS resource forks left out). */
-export function unzipMarkdown(zip: Uint8Array): SourceFile[] {
-  const entries = unzipSync(zip, { filter: (f) => isMarkdown(f.name) && !f.name.startsWith('__MACOSX/') });
-  return Object.entries(entries).map(([path, bytes]) => ({ path, bytes }));
+// A .zip's Markdown may inflate to this much in all: a large vault fits, a
+// zip bomb stops here (zipread.ts counts while inflating).
+export const ZIP_LIMITS: ZipLimits = { fileBytes: MAX_FILE_BYTES, totalBytes: 256 * 1024 * 1024 };
+
+/** The Markdown files of a .zip archive (macOS resource forks left out), each bounded by `limits`. */
+export function unzipMarkdown(zip: Uint8Array, limits: ZipLimits = ZIP_LIMITS): { files: SourceFile[]; problems: FileProblem[] } {
+  return readZip(zip, (name) => isMarkdown(name) && !name.startsWith('__MACOSX/'), limits);
 }
 
 function decode(bytes: Uint8Array): string {
@@ -175,7 +179,12 @@ export async function readFiles(picked: readonly PickedFile[]): Promise<SourceFi
 
 /** Whatever the user picked: a folder's files, one .zip, one .json, or loose .md files. */
 export async function readPicked(files: SourceFile[], onProgress?: (read: number, total: number) => void): Promise<ReadResult> {
-  if (files.length === 1 && /\.zip$/i.test(files[0].path)) return readMarkdownFiles(unzipMarkdown(files[0].bytes), onProgress);
+  if (files.length === 1 && /\.zip$/i.test(files[0].path)) {
+    const zip = unzipMarkdown(files[0].bytes);
+    const read = await readMarkdownFiles(zip.files, onProgress);
+    read.problems.unshift(...zip.problems);
+    return read;
+  }
   if (files.length === 1 && /\.json$/i.test(files[0].path)) return readJsonExport(files[0].path, decode(files[0].bytes));
   return readMarkdownFiles(files, onProgress);
 }

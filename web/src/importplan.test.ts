@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CardDoc } from './cardfilter';
 import { cardsToJson } from './exportcards';
 import { readJsonExport, readMarkdownFiles } from './importparse';
-import { derivedCardId, idRanges, isDocId, planImport, summary, type OwnCardsAmong } from './importplan';
+import { derivedCardId, idRanges, isDocId, legacyDerivedId, planImport, summary, type OwnCardsAmong } from './importplan';
 import { strToU8 } from 'fflate';
 
 const md = (path: string, text: string) => ({ path, bytes: strToU8(text) });
@@ -21,9 +21,17 @@ const stored = (id: string, over: Partial<CardDoc> = {}): CardDoc => ({
 describe('card ids', () => {
   it('are derived per owner: two users\' readme.md never collide, the same user\'s does', async () => {
     const alice = await derivedCardId('alice', 'readme');
-    expect(alice).toMatch(/^readme-[0-9a-f]{16}$/);
+    expect(alice).toMatch(/^alice_readme-[0-9a-f]{16}$/);
     expect(await derivedCardId('bob', 'readme')).not.toBe(alice);
     expect(await derivedCardId('alice', 'readme')).toBe(alice);
+  });
+  it('are in the owner\'s namespace; a card imported before namespaces is updated under its old id', async () => {
+    const old = await legacyDerivedId('alice', 'a');
+    expect(old).toMatch(/^a-[0-9a-f]{16}$/);
+    const read = await readMarkdownFiles([md('a.md', '# T\nedited'), md('b.md', '# B\nnew')]);
+    const plan = await planImport('alice', read.cards, among(new Map([[old, stored(old)]])));
+    expect(plan.updates.map((c) => c.id)).toEqual([old]);
+    expect(plan.creates.map((c) => c.id)).toEqual([await derivedCardId('alice', 'b')]);
   });
   it('keep an id that already is one of the owner\'s cards (an export read back)', async () => {
     const plan = await planImport('alice', readJsonExport('x.json', '{"cards": [{"id": "c1", "title": "T", "body": "new"}]}').cards,
@@ -84,7 +92,8 @@ describe('planning reads only what the import could write (issue 21: never the w
     const read = await readMarkdownFiles([md('v/a.md', '# A\nx'), md('v/sub/b.md', '# B\ny'), md('v/c.md', '---\nid: mine-1\n---\n# C\nz')]);
     await planImport('alice', read.cards, among(mine, asked));
     const derived = await Promise.all(['a', 'sub/b', 'mine-1'].map((k) => derivedCardId('alice', k)));
-    expect(asked.sort()).toEqual([...derived, 'a', 'mine-1'].sort());
+    const legacy = await Promise.all(['a', 'sub/b', 'mine-1'].map((k) => legacyDerivedId('alice', k)));
+    expect(asked.sort()).toEqual([...derived, ...legacy, 'a', 'mine-1'].sort());
     expect(asked).not.toContain('other');
   });
 });
@@ -107,6 +116,6 @@ describe('the ranges an import looks its ids up in', () => {
     const ids = await Promise.all(['a', 'b', 'c'].flatMap((folder) =>
       Array.from({ length: 4 }, (_, i) => derivedCardId('alice', `${folder}/note-${i}`))));
     const ranges = idRanges(ids, 5);
-    expect(ranges.map((r) => r.map((id) => id[0]))).toEqual([['a', 'a', 'a', 'a'], ['b', 'b', 'b', 'b'], ['c', 'c', 'c', 'c']]);
+    expect(ranges.map((r) => r.map((id) => id['alice_'.length]))).toEqual([['a', 'a', 'a', 'a'], ['b', 'b', 'b', 'b'], ['c', 'c', 'c', 'c']]);
   });
 });

@@ -4,11 +4,18 @@
 // and is compared with the owner's stored card of that id (looked up by id,
 // never the whole collection: issue 21) to create, update or skip it.
 import type { CardDoc } from './cardfilter';
+import { ownCardId } from './cardids';
 import { codePointCompare } from './cardpager';
 import { cardProblems, type CardFields, type Visibility } from './cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
 
-export interface PlannedCard { id: string; where: string; fields: CardFields }
+export interface PlannedCard {
+  id: string;
+  where: string;
+  fields: CardFields;
+  /** An update's stored card, as it was read: what the preview compares with (importdiff.ts). */
+  before?: CardFields;
+}
 
 export interface ImportPlan {
   creates: PlannedCard[];
@@ -27,10 +34,16 @@ function slug(text: string): string {
 
 /**
  * The id of the card `key` (a file's path, or a JSON card's id) imports into
- * for `owner`: readable, and unique per owner, so the same folder imported
- * again finds its cards and another user's import never lands on them.
+ * for `owner`: readable, in the owner's namespace (cardids.ts), so the same
+ * folder imported again finds its cards and another user's import never
+ * lands on them.
  */
 export async function derivedCardId(owner: string, key: string): Promise<string> {
+  return ownCardId(owner, await legacyDerivedId(owner, key));
+}
+
+/** The id an import derived before namespaces: a card imported then is found, and updated, under it. */
+export async function legacyDerivedId(owner: string, key: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
   return `${slug(key)}-${hex(digest).slice(0, 16)}`;
 }
@@ -79,11 +92,13 @@ export type OwnCardsAmong = (ids: string[]) => Promise<ReadonlyMap<string, CardD
 
 const DEFAULTS: CardFields = { title: '', body: '', visibility: 'private', viewers: [], tags: [] };
 
+function storedFields(c: CardDoc): CardFields {
+  return { title: c.title, body: c.body, visibility: c.visibility as Visibility, viewers: c.viewers, tags: c.tags };
+}
+
 /** The source's fields over the stored card's (a re-import keeps what the file does not say), else defaults. */
 function merged(src: SourceCard, stored: CardDoc | undefined): Record<string, unknown> {
-  const base: CardFields = stored
-    ? { title: stored.title, body: stored.body, visibility: stored.visibility as Visibility, viewers: stored.viewers, tags: stored.tags }
-    : DEFAULTS;
+  const base: CardFields = stored ? storedFields(stored) : DEFAULTS;
   const out: Record<string, unknown> = { ...base, ...src.fields };
   if (typeof out.title === 'string') out.title = out.title.trim();
   // A card made public drops its viewers, as the editor does.
@@ -99,17 +114,19 @@ export function sameContent(a: CardFields, b: CardFields): boolean {
 
 /**
  * The plan for `sources`. Only the cards the import could write are looked
- * up (`among`: each source's derived id, and its key where that is an id: a
- * key that already is one of the owner's cards is kept, so an exported card
- * read back updates itself); the owner's other cards are never read.
+ * up (`among`: each source's derived id, the id derived before namespaces,
+ * and its key where that is an id: a key that already is one of the owner's
+ * cards is kept, so an exported card read back updates itself, and so is a
+ * card imported before namespaces); the owner's other cards are never read.
  */
 export async function planImport(owner: string, sources: SourceCard[], among: OwnCardsAmong): Promise<ImportPlan> {
   const plan: ImportPlan = { creates: [], updates: [], unchanged: [], problems: [] };
   const derived = await Promise.all(sources.map((src) => derivedCardId(owner, src.key)));
-  const stored = await among([...new Set([...derived, ...sources.map((s) => s.key).filter(isDocId)])]);
+  const legacy = await Promise.all(sources.map((src) => legacyDerivedId(owner, src.key)));
+  const stored = await among([...new Set([...derived, ...legacy, ...sources.map((s) => s.key).filter(isDocId)])]);
   const seen = new Map<string, string>();
   sources.forEach((src, i) => {
-    const id = stored.has(src.key) ? src.key : derived[i];
+    const id = [src.key, legacy[i]].find((k) => stored.has(k)) ?? derived[i];
     const first = seen.get(id);
     if (first !== undefined) {
       plan.problems.push({ where: src.where, why: `duplicate id: the same card as ${first}` });
@@ -126,7 +143,7 @@ export async function planImport(owner: string, sources: SourceCard[], among: Ow
     const card = { id, where: src.where, fields: fields as unknown as CardFields };
     if (!old) plan.creates.push(card);
     else if (sameContent(old as unknown as CardFields, card.fields)) plan.unchanged.push(card);
-    else plan.updates.push(card);
+    else plan.updates.push({ ...card, before: storedFields(old) });
   });
   return plan;
 }

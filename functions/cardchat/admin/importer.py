@@ -10,7 +10,11 @@ An import never takes a card over. `--owner` owns every card it imports, and
 a card whose file names another owner is refused: the file and the operator
 disagree about whose card it is, and either guess is costly (moving someone's
 card, or sharing the new owner's card with viewers chosen by the old one).
-A card id that already exists under another owner refuses the whole import,
+Every card lands in its owner's namespace (ids.own_card_id: `<uid>_<id>`), the
+ids firestore.rules lets only that owner create: a file's id is kept when it
+already is one there (an export read back) or names the owner's card from
+before namespaces, else it is put there. A card id that (all the same) exists
+under another owner refuses the whole import,
 before anything is written, so a half-done import never has to be untangled;
 the writes themselves carry preconditions (repo.card_writes), so a card created or
 changed by someone else after that check stops the import instead of being
@@ -27,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from cardchat import card_validity
+from cardchat import card_validity, ids
 from cardchat.schema import Card, Visibility, now
 
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
@@ -265,6 +269,21 @@ def _owner(named: Any, cli_owner: str | None, bad: Complain) -> str | None:
     return named
 
 
+def namespace(parsed: list[ParsedCard], older_owners: dict[str, str]) -> None:
+    """Each card's id into its owner's namespace, in place; `older_owners` (id → owner)
+    holds the stored cards of ids outside every namespace: the owner's is kept."""
+    seen: dict[str, str] = {}
+    problems = []
+    for p in parsed:
+        if not ids.is_own_card_id(p.card.owner, p.id) and older_owners.get(p.id) != p.card.owner:
+            p.id = ids.own_card_id(p.card.owner, p.id)
+        if p.id in seen:
+            problems.append(f"{p.where}: card id {p.id!r} is the same card as {seen[p.id]}")
+        seen[p.id] = p.where
+    if problems:
+        raise CardImportError(problems)
+
+
 def refuse_takeovers(parsed: list[ParsedCard], stored_owners: dict[str, str]) -> None:
     """CardImportError naming every card id that exists under another owner."""
     problems = [
@@ -310,6 +329,8 @@ def import_cards(
     from cardchat.repo import card_writes
 
     parsed = validate(read_source(path), owner, visibility)
+    older = card_writes.read_cards(db, [p.id for p in parsed if not ids.is_own_card_id(p.card.owner, p.id)])
+    namespace(parsed, {cid: s.card.owner for cid, s in older.items()})
     stored = card_writes.read_cards(db, [p.id for p in parsed])
     refuse_takeovers(parsed, {cid: s.card.owner for cid, s in stored.items()})
     plan = plan_upsert(parsed, {cid: s.card for cid, s in stored.items()})

@@ -97,7 +97,7 @@ def _checked_context(
     less the per-turn additions made for the turns the branch replaces
     (turn_context.branch_context); with the kept turns' records, renumbered."""
     background = chats_repo.read_background(db, chat_id)
-    checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer)
+    checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer, private.card_owners)
     renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(earlier)}
     text, tokens, turns = branch_context(private, checked.text, checked.tokens, index, renumber, tokenizer)
     return replace(checked, text=text, tokens=tokens), turns
@@ -195,6 +195,7 @@ def _private_copy(
         owner=uid,
         background_tokens=checked.tokens,
         card_ids=checked.card_ids,
+        card_owners=checked.card_owners,
         branched_from={"chat": chat_id, "message_index": message_index},
         cards_packed=len(card_numbers(checked.text)) if checked.card_ids else 0,
         context_turns=turns,

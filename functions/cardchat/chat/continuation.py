@@ -29,7 +29,7 @@ from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatPrivate, public_citations
+from cardchat.schema import Chat, ChatBackground, ChatPrivate, packed_owners, public_citations
 from cardchat.schema import now as utc_now
 
 if TYPE_CHECKING:
@@ -88,6 +88,7 @@ def continue_chat(
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, chosen.cards),
         card_count_requested=len(chosen.visible),
         cards_unranked=unranked,
         continued_from={"chat": chat_id, "messages": len(history)},

@@ -21,7 +21,16 @@ from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.parsing import CreateChatRequest
-from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, TokenReservation, now, public_citations
+from cardchat.schema import (
+    Card,
+    Chat,
+    ChatBackground,
+    ChatPrivate,
+    TokenReservation,
+    now,
+    packed_owners,
+    public_citations,
+)
 
 if TYPE_CHECKING:
     from cardchat.background import Authors, Background
@@ -264,6 +273,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         background_length=budget,
         background_tokens=bg.tokens,
         card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, chosen.cards),
         card_count_requested=considered if req.query is not None else len(req.card_ids),
         collection=req.collection,
         cards_unranked=chosen.unranked,

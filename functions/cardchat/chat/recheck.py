@@ -5,7 +5,10 @@ owner removes a viewer, makes the card private, or deletes it. Before each
 answer (generation/engine.py) and when a chat is branched (chat/branch.py) the cards of the
 background are checked against who may read them now; a card its chat's
 owner may no longer read is withdrawn: its <card> block is cut out of the
-stored background and its entry in ChatPrivate.card_ids becomes "". The other
+stored background and its entry in ChatPrivate.card_ids becomes "". So is a
+card whose owner is not the one it had when packed (ChatPrivate.card_owners):
+its id was deleted and made again by someone else, and an old [n] must not
+come to mean their card. The other
 cards keep their numbers, so [n] in earlier answers still means the same card
 (a withdrawn one shows as plain [n]). The same read refreshes
 Chat.public_citations, so a card made private stops being linked for visitors.
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardchat import access
-from cardchat.schema import Chat, ChatPrivate, public_citations
+from cardchat.schema import Chat, ChatPrivate, packed_owners, public_citations
 
 
 @dataclass
@@ -29,18 +32,23 @@ class Checked:
     text: str  # the background without withdrawn cards
     tokens: int
     card_ids: list[str]  # citation order; "" for a withdrawn card
+    card_owners: list[str]  # aligned with card_ids; "" for a withdrawn card
     public_citations: dict[str, str]
     withdrawn: list[str]  # ids withdrawn by this check
 
 
-def check(db: Any, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str) -> Checked:
-    """`text` (a background of `tokens` tokens citing `card_ids`) as `owner`
-    may have it now. Reads the cards' access fields; writes nothing."""
+def check(
+    db: Any, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
+) -> Checked:
+    """`text` (a background of `tokens` tokens citing `card_ids`, packed from
+    cards of `owners`) as `owner` may have it now. Reads the cards' access
+    fields; writes nothing."""
     from cardchat.repo import cards as card_repo
 
     cards = card_repo.load_access(db, [c for c in card_ids if c])
     readable = access.readable_cards(cards, owner)
-    kept = [c if c in readable else "" for c in card_ids]
+    known = packed_owners(card_ids, cards, owners)
+    kept = [c if c in readable and cards[c].owner == known[i] else "" for i, c in enumerate(card_ids)]
     gone = {n for n, (was, now) in enumerate(zip(card_ids, kept), start=1) if was and not now}
     if gone:
         from cardchat.background import drop_cards
@@ -48,7 +56,9 @@ def check(db: Any, owner: str, card_ids: list[str], text: str, tokens: int, toke
 
         text = drop_cards(text, gone)
         tokens = count_tokens([text], tokenizer)[0]
-    return Checked(text, tokens, kept, public_citations(kept, cards), [card_ids[n - 1] for n in sorted(gone)])
+    kept_owners = [o if c else "" for c, o in zip(kept, known, strict=True)]
+    withdrawn = [card_ids[n - 1] for n in sorted(gone)]
+    return Checked(text, tokens, kept, kept_owners, public_citations(kept, cards), withdrawn)
 
 
 def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
@@ -59,11 +69,16 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
 
     private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     text = chats_repo.read_background(db, chat_id)
-    checked = check(db, private.owner, private.card_ids, text, private.background_tokens, tokenizer)
+    checked = check(
+        db, private.owner, private.card_ids, text, private.background_tokens, tokenizer, private.card_owners
+    )
     if checked.withdrawn:
         chats_repo.replace_background(
-            db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations
+            db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations, checked.card_owners
         )
-    elif checked.public_citations != Chat.from_dict(chat).public_citations:
-        chats_repo.set_public_citations(db, chat_id, checked.public_citations)
+    else:
+        if checked.public_citations != Chat.from_dict(chat).public_citations:
+            chats_repo.set_public_citations(db, chat_id, checked.public_citations)
+        if checked.card_owners != private.card_owners:  # packed before owners were kept: remembered from now on
+            chats_repo.set_card_owners(db, chat_id, checked.card_owners)
     return checked.text, checked.tokens

@@ -34,7 +34,7 @@ from cardchat.background import OWN_CARDS_ONLY, Authors, card_block, card_number
 from cardchat.chat.collection import CardSource, source_of
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
-from cardchat.schema import Card, ChatPrivate, public_citations
+from cardchat.schema import Card, ChatPrivate, packed_owners, public_citations
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +291,7 @@ def ground_turn(
         public_citations(plan.card_ids, ranked.cards),
         {
             "card_ids": plan.card_ids,
+            "card_owners": packed_owners(plan.card_ids, ranked.cards, private.card_owners),
             "context_turns": kept,
             "cards_packed": len(card_numbers(plan.text)),
             "cards_by_others": private.cards_by_others + plan.by_others,

@@ -195,13 +195,15 @@ def replace_background(
     tokens: int,
     card_ids: list[str],
     public_citations: dict[str, str],
+    card_owners: list[str],
 ) -> None:
     """The background after cards were withdrawn from it (chat/recheck.py), with the
-    counts and citations that follow, in one atomic batch."""
+    counts, owners and citations that follow, in one atomic batch."""
     from cardchat.background import card_numbers
 
     packed = len(card_numbers(text))
-    write_context(db, chat_id, text, tokens, public_citations, {"card_ids": card_ids, "cards_packed": packed})
+    fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
+    write_context(db, chat_id, text, tokens, public_citations, fields)
 
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
@@ -236,6 +238,11 @@ def write_context(
 
 def set_public_citations(db: firestore.Client, chat_id: str, citations: dict[str, str]) -> None:
     db.collection(CHATS).document(chat_id).update({"public_citations": citations})
+
+
+def set_card_owners(db: firestore.Client, chat_id: str, owners: list[str]) -> None:
+    """ChatPrivate.card_owners of a chat packed before owners were kept, as first checked."""
+    db.collection(CHAT_PRIVATE).document(chat_id).update({"card_owners": owners})
 
 
 def set_title(db: firestore.Client, chat_id: str, title: str) -> None:

@@ -9,6 +9,7 @@
 import { resolveViewers } from '../api';
 import { CARD_LIMITS } from '../generated/cardlimits';
 import { cardProblems, type CardFields, type Visibility } from '../cardvalidity';
+import { isOwnCardId } from '../cardids';
 import { createCard, deleteCard, updateCard } from '../cardwrites';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
@@ -150,7 +151,11 @@ class CardEditor {
     }
   }
 
-  /** Deleted at once; "Undo" writes it back under the same id (as a new card: `created` is now). */
+  /**
+   * Deleted at once; "Undo" writes it back under the same id (as a new card:
+   * `created` is now), or a new one for an id from before namespaces, which
+   * nobody may create again.
+   */
   private async remove(): Promise<void> {
     const id = this.id!;
     const saved = this.storedFields();
@@ -163,8 +168,8 @@ class CardEditor {
     router.navigate('/');
     showToast(`Deleted “${saved.title}”.`, {
       label: 'Undo',
-      run: () => void createCard(this.uid, saved, id).then(
-        () => router.navigate(cardEditPath(id)),
+      run: () => void createCard(this.uid, saved, isOwnCardId(this.uid, id) ? id : undefined).then(
+        (restored) => router.navigate(cardEditPath(restored)),
         (err) => showToast(`Could not restore the card: ${describeError(err)}`),
       ),
     }, UNDO_MS);

@@ -7,10 +7,13 @@ import { h, replaceChildren } from '../dom';
 import { progressText } from '../embeddingskip';
 import { describeError } from '../errors';
 import { readFiles, readPicked } from '../importparse';
-import { planImport, summary, type ImportPlan } from '../importplan';
+import { fieldChanges, importWrites, widening } from '../importdiff';
+import { planImport, summary, type ImportPlan, type PlannedCard } from '../importplan';
 import type { Session } from '../session';
 
 const EMBED_POLL_MS = 2000;
+// Updates listed one by one in the preview; past it, a count (widening ones are always all listed).
+const CHANGES_LISTED = 200;
 
 /**
  * Each step of a read or a write as a performance measure ("import: parsed"),
@@ -28,6 +31,22 @@ function phases(): (name: string) => void {
 
 function count(n: number, what: string): string {
   return `${n.toLocaleString('en')} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** "notes/a.md: body changed; visibility private → public" */
+function changeLine(u: PlannedCard): HTMLElement {
+  const changes = u.before ? fieldChanges(u.before, u.fields) : [];
+  return h('li', null, h('strong', null, u.where), `: ${changes.map((c) => `${c.field} ${c.what}`).join('; ')}`);
+}
+
+/** Every update's changes (the first CHANGES_LISTED), folded away. */
+function changesList(updates: readonly PlannedCard[]): HTMLElement | null {
+  if (!updates.length) return null;
+  const more = updates.length - CHANGES_LISTED;
+  return h('details', { 'data-testid': 'import-changes' },
+    h('summary', null, `What changes in ${count(updates.length, 'card')} of yours`),
+    h('ul', null, updates.slice(0, CHANGES_LISTED).map(changeLine)),
+    more > 0 ? h('p', { class: 'muted' }, `and ${count(more, 'more card')}`) : null);
 }
 
 export function mountImport(root: HTMLElement, s: Session): () => void {
@@ -89,10 +108,16 @@ class ImportPage {
   }
 
   private showPlan(plan: ImportPlan, ignored: number): void {
-    const writes = plan.creates.length + plan.updates.length;
-    const go = h('button', { type: 'button', class: 'primary', 'data-testid': 'import-go', disabled: writes === 0 },
-      `Import ${count(writes, 'card')}`);
-    go.addEventListener('click', () => { go.disabled = true; void this.write(); });
+    const go = h('button', { type: 'button', class: 'primary', 'data-testid': 'import-go' });
+    const widen = this.wideningConfirmation(plan, () => label());
+    const label = () => {
+      const writes = importWrites(plan, widen?.input.checked ?? false);
+      const n = writes.creates.length + writes.updates.length;
+      go.textContent = `Import ${count(n, 'card')}`;
+      go.disabled = n === 0;
+    };
+    label();
+    go.addEventListener('click', () => { go.disabled = true; void this.write(widen?.input.checked ?? false); });
     replaceChildren(this.preview,
       h('p', { 'data-testid': 'import-counts' },
         `${count(plan.creates.length, 'new card')}, ${count(plan.updates.length, 'changed card')}, ${plan.unchanged.length.toLocaleString('en')} unchanged`,
@@ -102,22 +127,41 @@ class ImportPage {
         ? h('ul', { class: 'import-problems', 'data-testid': 'import-problems' },
           plan.problems.map((p) => h('li', null, h('strong', null, p.where), `: ${p.why}`)))
         : null,
-      go);
+      changesList(plan.updates), widen?.box ?? null, go);
   }
 
-  private async write(): Promise<void> {
+  /**
+   * The cards whose access the import would widen, and the box that allows it:
+   * unticked, they keep who may read them (importdiff.importWrites).
+   */
+  private wideningConfirmation(plan: ImportPlan, onChange: () => void): { box: HTMLElement; input: HTMLInputElement } | null {
+    const wider = widening(plan);
+    if (!wider.length) return null;
+    const input = h('input', { type: 'checkbox', id: 'import-widen', 'data-testid': 'import-widen' });
+    input.addEventListener('change', onChange);
+    const box = h('fieldset', { class: 'import-widening', 'data-testid': 'import-widening' },
+      h('legend', null, `This import would let more people read ${count(wider.length, 'card')} of yours`),
+      h('ul', null, wider.map(changeLine)),
+      h('div', { class: 'field' }, input,
+        h('label', { for: 'import-widen' }, 'Widen who may read these cards, as listed. Unticked, they keep who may read them now.')));
+    return { box, input };
+  }
+
+  private async write(widen: boolean): Promise<void> {
     const plan = this.plan!;
-    const total = plan.creates.length + plan.updates.length;
+    const { creates, updates } = importWrites(plan, widen);
+    const total = creates.length + updates.length;
     this.progress.hidden = false;
     this.progress.max = total;
     const phase = phases();
     try {
-      await writeImport(this.uid, plan.creates, plan.updates, (written) => {
+      await writeImport(this.uid, creates, updates, (written) => {
         phase(`written ${written}`);
         this.progress.value = written;
         this.result.textContent = `Written ${written.toLocaleString('en')} / ${total.toLocaleString('en')}…`;
       });
-      this.result.textContent = summary(plan.creates.length, plan.updates.length, plan.unchanged.length, plan.problems.length);
+      const unchanged = plan.unchanged.length + plan.updates.length - updates.length;
+      this.result.textContent = summary(creates.length, updates.length, unchanged, plan.problems.length);
       this.watchEmbeddings();
     } catch (err) {
       this.result.textContent = `The import stopped: ${describeError(err)}. Import again: cards already written are skipped as unchanged.`;
