@@ -26,7 +26,7 @@ async function user(name) {
 }
 
 async function card(role, owner, over) {
-  const id = `e2e-src-${role}-${RUN}`;
+  const id = CARD[role] ?? `${owner}_e2e-src-${role}-${RUN}`; // in the owner's namespace
   const now = new Date();
   await adminSet(`${COLLECTIONS.cards}/${id}`, {
     title: `Sources ${role}`, body: `The ${role} card: notes about lighthouse lenses and their keepers.`, owner,
