@@ -1,5 +1,5 @@
 // Issue 2 (browser half): the signed-in demo user's Cards page opens on
-// exactly their own cards (others' only by a choice: sources.test.mjs), live
+// exactly their own cards (others' only by a choice: cardsources.test.mjs), live
 // from Firestore, and the model picker offers what listModels returns.
 // Issue 21: a page at a time, in a virtualised list.
 import assert from 'node:assert/strict';
