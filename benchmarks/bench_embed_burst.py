@@ -18,7 +18,9 @@ from typing import Any
 
 from google.cloud.firestore import FieldFilter
 
-from cardchat.embedding_schema import EMBEDDING_PROGRESS
+from benchmarks.common import sized
+from cardchat.embedding_schema import EmbeddingProgress
+from cardchat.repo.embed_queue import read_progress
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card
 
 #: How long a run may take before it is reported as stuck.
@@ -60,15 +62,18 @@ def _burst(db: Any, n: int) -> tuple[float, int]:
             raise RuntimeError(f"only {_embedded(db, owner)} of {n} cards embedded after {PATIENCE_S:.0f} s")
         time.sleep(0.2)
     took = time.perf_counter() - start
-    progress = db.collection(EMBEDDING_PROGRESS).document(owner)
-    while (progress.get().to_dict() or {}).get("pending", 0) and time.perf_counter() - start < PATIENCE_S:
+    while _progress(db, owner).pending and time.perf_counter() - start < PATIENCE_S:
         time.sleep(0.2)  # the last batch's count lands after its vectors
-    return took, int((progress.get().to_dict() or {}).get("embedded", -1))
+    return took, _progress(db, owner).embedded
+
+
+def _progress(db: Any, owner: str) -> EmbeddingProgress:
+    return read_progress(db, owner) or EmbeddingProgress(embedded=-1)
 
 
 def run(db: Any) -> list[str]:
     batch = os.environ.get("CARDCHAT_EMBED_BATCH", "64")
-    n = int(os.environ.get("CARDCHAT_BENCH_BURST", "500"))
+    n = int(os.environ.get("CARDCHAT_BENCH_BURST", sized("500", "3")))
     warm, _ = _burst(db, 1)  # the first trigger loads the model
     took, embedded = _burst(db, n)
     return [

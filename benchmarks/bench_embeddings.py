@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import sized
 from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder, normalise, pack
 from cardchat.repo import embeddings as repo
@@ -28,8 +29,8 @@ from cardchat.tokens import count_tokens
 VECTOR_COLLECTION = "bench_vector_embeddings"
 MODEL = "all-MiniLM-L6-v2-int8"
 DIM = 384
-N_CARDS = 10_000
-N_VECTOR_TYPE = 1_000  # the Vector-field comparison: the gap is plain at this size
+N_CARDS = sized(10_000, 40)
+N_VECTOR_TYPE = sized(1_000, 10)  # the Vector-field comparison: the gap is plain at this size
 
 _TOPICS = {
     "caching": [
@@ -95,7 +96,7 @@ def synthetic_cards(n: int, seed: int = 1) -> list[tuple[str, Card]]:
 
 def _median(fn: Callable[[], Any], runs: int = 3, before: Callable[[], Any] | None = None) -> float:
     times = []
-    for _ in range(runs):
+    for _ in range(sized(runs, 1)):
         if before:
             before()
         start = time.perf_counter()
@@ -160,7 +161,7 @@ def _embed_throughput(embedder: Any, cards: list[tuple[str, Card]]) -> str:
     return (
         f"MiniLM int8 embed: {len(texts) / t:,.0f} texts/s ({len(texts)} card texts, "
         f"median {statistics.median(pieces)} words,"
-        f" {t * 1000:,.0f} ms wall and {cpu:,.1f} s CPU (both threads) per batch of 256)"
+        f" {t * 1000:,.0f} ms wall and {cpu:,.1f} s CPU (both threads) per batch of {len(texts)})"
     )
 
 
@@ -173,7 +174,7 @@ def _loading(db: Any, ids: list[str], vectors: np.ndarray) -> list[str]:
         lines.append(
             f"(setup: wrote {N_CARDS + N_VECTOR_TYPE:,} embedding docs in {time.perf_counter() - start:.1f} s)"
         )
-    for n in (1_000, 10_000):
+    for n in sized((1_000, 10_000), (N_CARDS,)):
         wanted = {card_id: f"h-{card_id}" for card_id in ids[:n]}
         assert len(repo.load_embeddings(db, wanted, MODEL)) == n
         cold = _median(lambda wanted=wanted: repo.load_embeddings(db, wanted, MODEL), before=repo.clear_cache)
@@ -199,7 +200,8 @@ def _hashing(cards: list[tuple[str, Card]]) -> str:
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     chars = sum(len(c.body) for _, c in cards) // N_CARDS
     return (
-        f"text_hash of 10,000 cards (cold, ~{chars} chars each): {wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
+        f"text_hash of {N_CARDS:,} cards (cold, ~{chars} chars each): "
+        f"{wall * 1000:,.0f} ms wall, {cpu * 1000:,.0f} ms CPU"
     )
 
 
@@ -219,7 +221,7 @@ def _ranking_and_fitting(embedder: Any, cards: list[tuple[str, Card]], vectors: 
             )
             bg = result["bg"]
             lines.append(
-                f"rank_dense 10,000 x {DIM}: {t_rank * 1000:.1f} ms; fit_background {budget:,} {tokenizer}:"
+                f"rank_dense {N_CARDS:,} x {DIM}: {t_rank * 1000:.1f} ms; fit_background {budget:,} {tokenizer}:"
                 f" {t_fit * 1000:.0f} ms ({len(bg.card_ids)} cards, fill {bg.fill:.3f})"
             )
     return lines

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ import numpy as np
 from google.cloud.firestore import FieldFilter
 
 from benchmarks.bench_create_chat import VOCAB
+from benchmarks.common import sized
 from cardchat.repo import retrieval_index
 from cardchat.retrieval.index_entries import make_entry
 from cardchat.schema import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
@@ -92,7 +94,16 @@ def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
     )
 
 
-def _child(call: str, owner: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ColdCall:
+    """What one call in a fresh process measured (sent to the parent as JSON)."""
+
+    import_mib: float  # peak RSS after importing main
+    peak_mib: float
+    ms: float
+
+
+def _child(call: str, owner: str) -> ColdCall:
     """In the fresh process: import main as a cold instance does, then one call."""
     os.environ.setdefault("FUNCTIONS_EMULATOR", "true")
     os.environ.setdefault("GCLOUD_PROJECT", "demo-cardchat-bench")
@@ -101,7 +112,7 @@ def _child(call: str, owner: str) -> dict[str, Any]:
     after_import = _hwm()
     start = time.perf_counter()
     _call(main.db(), call, owner)
-    return {"import_mib": after_import, "peak_mib": _hwm(), "ms": (time.perf_counter() - start) * 1000}
+    return ColdCall(import_mib=after_import, peak_mib=_hwm(), ms=(time.perf_counter() - start) * 1000)
 
 
 def _call(db: Any, call: str, owner: str) -> None:
@@ -117,7 +128,7 @@ def _call(db: Any, call: str, owner: str) -> None:
         from cardchat.chat import create
 
         spec = llms.MODELS["claude-sonnet-4-6"]
-        create.select_background(db, owner, query, QUESTION, spec, 0.5, "", lambda _: None)
+        create.select_background(db, owner, query, QUESTION, spec, 0.5, "")
     elif call == "generateAnswer":
         from cardchat.chat import turn_context
 
@@ -146,7 +157,7 @@ def _hwm() -> float:
 
 def run(db: Any) -> Iterator[str]:
     calls = os.environ.get("CARDCHAT_BENCH_MEMORY_CALLS", " ".join(CALLS)).split()
-    for n in map(int, os.environ.get("CARDCHAT_BENCH_MEMORY_SIZES", "100000").split()):
+    for n in map(int, os.environ.get("CARDCHAT_BENCH_MEMORY_SIZES", sized("100000", "20")).split()):
         owner = f"bench-memory-{n}"
         start = time.perf_counter()
         _seed(db, n, owner, vectors=any(c in REBUILDS for c in calls))
@@ -156,10 +167,10 @@ def run(db: Any) -> Iterator[str]:
             for label, code in _code_dirs():
                 if call == "createChatNoIndex":
                     _drop_index(db, owner)
-                r = _in_fresh_process(call, owner, code)
+                r = _in_fresh_process(db.project, call, owner, code)
                 yield (
-                    f"    {call}{label}, cold instance: peak RSS {r['peak_mib']:.0f} MiB "
-                    f"(after importing main {r['import_mib']:.0f} MiB); the call took {r['ms']:.0f} ms "
+                    f"    {call}{label}, cold instance: peak RSS {r.peak_mib:.0f} MiB "
+                    f"(after importing main {r.import_mib:.0f} MiB); the call took {r.ms:.0f} ms "
                     f"(load average {os.getloadavg()[0]:.1f})"
                 )
 
@@ -177,19 +188,18 @@ def _code_dirs() -> list[tuple[str, Path]]:
     return [*dirs, ("", ROOT / "functions")]
 
 
-def _in_fresh_process(call: str, owner: str, code: Path) -> dict[str, Any]:
+def _in_fresh_process(project: str, call: str, owner: str, code: Path) -> ColdCall:
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_function_memory", call, owner],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}"},
+        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}", "GCLOUD_PROJECT": project},
         capture_output=True,
         text=True,
     )
     if out.returncode:
         raise RuntimeError(f"{call} in {code}: {out.stderr[-2000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
+    return ColdCall(**json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 if __name__ == "__main__":
-    print(json.dumps(_child(sys.argv[1], sys.argv[2])))
+    print(json.dumps(asdict(_child(sys.argv[1], sys.argv[2]))))

@@ -16,11 +16,12 @@ import resource
 import statistics
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from benchmarks.bench_create_chat import UNLIMITED, VOCAB
+from benchmarks.common import sized
 from cardchat import llms, parsing
 from cardchat.chat import create as chats
 from cardchat.chat import turn_context
@@ -31,6 +32,8 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as emb_repo
 from cardchat.repo import retrieval_index
 from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+
+R = TypeVar("R")
 
 QUESTION = "how do I rebase my branch onto main?"
 
@@ -62,8 +65,8 @@ def _seed(db: Any, n: int, owner: str) -> list[str]:
     return ids
 
 
-def _timed(fn: Callable[[], Any], runs: int = 3) -> tuple[float, Any]:
-    times, out = [], None
+def _timed(fn: Callable[[], R], runs: int = 3) -> tuple[float, R]:
+    times = []
     for _ in range(runs):
         start = time.perf_counter()
         out = fn()
@@ -73,7 +76,7 @@ def _timed(fn: Callable[[], Any], runs: int = 3) -> tuple[float, Any]:
 
 def _reads() -> dict[str, int]:
     stats = retrieval_index.read_stats()
-    return {"index heads": stats["heads"], "index shards": stats["shards"], **dict(card_repo.READS)}
+    return {"index heads": stats.heads, "index shards": stats.shards, **dict(card_repo.READS)}
 
 
 def _reset_reads() -> None:
@@ -103,9 +106,9 @@ def _before(db: Any, owner: str, ids: list[str]) -> float:
     return _timed(call)[0]
 
 
-def _select(db: Any, owner: str, query: CollectionQuery) -> Callable[[], Any]:
+def _select(db: Any, owner: str, query: CollectionQuery) -> Callable[[], chats.Selection]:
     spec = llms.MODELS["claude-sonnet-4-6"]
-    return lambda: chats.select_background(db, owner, query, QUESTION, spec, 0.5, "", lambda _: None)
+    return lambda: chats.select_background(db, owner, query, QUESTION, spec, 0.5, "")
 
 
 def _one_deck(db: Any, n: int) -> list[str]:
@@ -142,7 +145,7 @@ def _one_deck(db: Any, n: int) -> list[str]:
         )
         chats.create_chat(db, owner, req, limits=UNLIMITED)
         ms, result = _timed(lambda: chats.create_chat(db, owner, req, limits=UNLIMITED))
-        split = " · ".join(f"{k} {v:.0f}" for k, v in result.timings_ms.items())
+        split = " · ".join(f"{step} {ms:.0f}" for step, ms in result.timings.as_dict().items())
         lines.append(f"    after, warm createChat with {n:,} ids (whole call, write included): {ms:.0f} ms ({split})")
         turn_ms, _ = _timed(lambda: turn_context.rank_source(db, owner, ids, "and how do I undo a stash?", QUESTION))
         lines.append(
@@ -158,7 +161,7 @@ def run(db: Any) -> Iterator[str]:
     """CARDCHAT_BENCH_INDEX_SIZES (default "10000 100000") picks the decks: seeding
     100,000 cards into a loaded shared emulator takes many minutes."""
     get_embedder().embed(["warm the model"])
-    for n in map(int, os.environ.get("CARDCHAT_BENCH_INDEX_SIZES", "10000 100000").split()):
+    for n in map(int, os.environ.get("CARDCHAT_BENCH_INDEX_SIZES", sized("10000 100000", "20")).split()):
         yield from _one_deck(db, n)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         yield f"    peak RSS of the bench process so far: {peak:.0f} MiB (createChat is given 1 GiB)"

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_create_chat import VOCAB
+from benchmarks.common import sized
 from cardchat.embeddings import get_embedder
 from cardchat.retrieval.index_entries import encode_shard, make_entry, unpack_shard
 from cardchat.retrieval.index_snapshot import Part, from_packed, rank_pool
@@ -38,14 +39,14 @@ def _blobs(n: int) -> list[bytes]:
 
 def run(db: Any) -> Iterator[str]:
     qvec = get_embedder().embed_query(QUESTION)
-    for n in map(int, os.environ.get("CARDCHAT_BENCH_INDEX_SIZES", "10000 100000").split()):
+    for n in map(int, os.environ.get("CARDCHAT_BENCH_INDEX_SIZES", sized("10000 100000", "20")).split()):
         blobs = _blobs(n)
         start = time.perf_counter()
         snap = from_packed("o", [unpack_shard(b) for b in blobs])
         decoded = time.perf_counter() - start
         part = Part(snap, np.arange(n), np.arange(n))
         times = []
-        for _ in range(5):
+        for _ in range(sized(5, 1)):
             start = time.perf_counter()
             rank_pool(QUESTION, qvec, [part], n)
             times.append((time.perf_counter() - start) * 1000)

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common import sized
 from cardchat import background
 from cardchat.admin.demo_deck import build_deck
 from cardchat.admin.evaluation import load_set
@@ -60,7 +61,7 @@ def run(db: Any = None) -> list[str]:
     cards = {c["id"]: Card(title=c["title"], body=c["body"], owner=c["owner"]) for c in deck}
     ids = list(cards)
     texts = [f"{cards[i].title}\n{cards[i].body}" for i in ids]
-    queries = load_set(SET).queries[: int(os.environ.get("BENCH_OFFLINE_QUERIES", "12"))]
+    queries = load_set(SET).queries[: int(os.environ.get("BENCH_OFFLINE_QUERIES", sized("12", "1")))]
     offline._vectors(["warm the model"])
     rows: dict[str, list[float]] = {"all": [], "first": [], "follow": []}
     hits = {"all": 0, "first": 0}

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
 from cardchat.access import grant_ai
 from cardchat.admin.demo_deck import build_deck
@@ -117,8 +118,8 @@ def _user(db: Any, auth: str) -> tuple[str, str]:
     return out["localId"], out["idToken"]
 
 
-def _cards(db: Any, uid: str, n: int = 300) -> list[str]:
-    deck = [c for c in build_deck() if c["id"].startswith("git-")][:n]
+def _cards(db: Any, uid: str) -> list[str]:
+    deck = [c for c in build_deck() if c["id"].startswith("git-")][: sized(300, 5)]
     embedder = get_embedder()
     cards = [(f"{uid}-{c['id']}", Card(title=c["title"], body=c["body"], owner=uid)) for c in deck]
     texts = [embeddable_and_hash(c.title, c.body) for _, c in cards]
@@ -186,10 +187,12 @@ def _deck_unembedded(db: Any, uid: str) -> list[str]:
     after scripts/dev's import), written with background triggers paused
     as scripts/seed does."""
     hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
-    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=10)
+    # Resuming re-discovers the functions in a Python process (FUNCTIONS_DISCOVERY_TIMEOUT, scripts/lib.sh):
+    # on a loaded machine that took over 10 s.
+    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=90)
     try:
         ids = []
-        for start in range(0, len(deck := build_deck()), 400):
+        for start in range(0, len(deck := build_deck()[: sized(None, 5)]), 400):
             batch = db.batch()
             for c in deck[start : start + 400]:
                 cid = f"{uid}-deck-{c['id']}"
@@ -199,7 +202,7 @@ def _deck_unembedded(db: Any, uid: str) -> list[str]:
                 ids.append(cid)
             batch.commit()
     finally:
-        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=10)
+        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=90)
     return ids
 
 
@@ -214,7 +217,7 @@ def _backfill_case(db: Any, token: str, uid: str, fake: FakeAnthropic, n: int) -
         stderr=subprocess.DEVNULL,
     )
     try:
-        time.sleep(5)  # the backfill has loaded its model and is embedding
+        time.sleep(sized(5, 1))  # the backfill has loaded its model and is embedding
         # warmed on the deck first, as scripts/dev's warm-up does before it prints the URL
         series = _series(db, token, OFFLINE_MODEL_ID, ids, fake, n)
         still = backfill.poll() is None
@@ -259,7 +262,7 @@ def _line(label: str, rows: list[dict[str, float]]) -> str:
 
 def run(db: Any) -> list[str]:
     port = int(os.environ.get("CARDCHAT_FAKE_PROVIDER_PORT", "7090"))
-    n = int(os.environ.get("BENCH_PIPELINE_RUNS", "6"))
+    n = int(os.environ.get("BENCH_PIPELINE_RUNS", sized("6", "1")))
     uid, token = _user(db, os.environ["FIREBASE_AUTH_EMULATOR_HOST"])
     cards = _cards(db, uid)
     lines = [

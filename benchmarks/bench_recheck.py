@@ -9,11 +9,12 @@ import random
 import statistics
 import time
 
+from benchmarks.common import sized
 from cardchat.background import fit_background
 from cardchat.chat import recheck
 from cardchat.schema import CARDS, Card
 
-N = 1_000
+N = sized(1_000, 5)
 OWNER = "bench-owner"
 WORDS = [
     "branch",
@@ -74,10 +75,10 @@ def run(db) -> list[str]:
         return recheck.check(db, OWNER, bg.card_ids, bg.text, bg.tokens, "o200k_base")
 
     check()  # warm: the channel, the tokenizer
-    unchanged = _median_ms(check, 7)
+    unchanged = _median_ms(check, sized(7, 1))
     db.collection(CARDS).document(cards[0][0]).update({"viewers": []})
     assert check().withdrawn == [cards[0][0]]
-    withdrawn = _median_ms(check, 5)
+    withdrawn = _median_ms(check, sized(5, 1))
     return [
         f"access re-check, {N:,}-card background ({len(bg.text) / 1e6:.1f} MB, {bg.tokens:,} tokens):",
         f"    nothing changed: {unchanged:.0f} ms (reads owner/visibility/viewers of every card, no body)",

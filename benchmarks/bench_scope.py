@@ -30,12 +30,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.bench_create_chat import VOCAB
+from benchmarks.common import sized
 
 ROOT = Path(__file__).resolve().parents[1]
 ME = "bench-scope-me"
@@ -47,9 +49,7 @@ FUNCTION_MIB = 1024
 
 def sizes() -> tuple[int, int, int]:
     """(other owners, public cards each, the caller's own cards)."""
-    if os.environ.get("CARDCHAT_BENCH_TINY") == "1":
-        return 3, 40, 200
-    return 100, 1000, 10_000
+    return sized((100, 1000, 10_000), (3, 40, 200))
 
 
 def owner_uid(k: int) -> str:
@@ -61,13 +61,13 @@ def run(db: Any) -> Iterator[str]:
     start = time.perf_counter()
     _seed(db, ME, own, "private", index_public=False)
     yield f"the caller's {own:,} cards seeded and indexed in {time.perf_counter() - start:.0f} s"
-    alone = {label: _in_fresh_process(call, code) for label, call, code in _runs()}
+    alone = {label: _in_fresh_process(db.project, call, code) for label, call, code in _runs()}
     start = time.perf_counter()
     for k in range(owners):
         _seed(db, owner_uid(k), each, "public", index_public=True)
     strangers = owners * each
     yield f"{owners} other owners × {each:,} public cards seeded in {time.perf_counter() - start:.0f} s"
-    crowd = {label: _in_fresh_process(call, code) for label, call, code in _runs(with_owner=True)}
+    crowd = {label: _in_fresh_process(db.project, call, code) for label, call, code in _runs(with_owner=True)}
     yield from _report(alone, crowd, strangers)
 
 
@@ -190,7 +190,7 @@ def _child(call: str) -> dict[str, Any]:
         start = time.perf_counter()
         result = chats.create_chat(db, ME, req, limits=unlimited)
         runs.append((time.perf_counter() - start) * 1000)
-    reads = {**retrieval_index.read_stats(), **card_repo.READS, "streamed by a query": STREAMED[0]}
+    reads = {**asdict(retrieval_index.read_stats()), **card_repo.READS, "streamed by a query": STREAMED[0]}
     considered = db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered")
     return {
         "cold_ms": cold_ms,
@@ -208,11 +208,11 @@ def _hwm() -> float:
     return 0.0
 
 
-def _in_fresh_process(call: str, code: Path) -> dict[str, Any]:
+def _in_fresh_process(project: str, call: str, code: Path) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.bench_scope", call],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}"},
+        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}", "GCLOUD_PROJECT": project},
         capture_output=True,
         text=True,
     )

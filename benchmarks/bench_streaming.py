@@ -22,8 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from benchmarks.common import tiny
 from cardchat import providers
 from cardchat.generation import engine
+from cardchat.generation.accounting import AnswerTimings
 from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.repo.chats import delete_chat, write_new_chat
 from cardchat.schema import (
@@ -73,6 +75,8 @@ WORDS = [
 def _settings() -> tuple[int, float]:
     if os.environ.get("BENCH_QUICK") == "1":
         return 200, 100.0
+    if tiny():
+        return 20, 200.0
     return int(os.environ.get("BENCH_STREAM_TOKENS", "1000")), float(os.environ.get("BENCH_STREAM_RATE", "50"))
 
 
@@ -242,7 +246,7 @@ def _bench_engine(db: Any, tokens: list[str], rate: float) -> dict[str, Any]:
         "writes": counter.by_collection,
         "total": counter.total,
         "elapsed": elapsed,
-        "chunks": msg["timings"]["chunks"],
+        "chunks": AnswerTimings.of(msg).chunks,
         "generation": generation,
         "latency": listener.token_latencies(tokens, source.emitted),
     }

@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 
+from benchmarks.common import sized
 from cardchat.background import fit_background
 from cardchat.chat import turn_context
 from cardchat.context_schema import ChatSource
@@ -80,13 +81,13 @@ def run(db) -> list[str]:
         {"role": "assistant", "content": "Like so [1].", "message_index": 1, "status": "complete"},
         {"role": "user", "content": "and how do I stash my work?", "message_index": 2},
     ]
-    for n in (1_000, 10_000):
+    for n in sized((1_000, 10_000), (5,)):
         cards = _seed(db, n)
         chat_id = f"bench-turn-{n}"
         text = _chat(db, chat_id, cards)
         source = list(cards)
         ranks, totals = [], []
-        for i in range(6):
+        for i in range(sized(6, 2)):
             query = f"how do I stash my work? take {i}"
             if i:  # the first run warms the caches
                 ranks.append(_timed(partial(turn_context.rank_source, db, OWNER, source, query)))
@@ -95,7 +96,7 @@ def run(db) -> list[str]:
             if i:
                 totals.append(total)
         lines.append(
-            f"{n:>6,} cards, warm, median of 5: rank the source (read cards, vectors, embed query, rank) "
+            f"{n:>6,} cards, warm, median of {len(ranks)}: rank the source (read cards, vectors, embed query, rank) "
             f"{statistics.median(ranks):,.0f} ms; the whole per-turn step (+ read source, plan, write) "
             f"{statistics.median(totals):,.0f} ms"
         )

@@ -148,7 +148,7 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     ai = _ai(uid)
     parsed = parsing.create_chat(req.data, own_keys=ai.own_keys)
     result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
-    log.info("createChat %s timings_ms=%s", result.chat_id, result.timings_ms)
+    log.info("createChat %s timings_ms=%s", result.chat_id, result.timings.as_dict())
     return result.answer()
 
 

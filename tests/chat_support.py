@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cardchat.background import fit_background
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.schema import (
@@ -17,8 +18,6 @@ from cardchat.schema import (
     ChatMessage,
     ChatPrivate,
     Collection,
-    packed_owners,
-    public_citations,
 )
 from cardchat.schema import now as utc_now
 
@@ -117,15 +116,16 @@ def write_chat(
     model: str = OFFLINE_MODEL_ID,
     background_tokens: int = 0,
     background: str = "",
+    card_ids: list[str] | None = None,
 ) -> None:
-    """A chat of the given messages with a background of `background_tokens`,
-    its private data holding no cards: for tests of turns, quotas and refusals."""
+    """A chat of the given messages with a background of `background_tokens`
+    citing `card_ids` (none by default): for tests of turns, quotas and refusals."""
     chat = Chat(owner=owner, title="t", model=model, message_count=len(messages))
     private = ChatPrivate(
         owner=owner,
         background_length=background_tokens,
         background_tokens=background_tokens,
-        card_ids=[],
+        card_ids=list(card_ids or []),
         card_count_requested=0,
     )
     write_new_chat(

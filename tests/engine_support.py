@@ -41,6 +41,7 @@ def make_chat(
     history: list[tuple[str, str]] | None = None,
     background: str = "",
     background_tokens: int = 0,
+    card_ids: list[str] | None = None,
 ) -> str:
     """A chat whose last message is an assistant stub `ready` to generate;
     returns the stub's id. `history` is (role, content) before the question."""
@@ -58,7 +59,7 @@ def make_chat(
             ),
         )
     )
-    write_chat(db, chat_id, messages, owner, model, background_tokens, background)
+    write_chat(db, chat_id, messages, owner, model, background_tokens, background, card_ids)
     # admitted as createChat/postMessage admit: the owner may use the AI (the engine checks it again
     # before answering on the deployment's key: personal_keys.run_key)
     db.collection(USERS).document(owner).set(UserDoc(may_use_ai=True).to_dict(), merge=True)

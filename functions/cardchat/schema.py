@@ -160,8 +160,7 @@ class Chat:
     owner: str
     title: str
     model: str
-    # "n" → id of the card cited as [n], for public cards only: a visitor's
-    # citation links go to cards they may read, and are plain [n] otherwise
+    # "n" → id of the card cited as [n], public cards only: a visitor's links; others "a card you cannot view"
     public_citations: dict[str, str] = field(default_factory=dict)
     published: bool = False
     created: datetime = field(default_factory=now)
@@ -273,28 +272,6 @@ class ChatPrivate:
         )
 
 
-def packed_owners(card_ids: list[str], cards: dict[str, Card], known: list[str] | None = None) -> list[str]:
-    """ChatPrivate.card_owners for `card_ids`: the owner `known` (the list so far) gives a
-    card, else its owner in `cards` (as read to pack it); "" for a withdrawn card."""
-    known = known or []
-
-    def owner(i: int, cid: str) -> str:
-        if not cid:
-            return ""
-        if i < len(known) and known[i]:
-            return known[i]
-        return cards[cid].owner if cid in cards else ""
-
-    return [owner(i, c) for i, c in enumerate(card_ids)]
-
-
-def public_citations(card_ids: list[str], cards: dict[str, Card]) -> dict[str, str]:
-    """Chat.public_citations for `card_ids` (citation order) as `cards` stand now."""
-    return {
-        str(n): cid for n, cid in enumerate(card_ids, start=1) if cid in cards and cards[cid].visibility == "public"
-    }
-
-
 @dataclass
 class ChatBackground:
     """chat_backgrounds/{chat_id} (+ parts/{i} with `text`): server-only, the
@@ -343,8 +320,8 @@ class ChatMessage:
     cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
-    # sentences of a complete answer that make a claim with no citation (claims.py)
-    uncited_claims: int | None = None
+    uncited_claims: int | None = None  # a complete answer's claims with no citation (claims.py)
+    sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (personal_keys.run_key)
     own_key: bool = False
@@ -373,6 +350,7 @@ class ChatMessage:
             cut_off=d.get("cut_off"),
             provider_wait=d.get("provider_wait"),
             uncited_claims=d.get("uncited_claims"),
+            sources=d.get("sources"),
             own_key=d.get("own_key") is True,
         )
 

@@ -89,7 +89,7 @@ def test_a_card_deleted_or_withdrawn_after_indexing_is_never_packed(db):
     retrieval_index.rebuild(db, "me")
     db.collection(CARDS).document("m1").delete()  # the index still lists it
     spec = llms.MODELS["offline-extractive"]
-    chosen = chats.select_background(db, "me", ["m1", "m2", "y1"], "rebase", spec, 0.5, "", lambda _: None)
+    chosen = chats.select_background(db, "me", ["m1", "m2", "y1"], "rebase", spec, 0.5, "")
     assert "m1" not in chosen.background.card_ids and "m1" not in chosen.cards
     assert set(chosen.background.card_ids) == {"m2", "y1"}
 
@@ -120,14 +120,15 @@ def test_a_warm_call_reads_the_head_and_the_packed_cards_whatever_the_collection
         _deck(db, owner, n)
         retrieval_index.rebuild(db, owner)
         query = CollectionQuery(scope="mine")
-        chats.select_background(db, owner, query, "rebase", spec, 0.01, "", lambda _: None)  # warms the caches
+        chats.select_background(db, owner, query, "rebase", spec, 0.01, "")  # warms the caches
         retrieval_index.clear_cache()
-        chats.select_background(db, owner, query, "rebase", spec, 0.01, "", lambda _: None)  # reads the index
+        chats.select_background(db, owner, query, "rebase", spec, 0.01, "")  # reads the index
         card_repo.READS.clear()
         retrieval_index.reads.heads = retrieval_index.reads.shards = 0
-        chosen = chats.select_background(db, owner, query, "rebase", spec, 0.01, "", lambda _: None)
+        chosen = chats.select_background(db, owner, query, "rebase", spec, 0.01, "")
         assert len(chosen.visible) == n and chosen.background.card_ids
-        reads[n] = {**retrieval_index.read_stats(), **card_repo.READS}
+        stats = retrieval_index.read_stats()
+        reads[n] = {"heads": stats.heads, "shards": stats.shards, **card_repo.READS}
     assert reads[200] == reads[600]
     assert reads[600]["heads"] == 1 and reads[600]["shards"] == 0
     assert reads[600]["cards"] < 100  # the packed ones and FETCH_SLACK more

@@ -4,6 +4,8 @@ chosen; and no call reads more because strangers wrote more."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
@@ -140,14 +142,14 @@ def _reads_of_a_default_chat_and_search(db) -> dict[str, object]:
     spec = llms.MODELS["claude-sonnet-4-6"]
     query = parsing.create_chat({"initial_message": "q", "query": {}}, env={}).query
     assert query is not None
-    chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "", lambda _: None)  # warms the caches
+    chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")  # warms the caches
     card_search.best_cards(db, ME, "moon and sea", 5, parsing.search_cards({"text": "moon"}).query)
     card_repo.READS.clear()
     retrieval_index.reads.heads = retrieval_index.reads.shards = 0
-    chosen = chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "", lambda _: None)
+    chosen = chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")
     found = card_search.best_cards(db, ME, "moon and sea", 5, parsing.search_cards({"text": "moon"}).query)
     return {
-        **retrieval_index.read_stats(),
+        **asdict(retrieval_index.read_stats()),
         **card_repo.READS,
         "considered": (len(chosen.visible), len(found.pool)),
         "packed": sorted(chosen.cards),

@@ -14,6 +14,7 @@ from cardchat.account_schema import USAGE_DAILY, usage_day_id
 from cardchat.generation.accounting import LOG_EVENT
 from cardchat.generation.engine import generate
 from cardchat.llms import cost_usd
+from cardchat.schema import CARDS, Card
 from engine_support import CLAUDE, OFFLINE_ANSWER, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
 from provider_wire import anthropic_text, sse
 
@@ -28,6 +29,14 @@ def day_doc(db, owner: str, model: str) -> dict | None:
     return snap.to_dict() if snap.exists else None
 
 
+def launch_notes(db) -> list[str]:
+    """The card SECRET_BACKGROUND holds as [1], the owner's own: the background's card ids."""
+    db.collection(CARDS).document("launch").set(
+        Card("Launch notes", "The launch code is on the whiteboard.", "u1").to_dict()
+    )
+    return ["launch"]
+
+
 def answer_lines(out: str) -> list[dict]:
     return [
         d
@@ -38,7 +47,8 @@ def answer_lines(out: str) -> list[dict]:
 
 def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, anthropic_wire, capsys):
     anthropic_wire.responses = [sse("anthropic_stream.sse"), sse("anthropic_stream.sse")]
-    stub = make_chat(db, "paid", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    card_ids = launch_notes(db)
+    stub = make_chat(db, "paid", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40, card_ids=card_ids)
     assert generate(db, stub, now=lambda: NOON) == "complete"
 
     msg = message(db, stub)
@@ -53,6 +63,7 @@ def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, ant
     assert msg["usage"]["cost_usd"] == pytest.approx((25 * 3 + 1200 * 3.75 + 9 * 15) / 1e6)
     assert 0 <= msg["timings"]["ttft"] <= msg["timings"]["total"]
     assert msg["uncited_claims"] == 0  # "Tides follow the moon [1]."
+    assert msg["sources"] == [1]
 
     assert day_doc(db, "u1", CLAUDE) == {
         "owner": "u1",
@@ -63,7 +74,7 @@ def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, ant
         "output_tokens": 9,
         "cost_usd": msg["usage"]["cost_usd"],
     }
-    second = make_chat(db, "paid2", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    second = make_chat(db, "paid2", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40, card_ids=card_ids)
     assert generate(db, second, now=lambda: NOON) == "complete"
     day = day_doc(db, "u1", CLAUDE)
     assert (day["answers"], day["input_tokens"], day["output_tokens"]) == (2, 2450, 18)
@@ -93,14 +104,21 @@ def test_the_offline_answer_costs_nothing_and_its_notes_are_not_claims(db, capsy
 def test_claims_without_a_citation_are_counted_with_the_answer(db, anthropic_wire, capsys):
     anthropic_wire.responses = [
         anthropic_text(
-            "Tides follow the moon [1]. ", "The sea is always cold in winter.\n\n", "- Harbours close at night"
+            "Tides follow the moon [1]. ",
+            "The sea is always cold in winter.\n\n",
+            "- Harbours close at night\n",
+            "- Gates open at dawn every day [2][0]",
         )
     ]
-    stub = make_chat(db, "claims", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40)
+    stub = make_chat(
+        db, "claims", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40, card_ids=launch_notes(db)
+    )
     assert generate(db, stub, now=lambda: NOON) == "complete"
-    assert message(db, stub)["uncited_claims"] == 2
+    msg = message(db, stub)
+    # [2] is beyond the one-card background and [0] names no card: neither cites
+    assert (msg["uncited_claims"], msg["sources"]) == (3, [1])
     (line,) = answer_lines(capsys.readouterr().out)
-    assert line["uncited_claims"] == 2
+    assert line["uncited_claims"] == 3
 
 
 def test_a_failed_answer_is_logged_but_not_added_to_the_day(db, anthropic_wire, capsys):

@@ -40,7 +40,7 @@ def test_search_reads_the_index_and_only_its_hits(db, deck):
     retrieval_index.reads.heads = retrieval_index.reads.shards = 0
     hits = search_cards(db, A, "the moon and the sea", 3)
     ids = [h.id for h in hits]
-    assert retrieval_index.read_stats()["heads"] == 1  # the owner's index, not a listing of the cards
+    assert retrieval_index.read_stats().heads == 1  # the owner's index, not a listing of the cards
     assert card_repo.READS[CARDS] <= 3 + card_search.READ_SLACK  # the hits, not 42 cards
     assert ids[0] == "a-tides" and all(i.startswith("a-") for i in ids)  # A's own cards only, by default
     assert ids == list(card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery()).cards)

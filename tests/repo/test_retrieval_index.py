@@ -143,9 +143,9 @@ def test_a_warm_reader_reads_the_head_alone_and_sees_a_new_version_whole(db):
     index.rebuild(db, owner, MODEL)
     index.clear_cache()
     _, first = index.load(db, owner)
-    assert index.read_stats() == {"heads": 1, "shards": 1}
+    assert index.read_stats() == index.ReadStats(heads=1, shards=1)
     _, again = index.load(db, owner)
-    assert again is first and index.read_stats() == {"heads": 2, "shards": 1}
+    assert again is first and index.read_stats() == index.ReadStats(heads=2, shards=1)
     new = Card("new card", "reflog stash", owner)
     _store(db, owner, "w99", new, None)
     index.apply_changes(db, owner, [index.Change("w99", new)], MODEL)

@@ -5,9 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import cases from '../../common/claim_cases.json';
 import { markUncited, uncitedIn } from './claims';
+import { ownerCitations } from './citations';
 import { markdownRenderer } from './markdown';
 
-const render = markdownRenderer(['card-a', 'card-b', 'card-c', 'card-d']);
+const cites = ownerCitations(['card-a', 'card-b', 'card-c', 'card-d']);
+const render = (md: string) => markdownRenderer()(md, cites);
 
 function dom(markdown: string): HTMLElement {
   const div = document.createElement('div');

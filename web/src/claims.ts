@@ -1,13 +1,19 @@
-// Claims without a source (issue 16): the rule of common/claims.json, which
-// the server applies too (functions/cardchat/claims.py) when it counts them
-// for the answer's `uncited_claims`. Both run common/claim_cases.json. Here
-// the rule runs on the rendered answer: a block is a <p> or a list item's own
-// text, as textContent has it (a citation link reads "[n]").
+// Claims without a source: the rule of common/claims.json, which the server
+// applies too (functions/cardchat/claims.py) when it counts them for the
+// answer's `uncited_claims`. Both run common/claim_cases.json and
+// common/citation_cases.json. Here the rule runs on the rendered answer: a
+// block is a <p> or a list item's own text, as textContent has it (a citation
+// reads "[n]"); a citation cites only if one of its numbers names a card
+// (`citable`: the answer's CitationMap), as the server reads it.
 import rule from '../../common/claims.json';
+import { parseCitationNumbers } from './citations';
 
 const SENTENCE_END = new RegExp(rule.sentence_end, 'g');
-const CITATION = new RegExp(rule.citation);
 const CITATIONS = new RegExp(rule.citation, 'g');
+
+/** Whether [n] names a card; by default every number does. */
+export type Citable = (n: number) => boolean;
+const ANY: Citable = () => true;
 
 export interface Sentence {
   start: number;
@@ -16,16 +22,17 @@ export interface Sentence {
   cited: boolean;
 }
 
-function judge(block: string, start: number, end: number): Sentence {
+function judge(block: string, start: number, end: number, citable: Citable): Sentence {
   const text = block.slice(start, end);
   const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
   const bare = text.replace(CITATIONS, '').trimEnd();
   const claim = words >= rule.min_words && !bare.endsWith(':') && !bare.endsWith('?');
-  return { start, end, claim, cited: CITATION.test(text) };
+  const cited = [...text.matchAll(CITATIONS)].some((m) => parseCitationNumbers(m[0]).some(citable));
+  return { start, end, claim, cited };
 }
 
 /** A block's sentences, each judged by the shared rule. */
-export function sentences(block: string): Sentence[] {
+export function sentences(block: string, citable: Citable = ANY): Sentence[] {
   if (rule.not_claims.some((p) => block.trimStart().startsWith(p))) return [];
   const ends = [...block.matchAll(SENTENCE_END)].map((m) => (m.index ?? 0) + m[0].length);
   const out: Sentence[] = [];
@@ -34,7 +41,7 @@ export function sentences(block: string): Sentence[] {
     const text = block.slice(start, end);
     if (text.trim()) {
       const lead = text.length - text.trimStart().length;
-      out.push(judge(block, start + lead, start + text.trimEnd().length));
+      out.push(judge(block, start + lead, start + text.trimEnd().length, citable));
     }
     start = end;
   }
@@ -62,10 +69,10 @@ export function blocksOf(root: Element): Element[] {
 }
 
 /** The uncited claims of a rendered answer, as text (what the shared cases list). */
-export function uncitedIn(root: Element): string[] {
+export function uncitedIn(root: Element, citable: Citable = ANY): string[] {
   return blocksOf(root).flatMap((block) => {
     const text = ownTextNodes(block).map((t) => t.data).join('');
-    return sentences(text).filter((s) => s.claim && !s.cited).map((s) => text.slice(s.start, s.end));
+    return sentences(text, citable).filter((s) => s.claim && !s.cited).map((s) => text.slice(s.start, s.end));
   });
 }
 
@@ -74,12 +81,12 @@ export function uncitedIn(root: Element): string[] {
  * answer; returns how many. The marker's words come from CSS, so copying the
  * answer's text never picks them up.
  */
-export function markUncited(root: Element): number {
+export function markUncited(root: Element, citable: Citable = ANY): number {
   let count = 0;
   for (const block of blocksOf(root)) {
     const nodes = ownTextNodes(block);
     const text = nodes.map((t) => t.data).join('');
-    const ends = sentences(text).filter((s) => s.claim && !s.cited).map((s) => s.end);
+    const ends = sentences(text, citable).filter((s) => s.claim && !s.cited).map((s) => s.end);
     for (const end of ends.reverse()) { // from the end, so earlier offsets stay valid
       insertAt(nodes, end, () => {
         const mark = document.createElement('span');

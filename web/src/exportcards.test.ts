@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CardDoc } from './cardfilter';
-import { cardsToJson, cardsToMarkdown, citedNumbers, transcriptToMarkdown } from './exportcards';
+import { citedNumbers } from './citations';
+import { cardsToJson, cardsToMarkdown, transcriptToMarkdown } from './exportcards';
 
 const card = (id: string, over: Partial<CardDoc> = {}): CardDoc => ({
   id, title: `Title ${id}`, body: `Body ${id}`, owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, ...over,

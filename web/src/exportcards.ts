@@ -3,7 +3,7 @@
 // and a chat's transcript as Markdown with its citations resolved to card
 // titles. Pure functions; the views download what they return.
 import type { CardDoc } from './cardfilter';
-import { CITATION_RE, citedCardId, parseCitationNumbers } from './citations';
+import { citedCardId, citedNumbers } from './citations';
 
 /** One document, the cards in the order given (the displayed order): title, tags, body each. */
 export function cardsToMarkdown(cards: readonly CardDoc[]): string {
@@ -32,16 +32,6 @@ export function cardsToJson(cards: readonly CardDoc[], uid: string): string {
 }
 
 export interface TranscriptMessage { role: 'user' | 'assistant'; content: string; model: string | null }
-
-/** The numbers an answer cites, in first-cited order. */
-export function citedNumbers(text: string): number[] {
-  const out: number[] = [];
-  for (let i = text.indexOf('['); i >= 0; i = text.indexOf('[', i + 1)) {
-    const m = CITATION_RE.exec(text.slice(i));
-    if (m) out.push(...parseCitationNumbers(m[1]));
-  }
-  return [...new Set(out)];
-}
 
 /**
  * The chat as Markdown. Each answer is followed by the titles of the cards it

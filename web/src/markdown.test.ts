@@ -1,5 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
+import { ownerCitations } from './citations';
 import { markdownRenderer, renderMarkdown } from './markdown';
 
 function dom(html: string): HTMLElement {
@@ -27,17 +28,20 @@ describe('markdown', () => {
     expect(a.getAttribute('target')).toBe('_blank');
     expect(a.getAttribute('rel')).toBe('noopener noreferrer');
   });
-  it('links citations to the cited card, leaving code and unknown numbers alone', () => {
-    const render = markdownRenderer(['card-a', 'card-b']);
-    const el = dom(render('Rebase rewrites history [1][2], see [1, 2] and [7]. `arr[1]` stays.'));
+  it('links citations to the cited card, leaving code and numbers naming no card alone', () => {
+    const el = dom(markdownRenderer()('Rebase rewrites history [1][2], see [1, 2] and [7]. `arr[1]` stays.',
+      ownerCitations(['card-a', 'card-b'])));
     const links = [...el.querySelectorAll('a.cite')].map((a) => a.getAttribute('href'));
     expect(links).toEqual(['/card/card-a', '/card/card-b', '/card/card-a', '/card/card-b']);
     expect(el.textContent).toContain('[7]');
-    expect(el.querySelector('.cite-unavailable')?.getAttribute('tabindex')).toBe('0'); // previewable as "a card you cannot view"
+    expect(el.querySelectorAll('.citation').length).toBe(3); // [7] is plain text
     expect(el.querySelector('code')!.textContent).toBe('arr[1]');
   });
+  it('reads no citations without a citation map (a card\'s body)', () => {
+    expect(dom(renderMarkdown('See [1].')).querySelector('.citation')).toBeNull();
+  });
   it('does not treat Markdown links as citations', () => {
-    const el = dom(markdownRenderer(['a'])('[1](https://example.com)'));
+    const el = dom(markdownRenderer()('[1](https://example.com)', ownerCitations(['a'])));
     expect(el.querySelector('a.cite')).toBeNull();
     expect(el.querySelector('a')!.getAttribute('href')).toBe('https://example.com');
   });
@@ -131,7 +135,7 @@ describe('markdown: no remote content', () => {
     expect(el.textContent).toContain('go');
   });
   it('keeps the renderer’s own citation markup but not look-alikes in the text', () => {
-    const render = markdownRenderer(['card-a']);
+    const render = (md: string) => markdownRenderer()(md, ownerCitations(['card-a']));
     const fake = '<a class="cite" data-card-id="other" href="/card/other">9</a>'
       + '<span class="citation" data-cardchat-trust="guess">fake</span>';
     const el = dom(render(`Real [1]. ${fake}`));

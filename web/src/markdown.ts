@@ -2,7 +2,7 @@
 // messages) goes through render(): model output and card bodies are untrusted,
 // and sanitize() keeps them from loading anything from another origin.
 import { Marked, type TokenizerAndRendererExtension, type Tokens } from 'marked';
-import { cardHref, citedCardId, CITATION_RE, parseCitationNumbers } from './citations';
+import { cardHref, CITATION_RE, parseCitationNumbers, type CitationMap } from './citations';
 import { sanitize, trustedMark } from './sanitize';
 
 interface CitationToken extends Tokens.Generic {
@@ -15,25 +15,35 @@ function escapeAttr(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-function citationExtension(cardIds: readonly string[]): TokenizerAndRendererExtension {
+function escapeHtml(s: string): string {
+  return escapeAttr(s).replace(/>/g, '&gt;');
+}
+
+function citationExtension(current: () => CitationMap | null): TokenizerAndRendererExtension {
   return {
     name: 'citation',
     level: 'inline',
     start(src: string) {
       const i = src.search(/\[\d/);
-      return i < 0 ? undefined : i;
+      return current() && i >= 0 ? i : undefined;
     },
     tokenizer(src: string): CitationToken | undefined {
-      const m = CITATION_RE.exec(src);
+      const m = current() ? CITATION_RE.exec(src) : null;
       if (!m) return undefined;
-      return { type: 'citation', raw: m[0], numbers: parseCitationNumbers(m[1]) };
+      return { type: 'citation', raw: m[0], numbers: parseCitationNumbers(m[0]) };
     },
     renderer(token) {
-      const parts = (token as CitationToken).numbers.map((n) => {
-        const id = citedCardId(n, cardIds);
+      const { raw, numbers } = token as CitationToken;
+      const cites = current();
+      const cards = numbers.map((n) => cites?.card(n) ?? null);
+      // a citation naming no card is plain text: it does not cite (claims.ts)
+      if (cards.every((id) => id === null)) return escapeHtml(raw);
+      const parts = numbers.map((n, i) => {
+        const id = cards[i];
+        if (id === null) return String(n);
         return id
           ? `<a ${trustedMark()} class="cite" href="${escapeAttr(cardHref(id))}" data-card-id="${escapeAttr(id)}" title="Card ${n} of the background">${n}</a>`
-          // a number naming no card this reader may know: focusable, so its preview can say so
+          // a card this reader may not view: focusable, so its preview can say so
           : `<span ${trustedMark()} class="cite-unavailable" tabindex="0">${n}</span>`;
       });
       return `<span ${trustedMark()} class="citation">[${parts.join(', ')}]</span>`;
@@ -41,16 +51,24 @@ function citationExtension(cardIds: readonly string[]): TokenizerAndRendererExte
   };
 }
 
-export type Renderer = (markdown: string) => string;
+/** Renders an answer's Markdown, its citations read through `cites` (none: no citations, as in a card). */
+export type Renderer = (markdown: string, cites?: CitationMap | null) => string;
 
-/** A renderer for one chat: citations link to that chat's ranked card ids. */
-export function markdownRenderer(cardIds: readonly string[] = []): Renderer {
+export function markdownRenderer(): Renderer {
   const marked = new Marked({ gfm: true, breaks: false, async: false });
   // Task-list boxes as text: untrusted HTML gets no form controls, so neither does ours.
   marked.use({ renderer: { checkbox: ({ checked }) => (checked ? '☑ ' : '☐ ') } });
-  if (cardIds.length) marked.use({ extensions: [citationExtension(cardIds)] });
-  return (md: string) => sanitize(marked.parse(md ?? '', { async: false }) as string);
+  let cites: CitationMap | null = null; // parsing is synchronous: set for one call
+  marked.use({ extensions: [citationExtension(() => cites)] });
+  return (md: string, citations?: CitationMap | null) => {
+    cites = citations ?? null;
+    try {
+      return sanitize(marked.parse(md ?? '', { async: false }) as string);
+    } finally {
+      cites = null;
+    }
+  };
 }
 
 const plain = markdownRenderer();
-export const renderMarkdown: Renderer = plain;
+export const renderMarkdown: Renderer = (md) => plain(md);

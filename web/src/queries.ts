@@ -99,6 +99,8 @@ export interface MessageDoc {
   timings: { ttft: number; total: number } | null;
   /** Claims in the answer with no citation, counted by the server. */
   uncited_claims: number | null;
+  /** The numbers of the cards a complete answer cites (names no card: numbers only), set by the server. */
+  sources: number[] | null;
 }
 
 export interface AnswerUsage {
@@ -207,6 +209,7 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
     timings: typeof d.timings?.total === 'number'
       ? { ttft: Number(d.timings.ttft ?? d.timings.total), total: Number(d.timings.total) } : null,
     uncited_claims: typeof d.uncited_claims === 'number' ? d.uncited_claims : null,
+    sources: Array.isArray(d.sources) ? d.sources.filter((n: unknown): n is number => Number.isInteger(n)) : null,
   };
 }
 

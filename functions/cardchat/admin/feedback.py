@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from cardchat.claims import cited_numbers
+from cardchat.claims import sources
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as feedback_repo
 from cardchat.repo import messages as messages_repo
@@ -57,7 +57,7 @@ def _row(db: Any, message_id: str, fb: dict[str, Any]) -> Row:
     index = int(answer.get("message_index") or 0)
     question = next((str(m.get("content") or "") for _, m in messages if m.get("message_index") == index - 1), "")
     card_ids = list((chats_repo.get_private(db, chat_id) or {}).get("card_ids") or [])
-    cited = [card_ids[n - 1] for n in cited_numbers(str(answer.get("content") or "")) if n <= len(card_ids)]
+    cited = [card_ids[n - 1] for n in sources(str(answer.get("content") or ""), card_ids)]
     updated = fb.get("updated")
     return Row(
         updated=updated.isoformat(timespec="seconds") if isinstance(updated, datetime) else str(updated or ""),
@@ -65,7 +65,7 @@ def _row(db: Any, message_id: str, fb: dict[str, Any]) -> Row:
         model=str(fb.get("model") or answer.get("model") or ""),
         comment=str(fb.get("comment") or ""),
         question=question if answer else "(answer deleted)",
-        cited_card_ids=" ".join(c for c in cited if c),
+        cited_card_ids=" ".join(cited),
         chat=chat_id,
         message=message_id,
     )

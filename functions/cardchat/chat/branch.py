@@ -142,6 +142,7 @@ def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) 
                 status="complete",
                 timestamp=m.get("timestamp") or when,
                 model=m.get("model"),
+                sources=m.get("sources"),
             ),
         )
         for i, m in enumerate(earlier)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from cardchat import llms, ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turns import said_before
 from cardchat.context_schema import ChatSource
@@ -29,7 +30,7 @@ from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatPrivate, packed_owners, public_citations
+from cardchat.schema import Chat, ChatBackground, ChatPrivate
 from cardchat.schema import now as utc_now
 
 if TYPE_CHECKING:
@@ -61,10 +62,7 @@ def continue_chat(
     An unknown chat and one the caller may not read are the same NOT_FOUND, so a guessed id
     learns nothing. `model_id` None: the source's model if the caller may use it, else the default."""
     when = now or utc_now()
-    source = chats_repo.get_chat(db, chat_id)
-    private = chats_repo.get_private(db, chat_id) if source is not None else None
-    if source is None or private is None or not may_read(source, uid):
-        raise NotFound("chat not found")
+    source, private = _readable_source(db, uid, chat_id)
     spec = llms.MODELS[model_id or _default_model(source, ai)]
     rules = ai.admit(spec.id)  # AI use, or the caller's own key for this provider
     ratelimit.check(db, uid, 0, when, rules)
@@ -111,6 +109,15 @@ def continue_chat(
     return new_id
 
 
+def _readable_source(db: Any, uid: str, chat_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The chat to continue and its private document, if `uid` may read it; else NOT_FOUND."""
+    source = chats_repo.get_chat(db, chat_id)
+    private = chats_repo.get_private(db, chat_id) if source is not None else None
+    if source is None or private is None or not may_read(source, uid):
+        raise NotFound("chat not found")
+    return source, private
+
+
 def _continued_title(source: dict[str, Any]) -> str:
     """The source's title with one " · continued", however often it was continued."""
     return f"{str(source.get('title') or '').removesuffix(TITLE_SUFFIX) or fallback_title('')}{TITLE_SUFFIX}"
@@ -136,7 +143,7 @@ def _background(
     from cardchat.tokens import count_tokens
 
     number = {cid: n for n, cid in enumerate(source_ids, start=1) if cid}
-    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "", lambda _: None)
+    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "")
     bg = chosen.background
     text, tokens = bg.text, bg.tokens
     for _ in range(3):  # renumbering can add a digit here and there: refit below the budget

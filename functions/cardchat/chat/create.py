@@ -9,13 +9,13 @@ chat id and counts, never which requested ids exist or what the cards say.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cardchat import access, llms, ratelimit
 from cardchat.chat.collection import CardSource
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.turns import question_and_stub, token_bound
 from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
@@ -28,8 +28,6 @@ from cardchat.schema import (
     ChatPrivate,
     TokenReservation,
     now,
-    packed_owners,
-    public_citations,
 )
 
 if TYPE_CHECKING:
@@ -54,10 +52,36 @@ EMBED_BUDGET_S = 0.3
 FULL = 0.97
 
 
-@dataclass
+@dataclass(frozen=True)
+class SelectionTimings:
+    """Milliseconds per step of choosing a background, each from the end of the one before."""
+
+    resolve: float  # the source resolved to the caller's visible candidates
+    embed: float  # candidates without a vector embedded on the spot, and the question
+    rank: float
+    load_and_fit: float  # the best-ranked cards read and packed into the budget
+
+
+@dataclass(frozen=True)
+class CreateChatTimings:
+    """createChat's steps in milliseconds, each from the end of the one before (the endpoint logs
+    them, the benchmarks print them): a renamed step is a type error in every reader."""
+
+    check: float  # the rate-limit check before any ranking work
+    resolve: float
+    embed: float
+    rank: float
+    load_and_fit: float
+    write: float  # the transaction writing the chat, its background and first messages
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class CreateChatResult:
     chat_id: str
-    timings_ms: dict[str, float] = field(default_factory=dict)
+    timings: CreateChatTimings
     #: why the chosen source held no card (collection_query.OWNER_HAS_NO_PUBLIC_CARDS), else None
     empty_reason: str | None = None
 
@@ -84,22 +108,27 @@ def create_chat(
     rate-limit slot and token reservation are taken in the transaction that
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
-    lap = _Laps()
+    clock = _Stopwatch()
     spec = llms.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
+    checked = clock.lap()
     chosen = select_background(
-        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description, lap
+        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description
     )
+    clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
     chat, private = _chat_documents(uid, req, chosen, stamp)
     # What follow-ups rank (turn_context.py): the query itself, else the ids the caller could read.
     query = req.query.to_dict() if req.query is not None else None
     source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
     _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
-    lap("write")
-    return CreateChatResult(chat_id, lap.timings_ms, chosen.empty_reason)
+    t = chosen.timings
+    steps = CreateChatTimings(
+        check=checked, resolve=t.resolve, embed=t.embed, rank=t.rank, load_and_fit=t.load_and_fit, write=clock.lap()
+    )
+    return CreateChatResult(chat_id, steps, chosen.empty_reason)
 
 
 @dataclass
@@ -112,6 +141,7 @@ class Selection:
     budget: int  # the background's target, in tokens
     unranked: int  # visible cards ranked by BM25 alone (no vector in time)
     authors: Authors  # how the background names the cards of people other than the caller
+    timings: SelectionTimings
     empty_reason: str | None = None  # why the source held nothing (candidates.Pool.empty_reason)
 
     def cards_by_others(self, card_ids: list[str]) -> int:
@@ -127,25 +157,25 @@ def select_background(
     spec: llms.ModelSpec,
     percentage: float,
     description: str,
-    lap: Callable[[str], None],
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
     and fit the best into `percentage` of `spec`'s window. Shared by
-    createChat and continueChat (chat/continuation.py); `lap` records each step's time."""
+    createChat and continueChat (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
     from cardchat.chat.authors import AuthorBook
     from cardchat.embeddings import get_embedder
 
+    clock = _Stopwatch()
     embedder = get_embedder()
     pool = candidates.resolve_source(db, uid, source)
-    lap("resolve")
+    resolved = clock.lap()
     pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)
-    lap("embed")
+    embedded = clock.lap()
     ranking = pool.rank(question, query_vec)
-    lap("rank")
+    ranked_ms = clock.lap()
     budget = background_budget(spec, percentage, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
     book = AuthorBook(uid)
@@ -156,21 +186,21 @@ def select_background(
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
-    lap("load_and_fit")
+    timings = SelectionTimings(resolve=resolved, embed=embedded, rank=ranked_ms, load_and_fit=clock.lap())
     unranked = int((~pool.has_vector()).sum())
-    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, pool.empty_reason)
+    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, timings, pool.empty_reason)
 
 
-class _Laps:
-    """Milliseconds per step, each from the end of the one before (the endpoint logs them)."""
+class _Stopwatch:
+    """Milliseconds since the last lap (or the start)."""
 
     def __init__(self) -> None:
-        self.timings_ms: dict[str, float] = {}
         self._clock = time.perf_counter()
 
-    def __call__(self, name: str) -> None:
-        self.timings_ms[name] = round((time.perf_counter() - self._clock) * 1000, 1)
-        self._clock = time.perf_counter()
+    def lap(self) -> float:
+        now = time.perf_counter()
+        ms, self._clock = round((now - self._clock) * 1000, 1), now
+        return ms
 
 
 def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: str) -> Pool:

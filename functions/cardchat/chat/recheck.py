@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardchat import access
-from cardchat.schema import Chat, ChatPrivate, packed_owners, public_citations
+from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.schema import Chat, ChatPrivate
 
 
 @dataclass

@@ -32,9 +32,10 @@ import numpy as np
 
 from cardchat.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
+from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.context_schema import ContextTurn
 from cardchat.llms import ModelSpec
-from cardchat.schema import Card, ChatPrivate, packed_owners, public_citations
+from cardchat.schema import Card, ChatPrivate
 
 log = logging.getLogger(__name__)
 

@@ -1,13 +1,15 @@
-"""What an answer cost and how it went, recorded when its run finishes
-(issue 16, points 2, 3 and 5): the message's `usage` with its cost and
-`uncited_claims`, the owner's daily aggregate (written in the finish
-transaction: repo.messages.finish), and one structured log line per answer
-that Cloud Logging turns into metrics (README, "Operator metrics")."""
+"""What an answer cost and how it went, recorded when its run finishes:
+the message's `usage` with its cost, `uncited_claims` and the cards it cites
+(`sources`), the owner's daily aggregate (written in the finish transaction:
+repo.messages.finish), and one structured log line per answer that Cloud
+Logging turns into metrics (README, "Operator metrics")."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,8 +22,9 @@ from cardchat.schema import Usage
 LOG_EVENT = "cardchat.answer"
 
 
-def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]:
-    """A complete answer's `usage` (with its cost) and `uncited_claims`."""
+def answer_fields(spec: ModelSpec, usage: Usage, content: str, card_ids: Sequence[str]) -> dict[str, Any]:
+    """A complete answer's `usage` (with its cost), `uncited_claims` and
+    `sources`, its citations read against the background's `card_ids`."""
     return {
         "usage": {
             "input_tokens": usage.input_tokens,
@@ -32,19 +35,32 @@ def answer_fields(spec: ModelSpec, usage: Usage, content: str) -> dict[str, Any]
                 spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
             ),
         },
-        "uncited_claims": claims.uncited_count(content),
+        "uncited_claims": claims.uncited_count(content, claims.citable(card_ids)),
+        "sources": claims.sources(content, card_ids),
     }
+
+
+@dataclass(frozen=True)
+class AnswerTimings:
+    """A complete answer's `timings` (chat_messages' field), in seconds: to its first token (the
+    whole time when it had none), in all; its chunk writes and provider retries. Readers (the
+    benchmarks) go through `of`, so a renamed field is a type error, not a missing key."""
+
+    ttft: float
+    total: float
+    chunks: int
+    provider_retries: int
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> AnswerTimings | None:
+        """The timings of a chat_messages document, if it has them."""
+        t = message.get("timings")
+        return cls(float(t["ttft"]), float(t["total"]), int(t["chunks"]), int(t["provider_retries"])) if t else None
 
 
 def timings(ttft: float | None, total: float, chunks: int, retries: int) -> dict[str, Any]:
-    """A complete answer's `timings` in seconds: to its first token (the whole
-    time when it had none), in all; its chunk writes and provider retries."""
-    return {
-        "ttft": round(ttft if ttft is not None else total, 3),
-        "total": round(total, 3),
-        "chunks": chunks,
-        "provider_retries": retries,
-    }
+    """The `timings` field of a complete answer (AnswerTimings)."""
+    return asdict(AnswerTimings(round(ttft if ttft is not None else total, 3), round(total, 3), chunks, retries))
 
 
 def usage_day(owner: str | None, fields: dict[str, Any], now: datetime) -> UsageDay | None:

@@ -41,7 +41,7 @@ from cardchat.providers.base import ProviderError
 from cardchat.ratelimit import reconcile
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
-from cardchat.schema import GENERATE_TIMEOUT_S, Chat, ChatMessage, StreamChunk, Usage
+from cardchat.schema import GENERATE_TIMEOUT_S, Chat, ChatMessage, ChatPrivate, StreamChunk, Usage
 from cardchat.schema import now as utc_now
 
 __all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
@@ -291,7 +291,7 @@ def _complete(run: _Run) -> str:
             "status": "complete",
             "content": content,
             "model": run.spec.id,
-            **accounting.answer_fields(run.spec, run.usage, content),
+            **accounting.answer_fields(run.spec, run.usage, content, _card_ids(run)),
             "timings": accounting.timings(run.ttft, total, chunks, run.retries),
             "dropped_turns": run.window.dropped,
             "cut_off": run.cut_off,
@@ -304,6 +304,11 @@ def _complete(run: _Run) -> str:
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
         run_log.unexpected(run.message_id, e, run.secrets, run.background)
     return "complete"
+
+
+def _card_ids(run: _Run) -> list[str]:
+    """The background's cards as the answer had them (withdrawals and this turn's additions stored)."""
+    return ChatPrivate.from_dict(chats_repo.get_private(run.db, run.msg["chat"]) or {}).card_ids
 
 
 def _retry_wait(e: ProviderError, retries: int) -> float | None:

@@ -93,9 +93,16 @@ _snapshots: dict[str, tuple[tuple[str, ...], Snapshot]] = {}
 _cache_lock = threading.Lock()
 
 
-def read_stats() -> dict[str, int]:
+@dataclass(frozen=True)
+class ReadStats:
     """Head and shard documents read from Firestore by this process since the last clear."""
-    return {"heads": reads.heads, "shards": reads.shards}
+
+    heads: int
+    shards: int
+
+
+def read_stats() -> ReadStats:
+    return ReadStats(reads.heads, reads.shards)
 
 
 def clear_cache() -> None:

@@ -6,9 +6,8 @@ import { listModels } from '../api';
 import { h, replaceChildren } from '../dom';
 import { errorCode, describeError } from '../errors';
 import { failureText } from '../loadstate';
-import { markdownRenderer, type Renderer } from '../markdown';
 import type { Session } from '../session';
-import { publicCitationIds } from '../citations';
+import { chatCitations, type ChatCitations } from '../citations';
 import { getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../queries';
 import { watchFeedback, type FeedbackDoc } from '../ownerqueries';
 import { ChatHeader } from './chatheader';
@@ -39,15 +38,14 @@ class ChatView {
   private readonly modelLabels = new Map<string, string>();
   private header: ChatHeader | null = null;
   private composer: Composer | null = null;
-  private render: Renderer | null = null;
-  private renderKey = '';
+  private citations: ChatCitations | null = null;
   // the owner's ratings of this chat's answers (answer_feedback: theirs alone)
   private feedback = new Map<string, FeedbackDoc>();
   private feedbackWatched = false;
 
   constructor(root: HTMLElement, private readonly chatId: string, private readonly uid: string | null) {
     const preparing = justCreated.delete(chatId);
-    this.transcript = new Transcript(chatId, preparing, () => this.render, () => this.composer, {
+    this.transcript = new Transcript(chatId, preparing, () => this.citations, () => this.composer, {
       feedback: (id) => this.feedback.get(id) ?? null,
       modelLabel: (id) => this.modelLabels.get(id) ?? id,
     });
@@ -162,12 +160,8 @@ class ChatView {
       replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
     }
     this.header.render(chat, this.priv ?? null);
-    const ids = this.priv ? this.priv.card_ids : publicCitationIds(chat.public_citations);
-    const key = ids.join('\n');
-    if (!this.render || key !== this.renderKey) {
-      this.render = markdownRenderer(ids);
-      this.renderKey = key;
-    }
+    const citations = chatCitations(this.priv ? this.priv.card_ids : null, chat.public_citations);
+    if (citations.key !== this.citations?.key) this.citations = citations;
     this.transcript.show(messages);
   }
 }

@@ -1,4 +1,4 @@
-// Citation previews (issue 16): hovering or focusing [n] (a first tap on a
+// Citation previews: hovering or focusing [n] (a first tap on a
 // touch screen) shows the card's title, tags and the passage best matching
 // the sentence the citation ends. The card is read through Firestore under
 // the card rules, so a reader who may not view it (or a [n] that names no
@@ -11,9 +11,12 @@ import { bestPassage } from '../passage';
 import { getCard } from '../queries';
 
 const CITE = 'a.cite, .cite-unavailable';
+/** What a reader who may not view a cited card is told, in a preview and in the sources list. */
+export const CANNOT_VIEW = 'A card you cannot view.';
 const cards = new Map<string, Promise<CardDoc | null>>();
 
-function loadCard(id: string): Promise<CardDoc | null> {
+/** A cited card as this reader may read it (null: a card they cannot view), read once per page. */
+export function loadCard(id: string): Promise<CardDoc | null> {
   let p = cards.get(id);
   if (!p) {
     // A denial and a missing card read the same: the rules answer both alike.
@@ -99,13 +102,13 @@ export class CitePreview {
     this.anchor = cite;
     cite.setAttribute('aria-describedby', this.el.id);
     const id = cite.dataset.cardId ?? '';
-    replaceChildren(this.el, h('p', { class: 'muted' }, id ? 'Loading card…' : 'A card you cannot view.'));
+    replaceChildren(this.el, h('p', { class: 'muted' }, id ? 'Loading card…' : CANNOT_VIEW));
     this.el.hidden = false;
     this.place(cite);
     if (!id) return;
     const card = await loadCard(id);
     if (ticket !== this.showing) return;
-    replaceChildren(this.el, ...(card ? this.cardContent(card, cite) : [h('p', { 'data-testid': 'cite-preview-denied' }, 'A card you cannot view.')]));
+    replaceChildren(this.el, ...(card ? this.cardContent(card, cite) : [h('p', { 'data-testid': 'cite-preview-denied' }, CANNOT_VIEW)]));
     this.place(cite);
   }
 

@@ -5,6 +5,7 @@ import { retryMessage } from '../api';
 import { ChunkBuffer } from '../chunks';
 import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
+import { answerSources, type CitationMap } from '../citations';
 import type { Renderer } from '../markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
@@ -13,12 +14,17 @@ import { watchChunks, type MessageDoc } from '../queries';
 import { type FeedbackDoc } from '../ownerqueries';
 import { markUncited } from '../claims';
 import { AnswerFooter } from './answerfooter';
+import { AnswerSources } from './answersources';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
 
 export interface MessageContext {
   chatId: string;
   render: Renderer;
+  /** What each [n] of an answer names for this reader, given the answer's stored `sources`. */
+  citations: (sources: readonly number[] | null) => CitationMap;
+  /** Changes whenever what some [n] names may have changed: a shown answer is rendered again. */
+  citationsKey: () => string;
   readOnly: boolean;
   /** The owner's rating of an answer (null for none, or for a reader who is not the owner). */
   feedback: (messageId: string) => FeedbackDoc | null;
@@ -39,11 +45,13 @@ export class MessageView {
   private unsubscribeChunks: (() => void) | null = null;
   private revealer: StreamRevealer | null = null;
   private shownContent: string | null = null;
+  private shownCitations = '';
   private retrying = false;
   private autoRetried = false;
   private retryError = '';
   private editor: BranchEditor | null = null;
   private readonly footer: AnswerFooter | null;
+  private readonly sources: AnswerSources | null;
 
   /**
    * `fresh`: the message appeared while the reader was watching (not in the
@@ -66,7 +74,9 @@ export class MessageView {
       h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }),
         isUser && !ctx.readOnly ? this.editButton() : null, copy),
       this.notice, this.body, this.cutOff, this.state);
+    this.sources = isUser ? null : new AnswerSources();
     this.footer = isUser ? null : new AnswerFooter(!ctx.readOnly, ctx.modelLabel);
+    if (this.sources) this.el.appendChild(this.sources.el);
     if (this.footer) this.el.appendChild(this.footer.el);
     if (!isUser) {
       this.body.setAttribute('aria-live', 'polite');
@@ -107,6 +117,8 @@ export class MessageView {
       this.revealer?.stop();
       this.show(msg.content);
     }
+    this.sources?.update(phase === 'complete' && msg.status === 'complete'
+      ? answerSources(msg.content, this.cites()) : null);
     this.footer?.update(msg, this.ctx.feedback(msg.id));
     if (phaseChanged && live) this.retrying = false;
     if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {
@@ -144,11 +156,27 @@ export class MessageView {
     return this.msg.content || this.chunks?.text() || '';
   }
 
+  /** What this answer's [n] name depends on: the chat's card list and the answer's own sources. */
+  private citationsKey(): string {
+    return `${this.ctx.citationsKey()}|${this.msg.sources?.join(',') ?? '-'}`;
+  }
+
+  private cites(): CitationMap {
+    return this.ctx.citations(this.msg.sources);
+  }
+
+  /** Renders `content` with this answer's citations; marks its uncited claims once it is complete. */
+  private paint(content: string, complete: boolean): void {
+    const cites = this.cites();
+    this.shownCitations = this.citationsKey();
+    this.body.innerHTML = this.ctx.render(content, cites);
+    if (complete) markUncited(this.body, (n) => cites.card(n) !== null);
+  }
+
   private show(content: string): void {
-    if (this.shownContent === content) return;
+    if (this.shownContent === content && this.shownCitations === this.citationsKey()) return;
     this.shownContent = content;
-    this.body.innerHTML = this.ctx.render(content);
-    if (this.msg.status === 'complete') markUncited(this.body);
+    this.paint(content, this.msg.status === 'complete');
     this.ctx.grew();
   }
 
@@ -178,8 +206,7 @@ export class MessageView {
   private newRevealer(): StreamRevealer {
     return new StreamRevealer((visible, done) => {
       this.el.classList.toggle('revealing', !done);
-      this.body.innerHTML = this.ctx.render(visible);
-      if (done && this.msg.status === 'complete') markUncited(this.body);
+      this.paint(visible, done && this.msg.status === 'complete');
       this.shownContent = done ? visible : null;
       this.ctx.grew();
     });

@@ -2,13 +2,16 @@
 // message_index order without re-inserting unchanged nodes, re-evaluated
 // when a live answer's lease runs out.
 import { h, replaceChildren } from '../dom';
-import type { Renderer } from '../markdown';
+import { chatCitations, type ChatCitations } from '../citations';
+import { markdownRenderer } from '../markdown';
 import { answerInProgress, messagePhase, msUntilStall } from '../messagestate';
 import type { MessageDoc } from '../queries';
 import { ScrollFollower } from '../scrollfollow';
 import type { Composer } from './composer';
 import { CitePreview } from './citepreview';
 import { MessageView, type MessageContext } from './message';
+
+const NO_CITATIONS: ChatCitations = chatCitations(null, {});
 
 export class Transcript {
   readonly el = h('div', { class: 'transcript', 'data-testid': 'transcript', tabindex: '0', 'aria-label': 'Conversation' });
@@ -19,13 +22,13 @@ export class Transcript {
   private seenMessages = false;
 
   /**
-   * `render` is looked up at each use, so a changed card list applies to
+   * `citations` is looked up at each use, so a changed card list applies to
    * views already made; `composer` is null for a read-only reader.
    */
   constructor(
     private readonly chatId: string,
     private readonly preparing: boolean,
-    private readonly render: () => Renderer | null,
+    private readonly citations: () => ChatCitations | null,
     private readonly composer: () => Composer | null,
     private readonly extras: Pick<MessageContext, 'feedback' | 'modelLabel'> = { feedback: () => null, modelLabel: (m) => m },
   ) {
@@ -33,6 +36,7 @@ export class Transcript {
   }
 
   private readonly preview: CitePreview;
+  private readonly renderer = markdownRenderer();
 
   /** Re-renders with the same messages (the owner's ratings changed). */
   refresh(): void {
@@ -52,7 +56,7 @@ export class Transcript {
 
   private renderMessages(): void {
     const { messages } = this;
-    if (!this.render()) return;
+    if (!this.citations()) return;
     const now = Date.now();
     if (!messages.length) {
       this.seenMessages = true; // whatever arrives next arrives while the reader watches
@@ -75,7 +79,9 @@ export class Transcript {
   private placeViews(now: number, animate: boolean): Element | null {
     const ctx = {
       chatId: this.chatId,
-      render: (md: string) => this.render()?.(md) ?? '',
+      render: this.renderer,
+      citations: (sources: readonly number[] | null) => (this.citations() ?? NO_CITATIONS).forAnswer(sources),
+      citationsKey: () => this.citations()?.key ?? '',
       readOnly: !this.composer(),
       grew: () => this.follower.contentChanged(),
       ...this.extras,

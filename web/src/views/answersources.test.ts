@@ -1,0 +1,24 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from 'vitest';
+import { AnswerSources } from './answersources';
+
+describe('the sources list', () => {
+  it('is hidden for an answer that is not complete or cites nothing', () => {
+    const list = new AnswerSources();
+    list.update(null);
+    expect(list.el.hidden).toBe(true);
+    list.update([]);
+    expect(list.el.hidden).toBe(true);
+    expect(list.el.children.length).toBe(0);
+  });
+  it('says "a card you cannot view" for a card the reader may not view, without reading it', () => {
+    const list = new AnswerSources();
+    list.update([{ n: 2, cardId: '' }, { n: 5, cardId: '' }]);
+    expect(list.el.hidden).toBe(false);
+    const items = [...list.el.querySelectorAll('[data-testid=answer-source]')];
+    expect(items.map((li) => li.textContent)).toEqual(['[2] A card you cannot view.', '[5] A card you cannot view.']);
+    expect(list.el.querySelector('a')).toBeNull();
+    list.update(null); // the answer is retried: streaming again
+    expect(list.el.hidden).toBe(true);
+  });
+});
