@@ -1,10 +1,6 @@
-"""Cloud Functions entry points. Each endpoint is thin: parse, authorise, call
-the domain (cardchat.*), map its errors to HttpsError codes.
-
-Heavy modules (ONNX, tokenizers, provider SDKs) are imported inside the
-functions that need them, so a cold start of listModels or postMessage never
-pays for the embedding model.
-"""
+"""Cloud Functions entry points, each thin: parse, authorise, call the domain (cardchat.*),
+map its errors to HttpsError. Heavy modules (ONNX, tokenizers, provider SDKs) are imported
+inside the functions that need them: a cold start never pays for the embedding model."""
 
 from __future__ import annotations
 
@@ -38,10 +34,8 @@ options.set_global_options(region=REGION, max_instances=20)
 # listed in CARDCHAT_SECRETS in functions/.env, plus a remote embedder's);
 # locally the keys come from functions/.secret.local or the environment.
 SECRETS = keys.bound_secrets()
-#: Every function that can reach a model provider or a remote embedder, or
-#: answers by whether a key is present: they bind SECRETS, and no other
-#: function does. A new such function goes here; tests/test_secrets.py holds
-#: every declared function to this list.
+#: Every function that can reach a model provider or a remote embedder, or answers by whether a key
+#: is present, binds SECRETS, and no other does (tests/test_secrets.py holds every function to it).
 #: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
@@ -54,10 +48,8 @@ def _secrets(name: str) -> list[str] | None:
 
 
 def _init_app() -> None:
-    """The default firebase_admin app, at import: the callable wrapper
-    verifies ID tokens with it before our code runs. In the emulators there
-    are no Application Default Credentials and none are needed (the Auth
-    emulator's tokens are verified without a signature check)."""
+    """The default firebase_admin app, at import: the callable wrapper verifies ID tokens with it. The
+    emulators need no credentials (the Auth emulator's tokens are verified without a signature check)."""
     import firebase_admin
     from firebase_admin import credentials
 
@@ -243,6 +235,16 @@ def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {}
 
 
+@https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=540)
+@_endpoint
+def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """The caller's data, then their Auth account; run again, it finishes an interrupted one."""
+    from cardchat import account_deletion, parsing
+
+    account_deletion.delete_account(db(), _uid(req), parsing.account_uid(req.data))
+    return {}
+
+
 # --- the card MCP endpoint and its personal access tokens (issue 19) -------------
 
 
@@ -270,8 +272,7 @@ def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("searchCards"))
 @_endpoint
 def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """The Cards page's text filter, ranked on the server over the collection the caller chose.
-    1 GiB as createChat: it loads the embedding model and ranks the whole collection."""
+    """The Cards page's text filter, ranked over the chosen collection (1 GiB: as createChat, it embeds and ranks)."""
     from cardchat import parsing
     from cardchat.chat import card_search
 
@@ -335,9 +336,8 @@ def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     secrets=_secrets("embedCard"),
 )
 def embedCard(event: DocumentWritten) -> None:
-    """Keeps card_embeddings in step with cards, in batches: the card is
-    queued, and the call that finds no worker for its owner drains the
-    owner's queue (repo/embed_batches.py)."""
+    """Keeps card_embeddings in step with cards, in batches: the card is queued, and the call
+    that finds no worker for its owner drains the owner's queue (repo/embed_batches.py)."""
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embed_batches
 
@@ -395,6 +395,5 @@ def _retitle(chat_id: str, model_id: str | None) -> None:
     titles.retitle(db(), chat_id, model_id)
 
 
-# Names the SPA calls, from common/collections.json: a rename there that isn't
-# made here fails at import rather than at the first call.
+# Names the SPA calls (common/collections.json): a rename not made here fails at import, not at a call.
 assert set(FUNCTION_NAMES.values()) <= set(globals()), "common/collections.json names a function main.py lacks"

@@ -69,7 +69,7 @@ def auth_accounts():
     import firebase_admin
     from firebase_admin import auth
 
-    if not firebase_admin._apps:
+    if firebase_admin._DEFAULT_APP_NAME not in firebase_admin._apps:  # a named app (the admin CLI's) is not it
         firebase_admin.initialize_app(options={"projectId": PROJECT})
 
     def make() -> str:

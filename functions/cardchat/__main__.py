@@ -1,4 +1,5 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,feedback,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
+delete-account,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -96,6 +97,14 @@ def _grant_ai(args: argparse.Namespace) -> int:
     return 0
 
 
+def _delete_account(args: argparse.Namespace) -> int:
+    from cardchat.admin.accounts import delete_account
+
+    delete_account(_client(args.project), args.project, args.uid)
+    print(f"deleted every document of {args.uid} and their Auth account")
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from cardchat.admin.evaluation import main
 
@@ -174,6 +183,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--revoke", action="store_true")
     s.add_argument("--admin", action="store_true", help="also grant (with --revoke: revoke) admin")
     s.set_defaults(run=_grant_ai)
+
+    s = sub.add_parser("delete-account", parents=[common], help="delete a user's data and Auth account (resumable)")
+    s.add_argument("--uid", required=True)
+    s.set_defaults(run=_delete_account)
 
     s = sub.add_parser(
         "feedback", parents=[common], help="rated answers: model, rating, comment, question, cited cards"

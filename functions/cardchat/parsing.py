@@ -88,6 +88,14 @@ def doc_id(data: Any, name: str) -> str:
     return value
 
 
+def account_uid(data: Any) -> str | None:
+    """deleteAccount's optional `uid`: whose account the caller means (theirs, or the call is refused)."""
+    value = data.get("uid") if isinstance(data, dict) else None
+    if value is not None and not _valid_id(value):
+        raise InvalidArgument("uid: a valid id is required")
+    return value
+
+
 def content(value: Any, name: str = "content") -> str:
     """A user's message, trimmed: the first (createChat's `initial_message`)
     and every follow-up obey the same rules. `name` names the field in errors."""

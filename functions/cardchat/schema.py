@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,8 +52,7 @@ RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
 RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
 REGION: str = _SHARED["region"]
-#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common
-#: writes them into web/src/generated/messagestatus.ts).
+#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common: web/src/generated/messagestatus.ts).
 MESSAGE_STATUS: dict[str, str] = _SHARED["message_status"]
 LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
@@ -61,6 +60,7 @@ RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
 #: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540
+SCRATCH_TTL = timedelta(days=2)  # a streaming chunk's `expires` after its writing (firestore.indexes.json TTL)
 
 Visibility = Literal["public", "private"]
 Role = Literal["user", "assistant"]
@@ -357,7 +357,7 @@ class ChatMessage:
 
 @dataclass
 class StreamChunk:
-    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas."""
+    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas, deleted at the answer's end or by TTL."""
 
     chat: str
     message: str
@@ -367,7 +367,7 @@ class StreamChunk:
     timestamp: datetime = field(default_factory=now)
 
     def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
+        return {**_dict(self), "expires": self.timestamp + SCRATCH_TTL}  # the TTL policy's field
 
 
 @dataclass

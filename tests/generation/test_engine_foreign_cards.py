@@ -68,7 +68,7 @@ def named_stranger():
         def get_credential(self):
             return AnonymousCredentials()
 
-    if not firebase_admin._apps:
+    if firebase_admin._DEFAULT_APP_NAME not in firebase_admin._apps:  # a named app (the admin CLI's) is not it
         firebase_admin.initialize_app(Anonymous(), {"projectId": PROJECT})
     with contextlib.suppress(auth.UserNotFoundError):
         auth.delete_user(STRANGER)

@@ -119,3 +119,6 @@ export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered:
 export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
   FUNCTIONS.resolveViewers,
 );
+
+/** Deletes the caller's data and account (the server deletes only the caller's own). */
+export const deleteAccount = call<Record<string, never>, Record<string, never>>(FUNCTIONS.deleteAccount);

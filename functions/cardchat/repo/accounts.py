@@ -7,8 +7,10 @@ are never written to Firestore (chats keep opaque uids).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 #: Identifiers per get_users call (the Admin SDK's limit).
 _BATCH = 100
@@ -62,3 +64,12 @@ def by_uid(uids: Iterable[str]) -> dict[str, Account]:
     from firebase_admin import auth
 
     return {a.uid: a for a in _lookup([auth.UidIdentifier(u) for u in dict.fromkeys(uids)])}
+
+
+def delete_auth_user(uid: str, app: Any = None) -> None:
+    """The Auth account of `uid` (in `app`'s project; default: the default app's); one
+    already gone (a deletion run again) is no error."""
+    from firebase_admin import auth
+
+    with contextlib.suppress(auth.UserNotFoundError):
+        auth.delete_user(uid, app=app)

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as gexc
 
-from ..card_quota import CARD_LIMIT, CardQuota
+from ..card_quota import CARD_LIMIT, EMBEDDING_SKIPS, CardQuota, skip_id
 from ..embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from ..embeddings import Embedder
 from ..embeddings.text import embeddable_and_hash
@@ -97,6 +97,11 @@ def on_card_written(
         return "unchanged"
     if after is None:
         db.collection(CARD_EMBEDDINGS).document(card_id).delete()  # at once; the queue entry settles a racing batch
+        if not _indexed(db, card.owner):
+            # No index holds it (a deleted account's cards: their heads go first), so nothing
+            # is left to do but its skip record, and a worker would write bookkeeping for someone gone.
+            db.collection(EMBEDDING_SKIPS).document(skip_id(card.owner, card_id)).delete()
+            return "unindexed"
     queue.enqueue(db, card_id, card.owner, clock())
     return work(db, card.owner, embedder, clock)
 
@@ -112,6 +117,11 @@ def work(
         return "queued"
     budget = DRAIN_BUDGET_S if budget_s is None else budget_s
     return f"drained {drain(db, owner, embedder, worker, clock=clock, budget_s=budget, batch=batch_size())}"
+
+
+def _indexed(db: firestore.Client, owner: str) -> bool:
+    """Whether the owner has a retrieval index (either partition) a deleted card could be in."""
+    return any(retrieval_index.read_head(db, owner, public) is not None for public in (False, True))
 
 
 def batch_size() -> int:

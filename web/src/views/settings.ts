@@ -1,9 +1,10 @@
-// /settings: the signed-in user's own API keys (bring your own key) and their
-// personal access tokens for MCP clients, one section each.
+// /settings: the signed-in user's own API keys (bring your own key), their
+// personal access tokens for MCP clients, and deleting the account, one section each.
 import { h, replaceChildren } from '../dom';
 import type { Session } from '../session';
 import { mountAccessTokens } from './accesstokens';
 import { mountApiKeys } from './apikeys';
+import { mountDeleteAccount } from './deleteaccount';
 import { renderSignIn } from './signin';
 
 export function mountSettings(root: HTMLElement, s: Session): () => void {
@@ -13,7 +14,12 @@ export function mountSettings(root: HTMLElement, s: Session): () => void {
   }
   const keys = h('div');
   const tokens = h('div');
-  replaceChildren(root, h('div', { class: 'stack' }, h('h1', null, 'Settings'), keys, tokens));
-  const unmounts = [mountApiKeys(keys), mountAccessTokens(tokens, s.user.uid)];
+  const leave = h('div');
+  replaceChildren(root, h('div', { class: 'stack' }, h('h1', null, 'Settings'), keys, tokens, leave));
+  const unmounts = [
+    mountApiKeys(keys),
+    mountAccessTokens(tokens, s.user.uid),
+    mountDeleteAccount(leave, s.user.email || s.user.uid),
+  ];
   return () => unmounts.forEach((unmount) => unmount());
 }
