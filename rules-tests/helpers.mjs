@@ -38,7 +38,7 @@ export const UID = {
   admin: 'ada',
   viewer: 'vic', // listed in a private card's `viewers`
   notAdmin: 'mallory', // users doc says admin: false, token claims admin
-  chatViewer: 'val', // a chat's owner shared it with them (chats/{id}.viewers)
+  chatViewer: 'val', // a chat's owner shared it with them (chat_viewers/{chat}_{uid})
   exViewer: 'xena', // shared with once, removed since
 };
 
@@ -89,10 +89,17 @@ export function chatDoc(over = {}) {
     created: T0,
     last_updated: T0,
     message_count: 2,
-    viewers: [],
     ...over,
   });
 }
+
+/** chat_viewers/{chat}_{viewer}: `viewer` may read `chat` (shareChat writes one per person). */
+export function viewerDoc(chat, viewer, over = {}) {
+  return checkShape('ChatViewer', { chat, owner: UID.owner, viewer, added: T0, ...over });
+}
+
+/** The id shareChat gives a viewer doc (ids.chat_viewer_id): the rules look it up by this shape. */
+export const viewerId = (chat, viewer) => `${chat}_${viewer}`;
 
 /** chat_private/{id}: what only the chat's owner (and admins) may read. */
 export function chatPrivateDoc(over = {}) {
@@ -138,6 +145,7 @@ export function messageDoc(chat, over = {}) {
     cut_off: null,
     provider_wait: null,
     uncited_claims: 0,
+    sources: [1],
     own_key: false,
     ...over,
   });

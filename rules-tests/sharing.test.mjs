@@ -1,8 +1,10 @@
-// Chats shared with people (issue 14): a viewer (uid in chats/{id}.viewers)
+// Chats shared with people: a viewer (chat_viewers/{chat}_{uid} exists)
 // reads the chat, its messages and chunks as a visitor of a published chat
-// does, lists "Shared with me" with exactly viewers array-contains own uid,
-// writes nothing; an ex-viewer, another user and a signed-out visitor read
-// nothing of an unpublished shared chat. chat_authors/{id} (the author chip's
+// does, lists "Shared with me" through their own viewer docs, writes nothing;
+// an ex-viewer, another user and a signed-out visitor read nothing of an
+// unpublished shared chat, and no visitor of a published one learns whom it
+// is shared with (the chat names no one; viewer docs are the owner's and the
+// viewer's own). chat_authors/{id} (the author chip's
 // name): the owner, viewers, admins; anyone only while the chat is published
 // and `shown`.
 
@@ -14,7 +16,7 @@ import {
 } from 'firebase/firestore';
 import {
   C, MESSAGE_KINDS, UID, authorDoc, backgroundDoc, chatDoc, chatPrivateDoc, collection, doc, expectFound,
-  firstSnapshot, fixtures, listIds, setUp, snapshotAfter,
+  firstSnapshot, fixtures, listIds, setUp, snapshotAfter, viewerDoc, viewerId,
 } from './helpers.mjs';
 
 const SHARED = 'chat-shared';
@@ -22,8 +24,19 @@ const OTHER_SHARED = 'chat-shared-with-someone-else';
 const PUBLISHED_SHOWN = 'chat-published-author-shown';
 const PUBLISHED_HIDDEN = 'chat-published-author-hidden';
 const UNPUBLISHED_SHOWN = 'chat-unpublished-author-shown';
+const PUBLISHED_SHARED = 'chat-published-shared';
 const w = fixtures();
-const shared = (over = {}) => chatDoc({ viewers: [UID.chatViewer, 'someone'], ...over });
+/** The docs of chat `id` shared with `viewers` (the chat itself, then one viewer doc each). */
+const sharedDocs = (id, over = {}, viewers = [UID.chatViewer, 'someone']) => ({
+  [`${C.chats}/${id}`]: chatDoc(over),
+  ...Object.fromEntries(viewers.map((v) => [`${C.chat_viewers}/${viewerId(id, v)}`, viewerDoc(id, v)])),
+});
+/** A new chat shared with chatViewer among the fixtures; returns its id. */
+const fresh = (over = {}) => {
+  const id = w.newId('chat');
+  Object.assign(w.docs, sharedDocs(id, over));
+  return id;
+};
 
 /** Who is who for a chat shared with chatViewer, from which exViewer was removed. */
 const NOT_READERS = { exViewer: 'ex-viewer', other: 'other user', signedOut: 'signed-out visitor' };
@@ -33,10 +46,10 @@ let h;
 describe('sharing', () => {
   before(async () => {
     h = await setUp('demo-rules-sharing', {
-      [`${C.chats}/${SHARED}`]: shared(),
+      ...sharedDocs(SHARED),
       [`${C.chat_private}/${SHARED}`]: chatPrivateDoc(),
       [`${C.chat_backgrounds}/${SHARED}`]: backgroundDoc(SHARED),
-      [`${C.chats}/${OTHER_SHARED}`]: chatDoc({ viewers: [UID.exViewer] }),
+      ...sharedDocs(OTHER_SHARED, {}, [UID.exViewer]),
       [`${C.chat_authors}/${SHARED}`]: authorDoc(),
       [`${C.chats}/${PUBLISHED_SHOWN}`]: chatDoc({ published: true }),
       [`${C.chat_authors}/${PUBLISHED_SHOWN}`]: authorDoc({ shown: true }),
@@ -44,6 +57,7 @@ describe('sharing', () => {
       [`${C.chat_authors}/${PUBLISHED_HIDDEN}`]: authorDoc(),
       [`${C.chats}/${UNPUBLISHED_SHOWN}`]: chatDoc(),
       [`${C.chat_authors}/${UNPUBLISHED_SHOWN}`]: authorDoc({ shown: true }),
+      ...sharedDocs(PUBLISHED_SHARED, { published: true }),
       ...w.docs,
     });
   });
@@ -52,45 +66,85 @@ describe('sharing', () => {
   const chat = (actor, id) => doc(h.db[actor], C.chats, id);
   const chats = (actor) => collection(h.db[actor], C.chats);
   const author = (actor, id) => doc(h.db[actor], C.chat_authors, id);
+  const viewer = (actor, id) => doc(h.db[actor], C.chat_viewers, id);
+  const viewers = (actor) => collection(h.db[actor], C.chat_viewers);
+  /** What shareChat's removal does: chatViewer's viewer doc of `id` goes. */
+  const revoke = (id) => h.env.withSecurityRulesDisabled(
+    (ctx) => deleteDoc(doc(ctx.firestore(), C.chat_viewers, viewerId(id, UID.chatViewer))));
 
   // --- the shared chat itself ------------------------------------------------
   test('allow: viewer gets an unpublished chat shared with them', async () => { await expectFound(chat('chatViewer', SHARED)); });
-  test('allow: viewer listens to an unpublished chat shared with them', async () => {
+  test('allow: viewer listens to an unpublished chat shared with them, which names no viewer', async () => {
     const snap = await firstSnapshot(chat('chatViewer', SHARED));
-    assert.deepEqual(snap.data().viewers, [UID.chatViewer, 'someone']);
+    assert.equal(snap.data().viewers, undefined);
   });
   for (const [actor, label] of Object.entries(NOT_READERS)) {
     test(`deny: ${label} gets an unpublished chat shared with others`, () => assertFails(getDoc(chat(actor, SHARED))));
   }
   test('deny: viewer gets an unpublished chat shared with someone else',
     () => assertFails(getDoc(chat('chatViewer', OTHER_SHARED))));
+  {
+    // A viewer doc under the right id that names another chat grants nothing.
+    const id = w.add(C.chats, chatDoc(), 'chat');
+    w.docs[`${C.chat_viewers}/${viewerId(id, UID.chatViewer)}`] = viewerDoc('chat-elsewhere', UID.chatViewer);
+    test('deny: viewer gets a chat through a viewer doc of another chat', () => assertFails(getDoc(chat('chatViewer', id))));
+  }
 
-  // --- "Shared with me": exactly viewers array-contains own uid ----------------
-  test('allow: viewer lists chats where viewers array-contains own uid', async () => {
-    const snap = await getDocs(query(chats('chatViewer'), where('viewers', 'array-contains', UID.chatViewer)));
-    const ids = snap.docs.map((d) => d.id);
-    assert.ok(ids.includes(SHARED) && !ids.includes(OTHER_SHARED) && !ids.includes(PUBLISHED_SHOWN), String(ids));
-    assert.ok(snap.docs.every((d) => d.data().viewers.includes(UID.chatViewer)));
+  // --- a published shared chat names no one it is shared with ------------------
+  for (const actor of ['other', 'signedOut']) {
+    const label = NOT_READERS[actor];
+    test(`allow: ${label} reads a published shared chat, which names none of its viewers`, async () => {
+      const data = (await expectFound(chat(actor, PUBLISHED_SHARED))).data();
+      assert.equal(data.viewers, undefined);
+      assert.ok(!JSON.stringify(data).includes(UID.chatViewer), JSON.stringify(data));
+    });
+    test(`deny: ${label} gets a viewer doc of a published shared chat`,
+      () => assertFails(getDoc(viewer(actor, viewerId(PUBLISHED_SHARED, UID.chatViewer)))));
+    test(`deny: ${label} lists the viewer docs of a published shared chat`,
+      () => assertFails(getDocs(query(viewers(actor), where('chat', '==', PUBLISHED_SHARED)))));
+  }
+
+  // --- chat_viewers: the viewer's own, the owner's, admins' ---------------------
+  test('allow: viewer lists their own viewer docs ("Shared with me") and finds only theirs', async () => {
+    const ids = await listIds(query(viewers('chatViewer'), where('viewer', '==', UID.chatViewer)));
+    assert.ok(ids.includes(viewerId(SHARED, UID.chatViewer)) && !ids.includes(viewerId(OTHER_SHARED, UID.exViewer)), String(ids));
   });
-  test('allow: ex-viewer lists chats shared with them and finds only those', async () => {
-    const ids = await listIds(query(chats('exViewer'), where('viewers', 'array-contains', UID.exViewer)));
-    assert.deepEqual(ids, [OTHER_SHARED]);
+  test('allow: viewer gets their own viewer doc', async () => {
+    await expectFound(viewer('chatViewer', viewerId(SHARED, UID.chatViewer)));
   });
-  test('deny: viewer lists chats where viewers array-contains another uid',
-    () => assertFails(getDocs(query(chats('chatViewer'), where('viewers', 'array-contains', UID.exViewer)))));
-  test('deny: other user lists chats where viewers array-contains the viewer',
-    () => assertFails(getDocs(query(chats('other'), where('viewers', 'array-contains', UID.chatViewer)))));
-  test('deny: signed-out visitor lists chats where viewers array-contains the viewer',
-    () => assertFails(getDocs(query(chats('signedOut'), where('viewers', 'array-contains', UID.chatViewer)))));
+  test('allow: owner lists the viewer docs of own chat', async () => {
+    const ids = await listIds(query(viewers('owner'), where('owner', '==', UID.owner), where('chat', '==', SHARED)));
+    assert.deepEqual(ids, [viewerId(SHARED, 'someone'), viewerId(SHARED, UID.chatViewer)]);
+  });
+  test('allow: owner gets a viewer doc of own chat', async () => {
+    await expectFound(viewer('owner', viewerId(SHARED, 'someone')));
+  });
+  test('allow: admin gets a viewer doc', async () => { await expectFound(viewer('admin', viewerId(SHARED, 'someone'))); });
+  test('deny: viewer gets another viewer\'s doc of the same chat',
+    () => assertFails(getDoc(viewer('chatViewer', viewerId(SHARED, 'someone')))));
+  test('deny: viewer lists the viewer docs of a chat shared with them',
+    () => assertFails(getDocs(query(viewers('chatViewer'), where('chat', '==', SHARED)))));
+  test('deny: viewer lists viewer docs naming another uid',
+    () => assertFails(getDocs(query(viewers('chatViewer'), where('viewer', '==', UID.exViewer)))));
+  test('deny: viewer lists viewer docs without a filter', () => assertFails(getDocs(viewers('chatViewer'))));
+  test('deny: other user lists the viewer docs of a chat filtered on its owner',
+    () => assertFails(getDocs(query(viewers('other'), where('owner', '==', UID.owner)))));
+  test('deny: ex-viewer gets their removed viewer doc',
+    () => assertFails(getDoc(viewer('exViewer', viewerId(SHARED, UID.exViewer)))));
+  for (const actor of ['owner', 'chatViewer', 'other']) {
+    test(`deny: ${actor} writes a viewer doc`,
+      () => assertFails(setDoc(viewer(actor, viewerId(SHARED, UID[actor])), viewerDoc(SHARED, UID[actor]))));
+  }
+  test('deny: viewer deletes their own viewer doc', () => assertFails(deleteDoc(viewer('chatViewer', viewerId(SHARED, UID.chatViewer)))));
+
+  // --- chats are listed by their owner only -------------------------------------
   test('deny: viewer lists chats without a filter', () => assertFails(getDocs(chats('chatViewer'))));
   test('deny: viewer lists chats filtered on the owner',
     () => assertFails(getDocs(query(chats('chatViewer'), where('owner', '==', UID.owner)))));
-  test('deny: viewer lists chats where viewers array-contains-any [own uid, another]',
-    () => assertFails(getDocs(query(chats('chatViewer'),
-      where('viewers', 'array-contains-any', [UID.chatViewer, UID.exViewer])))));
+  test('deny: viewer lists chats filtered on published',
+    () => assertFails(getDocs(query(chats('chatViewer'), where('published', '==', true)))));
 
   // --- a viewer writes nothing ------------------------------------------------
-  const fresh = (over = {}) => w.add(C.chats, shared(over), 'chat');
   {
     const id = fresh();
     test('deny: viewer publishes a chat shared with them', () => assertFails(updateDoc(chat('chatViewer', id), { published: true })));
@@ -102,28 +156,15 @@ describe('sharing', () => {
   }
   {
     const id = fresh();
-    test('deny: viewer removes themself from viewers', () => assertFails(updateDoc(chat('chatViewer', id), { viewers: ['someone'] })));
-  }
-  {
-    const id = fresh();
-    test('deny: viewer adds another user to viewers',
-      () => assertFails(updateDoc(chat('chatViewer', id), { viewers: arrayUnion(UID.other) })));
-  }
-  {
-    const id = fresh();
-    test('deny: owner adds a viewer through the client', () => assertFails(updateDoc(chat('owner', id), { viewers: arrayUnion(UID.other) })));
-  }
-  {
-    const id = w.add(C.chats, chatDoc({ published: true }), 'chat');
-    test('deny: other user adds themself to the viewers of a published chat',
-      () => assertFails(updateDoc(chat('other', id), { viewers: arrayUnion(UID.other) })));
+    test('deny: owner adds a viewers list to a chat through the client',
+      () => assertFails(updateDoc(chat('owner', id), { viewers: arrayUnion(UID.other) })));
   }
   {
     const id = fresh();
     test('deny: viewer deletes a chat shared with them', () => assertFails(deleteDoc(chat('chatViewer', id))));
   }
-  test('deny: viewer creates a chat naming themself a viewer',
-    () => assertFails(setDoc(chat('chatViewer', w.newId('new')), chatDoc({ viewers: [UID.chatViewer] }))));
+  test('deny: viewer creates a chat of their own',
+    () => assertFails(setDoc(chat('chatViewer', w.newId('new')), chatDoc({ owner: UID.chatViewer }))));
 
   // --- what stays the owner's: chat_private, the background ----------------------
   test('deny: viewer gets the chat_private of a chat shared with them',
@@ -131,12 +172,16 @@ describe('sharing', () => {
   test('deny: viewer gets the background of a chat shared with them',
     () => assertFails(getDoc(doc(h.db.chatViewer, C.chat_backgrounds, SHARED))));
 
-  // --- removal revokes a listening viewer at once ----------------------------------
+  // --- removal: a listening viewer receives nothing new ---------------------------
+  // Rules are re-checked when a listened-to document changes, not when the
+  // viewer doc goes: the next change of the chat (a new message bumps it) is denied.
   {
     const id = fresh();
-    test('deny: viewer keeps listening to a chat after being removed', { timeout: 15_000 },
-      () => assertFails(snapshotAfter(chat('chatViewer', id),
-        () => h.seed({ [`${C.chats}/${id}`]: shared({ viewers: ['someone'] }) }))));
+    test('deny: viewer receives a change of a chat after being removed', { timeout: 15_000 },
+      () => assertFails(snapshotAfter(chat('chatViewer', id), async () => {
+        await revoke(id);
+        await h.seed({ [`${C.chats}/${id}`]: chatDoc({ message_count: 4 }) });
+      })));
   }
 
   // --- messages and chunks ------------------------------------------------------
@@ -163,7 +208,7 @@ describe('sharing', () => {
     w.add(kind.name, kind.build(revoked), 'msg-revoked');
     test(`deny: viewer keeps listening to ${kind.name} of a chat after being removed`, { timeout: 15_000 },
       () => assertFails(snapshotAfter(ofChat('chatViewer', revoked), async () => {
-        await h.seed({ [`${C.chats}/${revoked}`]: shared({ viewers: [] }) });
+        await revoke(revoked);
         await h.seed({ [`${kind.name}/${w.newId('msg-after')}`]: kind.build(revoked, { message_index: 2 }) });
       })));
   }
@@ -198,7 +243,7 @@ describe('sharing', () => {
   }
   test('deny: viewer writes an author doc', () => assertFails(setDoc(author('chatViewer', w.newId('a')), authorDoc())));
   {
-    const id = w.add(C.chats, shared({ published: true }), 'chat');
+    const id = fresh({ published: true });
     w.docs[`${C.chat_authors}/${id}`] = authorDoc({ shown: true });
     test('deny: signed-out visitor keeps reading the author doc after the owner hides it', { timeout: 15_000 },
       () => assertFails(snapshotAfter(author('signedOut', id),

@@ -42,7 +42,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "cards": ("per-user", "`owner`; public and shared cards go too"),
     "users": ("per-user", "keyed by uid"),
     "card_embeddings": ("per-card", "keyed by card id, `owner`"),
-    "chats": ("per-chat", "keyed by chat id, `owner`; others' `viewers` lose the uid"),
+    "chats": ("per-chat", "keyed by chat id, `owner`"),
+    "chat_viewers": ("per-chat", "keyed by chat id_uid, `chat`; others' chats shared with the user: `viewer`"),
     "chat_private": ("per-chat", "keyed by chat id"),
     "chat_messages": ("per-chat", "`chat`"),
     "chat_messages_streaming": ("per-chat", "`chat`; `expires` under a TTL policy"),
@@ -74,7 +75,14 @@ KINDS: dict[str, tuple[str, str]] = {
 TRANSCRIPTS = {COLLECTIONS["chat_messages"], COLLECTIONS["chat_messages_streaming"]}
 SECRET = "The lighthouse keeper's door code is 90210"
 #: Some of what the leaver's activity writes, which the scan must see before the deletion.
-SEEN_BEFORE = ("rate_limits/", "/windows/", "card_write_minutes/", "access_token_owners/", "retrieval_index_shards/")
+SEEN_BEFORE = (
+    "chat_viewers/",
+    "rate_limits/",
+    "/windows/",
+    "card_write_minutes/",
+    "access_token_owners/",
+    "retrieval_index_shards/",
+)
 
 
 def test_streaming_chunks_expire_under_the_ttl_policy_the_repository_declares():
@@ -173,6 +181,7 @@ def test_a_user_leaves_and_nothing_of_theirs_is_left_but_what_others_were_told(c
     mine = _leaver_with_everything(call, app_db, leaver, stayer)
     cited = call("createChat", {"card_ids": ["stayer-card", "leaver-public"], "initial_message": "Lens?"}, other_token)
     _answered(app_db, cited["chat_id"])
+    call("shareChat", {"chat_id": cited["chat_id"], "add": [email]}, other_token)  # a viewer doc names the leaver
     assert SECRET in read_background(app_db, cited["chat_id"])
     before = traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})
     for name in SEEN_BEFORE:

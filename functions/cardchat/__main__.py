@@ -1,5 +1,5 @@
 """Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
-delete-account,feedback,eval}`.
+delete-account,migrate-chat-viewers,feedback,eval}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -97,6 +97,14 @@ def _grant_ai(args: argparse.Namespace) -> int:
     return 0
 
 
+def _migrate_chat_viewers(args: argparse.Namespace) -> int:
+    from cardchat.admin.chat_viewers import migrate
+
+    moved = migrate(_client(args.project))
+    print(f"moved the viewers of {moved.chats} chats into {moved.viewers} chat_viewers docs")
+    return 0
+
+
 def _delete_account(args: argparse.Namespace) -> int:
     from cardchat.admin.accounts import delete_account
 
@@ -187,6 +195,13 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("delete-account", parents=[common], help="delete a user's data and Auth account (resumable)")
     s.add_argument("--uid", required=True)
     s.set_defaults(run=_delete_account)
+
+    s = sub.add_parser(
+        "migrate-chat-viewers",
+        parents=[common],
+        help="once, on deploy: move chats' `viewers` lists into chat_viewers docs (idempotent)",
+    )
+    s.set_defaults(run=_migrate_chat_viewers)
 
     s = sub.add_parser(
         "feedback", parents=[common], help="rated answers: model, rating, comment, question, cited cards"

@@ -28,6 +28,12 @@ def new_chat_id() -> str:
     return uuid.uuid4().hex[:20]
 
 
+def chat_viewer_id(chat_id: str, uid: str) -> str:
+    """chat_viewers/{id}: the rules look it up by this very shape. Chat ids hold no "_", so one
+    id names one (chat, viewer) pair."""
+    return f"{chat_id}_{uid}"
+
+
 def new_message_id() -> str:
     """Same shape as a Firestore auto-id: 20 random alphanumerics."""
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(20))

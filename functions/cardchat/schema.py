@@ -45,7 +45,10 @@ MCP_WINDOW = "mcp"
 #: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
-#: At most this many people a chat is shared with (Chat.viewers).
+#: chat_viewers/{chat}_{uid} (ids.chat_viewer_id): whom a chat is shared with, one doc each, readable by
+#: the chat's owner and that viewer alone; the rules let a viewer read the chat while theirs exists.
+CHAT_VIEWERS = COLLECTIONS["chat_viewers"]
+#: At most this many people a chat is shared with (ChatViewer docs per chat).
 MAX_VIEWERS = 50
 #: Server-only (issue 21): per owner, the retrieval index's head (version, shard list) and its shards.
 RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
@@ -166,10 +169,7 @@ class Chat:
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
-    # uids the owner shared the chat with (shareChat): they read it as a visitor
-    # of a published chat does. Opaque ids only, never emails: anyone who may
-    # read the chat reads this list.
-    viewers: list[str] = field(default_factory=list)
+    # Whom it is shared with is not here (anyone who may read the chat would read it): see ChatViewer.
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -186,8 +186,22 @@ class Chat:
             created=d.get("created") or now(),
             last_updated=d.get("last_updated") or now(),
             message_count=int(d.get("message_count") or 0),
-            viewers=list(d.get("viewers") or []),
         )
+
+
+@dataclass
+class ChatViewer:
+    """chat_viewers/{chat}_{viewer}: `viewer` may read `chat` as a visitor of a
+    published chat does (written by shareChat). Apart from the chat, which
+    visitors read, so only the owner and the viewer learn whom it is shared with."""
+
+    chat: str
+    owner: str
+    viewer: str  # a uid, never an email
+    added: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
 
 
 @dataclass

@@ -12,11 +12,12 @@ from cardchat.chat import continuation
 from cardchat.chat.turns import post_message
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from cardchat.generation.engine import generate
+from cardchat.ids import chat_viewer_id
 from cardchat.llms import OFFLINE_MODEL_ID
 from cardchat.parsing import continue_chat as parse_continue
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, RATE_LIMITS
+from cardchat.schema import CHAT_BACKGROUNDS, CHAT_PRIVATE, CHAT_VIEWERS, CHATS, RATE_LIMITS, ChatViewer
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator
@@ -36,6 +37,11 @@ def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
     return [
         (m["message_index"], m["role"], m["status"], m["content"]) for _, m in messages_repo.chat_messages(db, chat_id)
     ]
+
+
+def _share(db, chat_id: str, uid: str) -> None:
+    """The viewer doc shareChat writes when the owner u1 shares `chat_id` with `uid`."""
+    db.collection(CHAT_VIEWERS).document(chat_viewer_id(chat_id, uid)).set(ChatViewer(chat_id, "u1", uid).to_dict())
 
 
 def doc(db, collection: str, chat_id: str) -> dict:
@@ -73,7 +79,8 @@ def test_a_visitor_continues_a_published_chat_over_the_cards_they_may_view_only(
 
 def test_a_viewer_it_is_shared_with_gets_the_cards_they_may_view(db):
     make_chat(db, CONVERSATION)
-    db.collection(CHATS).document("src").update({"published": False, "viewers": ["u2"]})
+    db.collection(CHATS).document("src").update({"published": False})
+    _share(db, "src", "u2")
     new_id = continuation.continue_chat(db, "u2", "src", None, 0.5, ALLOWED)
     # "shared" is u2's own card (shared with u1): u2 may read it, u1's "own" and "mine-too" stay out
     assert doc(db, CHAT_PRIVATE, new_id)["card_ids"] == ["", "shared", "open", "", "open-too"]
@@ -93,13 +100,14 @@ def test_a_follow_up_in_the_continued_chat_is_answered_from_the_callers_backgrou
 
 def test_an_unknown_chat_and_one_the_caller_may_not_read_are_the_same_not_found(db):
     make_chat(db, CONVERSATION)
-    db.collection(CHATS).document("src").update({"published": False, "viewers": ["u2"]})
+    db.collection(CHATS).document("src").update({"published": False})
+    _share(db, "src", "u2")
     with pytest.raises(NotFound) as unknown:
         continuation.continue_chat(db, "u3", "nope", None, 0.5, ALLOWED)
     with pytest.raises(NotFound) as unshared:
         continuation.continue_chat(db, "u3", "src", None, 0.5, ALLOWED)
     assert unknown.value.message == unshared.value.message  # existence is not revealed
-    db.collection(CHATS).document("src").update({"viewers": []})  # a viewer removed
+    db.collection(CHAT_VIEWERS).document(chat_viewer_id("src", "u2")).delete()  # a viewer removed
     with pytest.raises(NotFound):
         continuation.continue_chat(db, "u2", "src", None, 0.5, ALLOWED)
     assert db.collection(CHATS).count().get()[0][0].value == 1  # nothing was created

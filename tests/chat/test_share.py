@@ -12,12 +12,23 @@ import uuid
 
 import pytest
 from conftest import CallError, _post
+from google.cloud.firestore import FieldFilter
 from test_endpoints import _rest_get
 
 from cardchat import card_viewers
 from cardchat.account_schema import VIEWER_LOOKUPS
 from cardchat.address_parsing import MAX_SHARE_EMAILS
-from cardchat.schema import CHAT_AUTHORS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, MAX_VIEWERS, USERS, UserDoc
+from cardchat.ids import chat_viewer_id
+from cardchat.schema import (
+    CHAT_AUTHORS,
+    CHAT_MESSAGES,
+    CHAT_PRIVATE,
+    CHAT_VIEWERS,
+    CHATS,
+    MAX_VIEWERS,
+    USERS,
+    UserDoc,
+)
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions
@@ -59,6 +70,12 @@ def _chat(db, chat_id: str) -> dict:
     return db.collection(CHATS).document(chat_id).get().to_dict()
 
 
+def _viewers(db, chat_id: str) -> list[str]:
+    """Whom the chat is shared with, as stored: one chat_viewers doc each, in the order added."""
+    docs = [d.to_dict() for d in db.collection(CHAT_VIEWERS).where(filter=FieldFilter("chat", "==", chat_id)).stream()]
+    return [d["viewer"] for d in sorted(docs, key=lambda d: d["added"])]
+
+
 def test_share_and_unshare_by_email(call, app_db, owned, person):
     _, token, owner_email, chat_id = owned
     bob, bob_token, bob_email = person("Bob Viewer")
@@ -70,9 +87,11 @@ def test_share_and_unshare_by_email(call, app_db, owned, person):
         {"uid": bob, "email": bob_email, "display_name": "Bob Viewer"},
         {"uid": carol, "email": carol_email, "display_name": ""},
     ]
-    stored = _chat(app_db, chat_id)
-    assert stored["viewers"] == [bob, carol]
+    assert _viewers(app_db, chat_id) == [bob, carol]
+    stored = app_db.collection(CHAT_VIEWERS).document(chat_viewer_id(chat_id, bob)).get().to_dict()
+    assert {k: stored[k] for k in ("chat", "owner", "viewer")} == {"chat": chat_id, "owner": owned[0], "viewer": bob}
     assert "@" not in json.dumps(stored, default=str)  # opaque ids, no emails
+    assert "viewers" not in _chat(app_db, chat_id)  # visitors of a published chat read the chat
     author = app_db.collection(CHAT_AUTHORS).document(chat_id).get().to_dict()
     assert author == {"owner": owned[0], "name": "Alice Owner", "shown": False}
     assert owner_email not in json.dumps(author)
@@ -85,7 +104,7 @@ def test_share_and_unshare_by_email(call, app_db, owned, person):
 
     out = call("shareChat", {"chat_id": chat_id, "remove": [bob_email]}, token)
     assert [v["uid"] for v in out["viewers"]] == [carol]
-    assert _chat(app_db, chat_id)["viewers"] == [carol]
+    assert _viewers(app_db, chat_id) == [carol]
     assert _rest_get(f"{CHATS}/{chat_id}", bob_token) == 403
     assert _rest_get(f"{CHAT_MESSAGES}/{chat_id}-a1", bob_token) == 403
     assert _rest_get(f"{CHATS}/{chat_id}", carol_token) == 200
@@ -102,7 +121,7 @@ def test_an_unknown_address_is_not_found_by_name_and_changes_nothing(call, app_d
         call("shareChat", {"chat_id": chat_id, "add": [bob_email, nobody]}, token)
     assert e.value.status == "NOT_FOUND"
     assert nobody in e.value.message and bob_email not in e.value.message
-    assert _chat(app_db, chat_id)["viewers"] == []
+    assert _viewers(app_db, chat_id) == []
 
 
 def test_only_the_owner_may_share_and_no_one_else_learns_which_addresses_exist(call, app_db, owned, person):
@@ -126,7 +145,7 @@ def test_only_the_owner_may_share_and_no_one_else_learns_which_addresses_exist(c
     with pytest.raises(CallError) as e:
         call("shareChat", {"chat_id": "no-such-chat"}, token)
     assert e.value.status == "NOT_FOUND"
-    assert len(_chat(app_db, chat_id)["viewers"]) == 1
+    assert len(_viewers(app_db, chat_id)) == 1
 
 
 def test_the_lookup_budget_is_spent_before_auth_is_asked(call, app_db, owned, person):
@@ -147,7 +166,7 @@ def test_the_lookup_budget_is_spent_before_auth_is_asked(call, app_db, owned, pe
     with pytest.raises(CallError) as e:
         call("shareChat", {"chat_id": chat_id, "add": [bob_email]}, token)
     assert e.value.status == "RESOURCE_EXHAUSTED" and e.value.details["retry_after"] > 0
-    assert _chat(app_db, chat_id)["viewers"] == []
+    assert _viewers(app_db, chat_id) == []
     # listing the viewers looks up no address: it spends nothing and is never refused
     assert call("shareChat", {"chat_id": chat_id}, token)["viewers"] == []
 
@@ -174,7 +193,7 @@ def test_sharing_with_the_owner_is_a_no_op(call, app_db, owned):
     _, token, owner_email, chat_id = owned
     assert call("shareChat", {"chat_id": chat_id, "add": [owner_email]}, token)["viewers"] == []
     assert call("shareChat", {"chat_id": chat_id, "remove": [owner_email]}, token)["viewers"] == []
-    assert _chat(app_db, chat_id)["viewers"] == []
+    assert _viewers(app_db, chat_id) == []
 
 
 def test_at_most_fifty_viewers(call, app_db, owned, sign_up):
@@ -186,7 +205,7 @@ def test_at_most_fifty_viewers(call, app_db, owned, sign_up):
     with pytest.raises(CallError) as e:
         call("shareChat", {"chat_id": chat_id, "add": emails[MAX_VIEWERS:]}, token)
     assert e.value.status == "FAILED_PRECONDITION" and str(MAX_VIEWERS) in e.value.message
-    assert len(_chat(app_db, chat_id)["viewers"]) == MAX_VIEWERS
+    assert len(_viewers(app_db, chat_id)) == MAX_VIEWERS
     # swapping one for another in the same call stays within the cap
     out = call("shareChat", {"chat_id": chat_id, "add": emails[MAX_VIEWERS:], "remove": emails[:1]}, token)
     assert len(out["viewers"]) == MAX_VIEWERS and out["viewers"][-1]["email"] == emails[MAX_VIEWERS]
@@ -209,7 +228,7 @@ def test_a_viewer_is_refused_by_every_callable_that_writes(call, app_db, owned, 
             call(name, request, viewer_token)
         assert e.value.status == "PERMISSION_DENIED", name
     assert {d.id: d.to_dict() for d in app_db.collection(CHAT_MESSAGES).stream()} == before
-    assert _chat(app_db, chat_id)["viewers"] == [viewer]
+    assert _viewers(app_db, chat_id) == [viewer]
     # publishing is a client write: the rules refuse it (rules-tests/sharing.test.mjs)
 
 
@@ -241,3 +260,20 @@ def test_the_author_chip_reaches_visitors_only_when_the_owner_shows_it(call, app
 
     call("deleteChat", {"chat_id": chat_id}, token)
     assert not app_db.collection(CHAT_AUTHORS).document(chat_id).get().exists
+
+
+def test_visitors_of_a_published_shared_chat_learn_no_viewer(call, app_db, owned, person):
+    _, token, _, chat_id = owned
+    bob, bob_token, bob_email = person()
+    _, stranger_token, _ = person()
+    call("shareChat", {"chat_id": chat_id, "add": [bob_email]}, token)
+    app_db.collection(CHATS).document(chat_id).update({"published": True})
+    assert _rest_get_signed_out(f"{CHATS}/{chat_id}") == 200
+    assert bob not in json.dumps(_chat(app_db, chat_id), default=str)
+    mine = f"{CHAT_VIEWERS}/{chat_viewer_id(chat_id, bob)}"
+    assert _rest_get_signed_out(mine) == 403
+    assert _rest_get(mine, stranger_token) == 403
+    assert _rest_get(mine, bob_token) == 200 and _rest_get(mine, token) == 200
+
+    call("deleteChat", {"chat_id": chat_id}, token)  # the viewer docs go with the chat
+    assert _viewers(app_db, chat_id) == []

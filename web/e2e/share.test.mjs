@@ -86,8 +86,11 @@ async function aSharesWithB(pageA, chatId, bEmail, bUid) {
   await pageA.getByTestId('share-email').fill(bEmail);
   await pageA.getByTestId('share-add').click();
   await pageA.locator(`[data-testid=share-viewer][data-email="${bEmail}"]`).waitFor();
-  assert.deepEqual((await adminGet(`${COLLECTIONS.chats}/${chatId}`)).viewers, [bUid]);
+  // whom it is shared with is B's viewer doc, never a list on the chat (which visitors read)
+  assert.equal((await adminGet(`${COLLECTIONS.chat_viewers}/${chatId}_${bUid}`))?.viewer, bUid);
+  assert.equal((await adminGet(`${COLLECTIONS.chats}/${chatId}`)).viewers, undefined);
   await pageA.getByTestId('share-close').click();
+  await pageA.getByTestId('share-chat').and(pageA.getByText('Shared with 1…')).waitFor();
 }
 
 /** 2. B finds it under "Shared with me", with A's name on the chip, and opens it read-only. */
@@ -98,7 +101,7 @@ async function bFindsAndOpens(pageB, chatId, bEmail) {
   await item.getByTestId('author-chip').and(pageB.getByText(`by ${A_NAME}`)).waitFor();
   await item.click();
   await pageB.getByTestId('message-body').first().waitFor({ timeout: 30_000 });
-  assert.match((await pageB.getByTestId('read-only-note').textContent()) ?? '', /Shared with you/);
+  await pageB.getByTestId('read-only-note').and(pageB.getByText(/^Shared with you/)).waitFor();
   const headerChip = pageB.locator('.chat-header').getByTestId('author-chip');
   await headerChip.waitFor();
   assert.equal(await headerChip.textContent(), `by ${A_NAME}`);
@@ -127,13 +130,16 @@ async function bWatchesAFollowUpLive(pageA, pageB) {
 }
 
 /** 4. A removes B: B's open page says access was removed. */
-async function aRemovesB(pageA, pageB, chatId, bEmail) {
+async function aRemovesB(pageA, pageB, chatId, bEmail, bUid) {
   await pageA.getByTestId('share-chat').click();
   await pageA.locator(`[data-testid=share-viewer][data-email="${bEmail}"]`).getByTestId('share-remove').click();
   await pageA.getByTestId('share-nobody').waitFor();
   await pageB.getByTestId('access-removed').waitFor({ timeout: 15_000 });
   assert.match((await pageB.getByTestId('access-removed').textContent()) ?? '', /access to this chat was removed/);
-  assert.deepEqual((await adminGet(`${COLLECTIONS.chats}/${chatId}`)).viewers, []);
+  assert.equal(await adminGet(`${COLLECTIONS.chat_viewers}/${chatId}_${bUid}`), null);
+  await pageB.locator(`[data-testid=shared-chat-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 15_000 });
+  await pageA.getByTestId('share-close').click();
+  await pageA.getByTestId('share-chat').and(pageA.getByText('Share…')).waitFor();
 }
 
 /** B read what a visitor reads: nothing of chat_private, no private card id. */
@@ -164,7 +170,7 @@ test('share: B finds a shared chat, reads it live while it streams, loses access
   const seenByB = captureResponses(pageB);
   await bFindsAndOpens(pageB, chatId, bEmail);
   await bWatchesAFollowUpLive(pageA, pageB);
-  await aRemovesB(pageA, pageB, chatId, bEmail);
+  await aRemovesB(pageA, pageB, chatId, bEmail, bUid);
   await bReceivedNothingPrivate(seenByB, privateIds);
   assert.deepEqual(errorsA, []);
   assert.deepEqual(errorsB, []);

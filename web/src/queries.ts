@@ -22,8 +22,6 @@ export interface ChatDoc {
   /** Citation number → id, for public cards only: the links a visitor gets. */
   public_citations: Record<string, string>;
   message_count: number;
-  /** uids the owner shared the chat with (issue 14): they read it as a visitor of a published chat does. */
-  viewers: string[];
 }
 
 /** chat_private/{id}: the owner's data about a chat; the rules give it to no one else. */
@@ -156,7 +154,6 @@ export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
     published: d.published === true,
     public_citations: citations,
     message_count: Number(d.message_count ?? 0),
-    viewers: Array.isArray(d.viewers) ? d.viewers.filter((v: unknown): v is string => typeof v === 'string') : [],
   };
 }
 
@@ -325,14 +322,7 @@ export function watchAccessTokens(
   }, onError);
 }
 
-// --- chats shared with people (issue 14) ------------------------------------
-
-/** "Shared with me": exactly the query the rules allow a viewer, newest first (sorted here: no index). */
-export function watchSharedChats(uid: string, onChats: (c: ChatDoc[]) => void, onError: (e: LiveError) => void): Unsubscribe {
-  const q = query(collection(db, COLLECTIONS.chats), where('viewers', 'array-contains', uid));
-  const newest = (a: ChatDoc, b: ChatDoc) => (b.last_updated?.getTime() ?? 0) - (a.last_updated?.getTime() ?? 0);
-  return watchLive(q, toChat, (chats) => onChats(chats.sort(newest)), onError);
-}
+// --- chats shared with people (whom: chatviewers.ts) ------------------------
 
 /**
  * The name on a chat's author chip, or null when the reader may not see it

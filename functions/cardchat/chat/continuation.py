@@ -30,6 +30,7 @@ from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
+from cardchat.repo import sharing
 from cardchat.schema import Chat, ChatBackground, ChatPrivate
 from cardchat.schema import now as utc_now
 
@@ -43,10 +44,10 @@ TITLE_SUFFIX = " · continued"
 QUERY_CHARS = 2_000
 
 
-def may_read(chat: dict[str, Any], uid: str) -> bool:
+def may_read(db: Any, chat_id: str, chat: dict[str, Any], uid: str) -> bool:
     """firestore.rules' read of chats/{id} for a signed-in user, admins aside:
-    the owner, a viewer it is shared with, anyone once it is published."""
-    return chat.get("owner") == uid or uid in (chat.get("viewers") or []) or chat.get("published") is True
+    the owner, anyone once it is published, a viewer it is shared with."""
+    return chat.get("owner") == uid or chat.get("published") is True or sharing.is_viewer(db, chat_id, uid)
 
 
 def continue_chat(
@@ -113,7 +114,7 @@ def _readable_source(db: Any, uid: str, chat_id: str) -> tuple[dict[str, Any], d
     """The chat to continue and its private document, if `uid` may read it; else NOT_FOUND."""
     source = chats_repo.get_chat(db, chat_id)
     private = chats_repo.get_private(db, chat_id) if source is not None else None
-    if source is None or private is None or not may_read(source, uid):
+    if source is None or private is None or not may_read(db, chat_id, source, uid):
         raise NotFound("chat not found")
     return source, private
 

@@ -1,7 +1,8 @@
 """shareChat: the owner shares a chat with people by email, or stops.
 
-Viewers are stored on the chat as uids (`Chat.viewers`), which the rules use
-to let them read it as a visitor of a published chat reads it; their emails
+Viewers are stored as one chat_viewers doc each (uids), never on the chat,
+which visitors of a published chat read: the rules let a viewer read the
+chat as such a visitor does while their doc exists. Their emails
 are looked up in Firebase Auth for each answer and never stored. The author
 chip's name is refreshed on every call (chat_authors/{id}).
 
@@ -29,24 +30,26 @@ def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = 
     """{viewers: [{uid, email, display_name}], show_author} after applying
     `req`. The owner is checked, and the look-up budget spent, before any
     address is looked up, so no one else learns which addresses have an account."""
-    stored = require_owner(chats_repo.get_chat(db, req.chat_id), uid)
+    require_owner(chats_repo.get_chat(db, req.chat_id), uid)
     if req.add or req.remove:
         spend_lookups(db, uid, len(req.add) + len(req.remove), now)
     found = accounts.by_email(req.add + req.remove)
     unknown = [e for e in req.add + req.remove if e not in found]
     if unknown:
         raise NotFound(f"No Cardchat account has the address {', '.join(unknown)}")
-    known = accounts.by_uid([uid, *(stored.get("viewers") or [])])
+    before = sharing.viewers(db, req.chat_id)
+    known = accounts.by_uid([uid, *before])
     known.update({a.uid: a for a in found.values()})
     owner = known.get(uid)
     # A viewer whose account was deleted can no longer be named by email: they leave the list here.
-    gone = {v for v in stored.get("viewers") or [] if v not in known}
+    gone = {v for v in before if v not in known}
     adding = [found[e].uid for e in req.add if found[e].uid != uid]  # sharing with yourself: a no-op
     removing = {found[e].uid for e in req.remove}
 
-    def decide(chat: dict[str, Any] | None, author: dict[str, Any] | None) -> tuple[list[str], ChatAuthor]:
+    def decide(
+        chat: dict[str, Any] | None, current: list[str], author: dict[str, Any] | None
+    ) -> tuple[list[str], ChatAuthor]:
         require_owner(chat, uid)  # again: the chat may have gone meanwhile
-        current = list((chat or {}).get("viewers") or [])
         viewers = [v for v in current if v not in removing and v not in gone]
         viewers += [a for a in dict.fromkeys(adding) if a not in viewers]
         if len(viewers) > MAX_VIEWERS and len(viewers) > len(current):

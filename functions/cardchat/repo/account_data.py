@@ -36,6 +36,7 @@ from ..embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDIN
 from ..schema import (
     CARD_EMBEDDINGS,
     CARDS,
+    CHAT_VIEWERS,
     CHATS,
     RATE_LIMITS,
     RATE_WINDOWS,
@@ -67,7 +68,7 @@ _KEYED_BY_UID = (
 #: Per-user collections whose documents name their user in `owner`.
 _OWNED = (ACCESS_TOKEN_HASHES, ACCESS_TOKENS, ANSWER_FEEDBACK, USAGE_DAILY, EMBEDDING_QUEUE, EMBEDDING_SKIPS)
 #: Other users' documents that may list this uid: (collection, array field).
-_MENTIONS = ((CHATS, "viewers"), (CARDS, "viewers"), (CARD_SOURCES, "hidden_sharers"), (VIEWER_LOOKUPS, "found"))
+_MENTIONS = ((CARDS, "viewers"), (CARD_SOURCES, "hidden_sharers"), (VIEWER_LOOKUPS, "found"))
 
 
 def _delete_where(db: firestore.Client, collection: str, field: str, value: str) -> int:
@@ -127,7 +128,9 @@ def delete_records(db: firestore.Client, uid: str) -> None:
 
 
 def remove_mentions(db: firestore.Client, uid: str) -> None:
-    """The uid out of other users' lists: chats and cards shared with them, hidden sharers, look-ups."""
+    """The uid out of other users' lists: chats shared with them (their chat_viewers docs),
+    cards shared with them, hidden sharers, look-ups."""
+    _delete_where(db, CHAT_VIEWERS, "viewer", uid)
     for collection, field in _MENTIONS:
         query = db.collection(collection).where(filter=FieldFilter(field, "array_contains", uid)).select([])
         while docs := list(query.limit(_BATCH).stream()):

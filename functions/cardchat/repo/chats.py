@@ -28,6 +28,7 @@ from cardchat.schema import (
     CHAT_MESSAGES,
     CHAT_MESSAGES_STREAMING,
     CHAT_PRIVATE,
+    CHAT_VIEWERS,
     CHATS,
     Chat,
     ChatBackground,
@@ -165,8 +166,9 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
         db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         bg_ref.collection(CHAT_BACKGROUND_PARTS),
         db.collection(ANSWER_FEEDBACK).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
+        db.collection(CHAT_VIEWERS).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
     ]
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=5) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
     db.collection(CHAT_AUTHORS).document(chat_id).delete()

@@ -10,6 +10,7 @@ import type { Session } from '../session';
 import { chatCitations, type ChatCitations } from '../citations';
 import { getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../queries';
 import { watchFeedback, type FeedbackDoc } from '../ownerqueries';
+import { watchIsViewer, watchViewerCount } from '../chatviewers';
 import { ChatHeader } from './chatheader';
 import { transcriptButton } from './transcriptdownload';
 import { mountChatList } from './chats';
@@ -119,6 +120,28 @@ class ChatView {
     ));
   }
 
+  /**
+   * Whom the chat is shared with, from chat_viewers (never on the chat): the
+   * owner's count; a reader's own doc, whose removal ends an unpublished chat's
+   * reading at once (the chat's own listener is re-checked only when it changes).
+   */
+  private watchViewers(isOwner: boolean): void {
+    const { uid } = this;
+    if (!uid) return;
+    if (isOwner) {
+      this.cleanups.push(watchViewerCount(this.chatId, uid, (n) => this.header?.setViewerCount(n)));
+      return;
+    }
+    let was = false;
+    this.cleanups.push(watchIsViewer(this.chatId, uid, (now) => {
+      if (was && !now && !this.chat?.published) {
+        this.showProblem('Your access to this chat was removed.', false, 'access-removed');
+      }
+      was = now;
+      this.header?.setSharedWithReader(now);
+    }));
+  }
+
   private loadModelLabels(): void {
     listModels().then((list) => {
       for (const m of list.models) this.modelLabels.set(m.id, m.offline ? `${m.label} (offline)` : m.label);
@@ -155,6 +178,7 @@ class ChatView {
       this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid);
       // The author chip: the rules give its name to viewers, and to visitors only if the owner shows it.
       if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
+      this.watchViewers(isOwner);
       this.composer = isOwner ? new Composer(this.chatId) : null;
       const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
       replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);

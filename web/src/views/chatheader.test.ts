@@ -5,7 +5,7 @@ import { ChatHeader, othersCardsNotice } from './chatheader';
 
 const chat: ChatDoc = {
   id: 'c1', owner: 'u1', title: 'Tides', model: 'm', created: null, last_updated: null,
-  published: false, public_citations: {}, message_count: 2, viewers: [],
+  published: false, public_citations: {}, message_count: 2,
 };
 
 function priv(cardsByOthers: number): ChatPrivateDoc {
@@ -38,5 +38,31 @@ describe('the publish control', () => {
   });
   it('is never shown to a reader who is not the owner', () => {
     expect(notice(false, priv(3), true)).toBeNull();
+  });
+});
+
+describe('whom the chat is shared with', () => {
+  const text = (header: ChatHeader, id: string) => header.el.querySelector(`[data-testid=${id}]`)?.textContent ?? null;
+
+  it("shows the owner how many people, from the chat's viewer docs", () => {
+    const header = new ChatHeader(true, (id) => id, 'u1');
+    header.render(chat, priv(0));
+    expect(text(header, 'share-chat')).toBe('Share…');
+    header.setViewerCount(2);
+    expect(text(header, 'share-chat')).toBe('Shared with 2…');
+  });
+  it('tells a reader whether it is shared with them once their own viewer doc answers', () => {
+    const header = new ChatHeader(false, (id) => id, 'u2');
+    header.render({ ...chat, published: true }, null);
+    expect(text(header, 'read-only-note')).toMatch(/^Read-only\./);
+    header.setSharedWithReader(true);
+    expect(text(header, 'read-only-note')).toMatch(/^Shared with you: read-only\./);
+    header.setSharedWithReader(false);
+    expect(text(header, 'read-only-note')).toMatch(/^A published chat: read-only\./);
+  });
+  it('tells a signed-out visitor it is a published chat', () => {
+    const header = new ChatHeader(false, (id) => id, null);
+    header.render({ ...chat, published: true }, null);
+    expect(text(header, 'read-only-note')).toMatch(/^A published chat: read-only\./);
   });
 });

@@ -39,6 +39,10 @@ export class ChatHeader {
   private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
   /** The author chip's name (issue 14): set once chat_authors answers, null when the reader may not see it. */
   private author: string | null = null;
+  /** The owner's: how many people the chat is shared with (their chat_viewers docs). */
+  private viewerCount = 0;
+  /** A reader's: whether the chat is shared with them (their own chat_viewers doc exists); null until known. */
+  private sharedWithReader: boolean | null = null;
   /**
    * What a reader who is not the owner may do with the chat (a viewer, a
    * visitor): kept across renders. Issue 14's "Continue in my own chat" goes here.
@@ -53,6 +57,16 @@ export class ChatHeader {
 
   setAuthor(name: string | null): void {
     this.author = name;
+    if (this.last) this.render(...this.last);
+  }
+
+  setViewerCount(n: number): void {
+    this.viewerCount = n;
+    if (this.last) this.render(...this.last);
+  }
+
+  setSharedWithReader(shared: boolean): void {
+    this.sharedWithReader = shared;
     if (this.last) this.render(...this.last);
   }
 
@@ -83,15 +97,15 @@ export class ChatHeader {
           h('a', { href: chatPath(priv.continued_from.chat) }, 'a chat shared with you'),
           ', over the cards of it that you may read.')
         : null,
-      this.isOwner ? this.ownerControls(chat, priv) : this.readerNote(chat),
+      this.isOwner ? this.ownerControls(chat, priv) : this.readerNote(),
       !this.isOwner && this.uid !== null ? continueButton(chat) : null,
     );
   }
 
-  private readerNote(chat: ChatDoc): HTMLElement {
-    const shared = this.uid !== null && chat.viewers.includes(this.uid);
-    return h('p', { class: 'hint reader-row', 'data-testid': 'read-only-note' },
-      shared ? 'Shared with you: read-only.' : 'A published chat: read-only.', ' ', this.readerActions);
+  private readerNote(): HTMLElement {
+    const shared = this.uid === null ? false : this.sharedWithReader;
+    const note = shared === null ? 'Read-only.' : shared ? 'Shared with you: read-only.' : 'A published chat: read-only.';
+    return h('p', { class: 'hint reader-row', 'data-testid': 'read-only-note' }, note, ' ', this.readerActions);
   }
 
   private background(chat: ChatDoc, priv: ChatPrivateDoc): HTMLElement[] {
@@ -126,7 +140,7 @@ export class ChatHeader {
     const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-link' }, 'Copy link');
     copy.addEventListener('click', async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Select and copy the link'));
     const share = h('button', { type: 'button', class: 'small', 'data-testid': 'share-chat' },
-      chat.viewers.length ? `Shared with ${chat.viewers.length}…` : 'Share…');
+      this.viewerCount ? `Shared with ${this.viewerCount}…` : 'Share…');
     share.addEventListener('click', () => openShareDialog(chat.id));
     const del = h('button', { type: 'button', class: 'small danger', 'data-testid': 'delete-chat' }, 'Delete…');
     del.addEventListener('click', () => confirmDelete(chat));

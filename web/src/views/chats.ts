@@ -4,7 +4,8 @@ import { describeError } from '../errors';
 import { failureText } from '../loadstate';
 import { chatPath, router } from '../router';
 import type { Session } from '../session';
-import { getChatAuthor, watchChats, watchSharedChats, type ChatDoc } from '../queries';
+import { watchSharedChats } from '../chatviewers';
+import { getChatAuthor, watchChats, type ChatDoc } from '../queries';
 import { renderSignIn } from './signin';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

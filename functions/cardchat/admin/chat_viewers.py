@@ -1,0 +1,26 @@
+"""`python -m cardchat migrate-chat-viewers`: moves the `viewers` list that chats
+once held (readable by every visitor of a published chat) into chat_viewers
+docs, which only the owner and each viewer read. Run once on deploy; running
+it again finds nothing to move. The rules read only chat_viewers: until it has
+run, people a chat was shared with before cannot open it (nothing leaks meanwhile)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cardchat.repo import sharing
+
+
+@dataclass
+class Migrated:
+    chats: int  # chats whose `viewers` field was moved and deleted
+    viewers: int  # viewer docs written
+
+
+def migrate(db: Any) -> Migrated:
+    moved = Migrated(0, 0)
+    for chat_id in sharing.chats_with_viewers_field(db):
+        moved.viewers += sharing.move_viewers_field(db, chat_id)
+        moved.chats += 1
+    return moved
