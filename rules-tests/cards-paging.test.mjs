@@ -52,6 +52,19 @@ describe('cards: pages, tags, counts and the live feed', () => {
     const q = query(cards('signedOut'), where('visibility', '==', 'public'), where('tags', 'array-contains', 'sea'));
     assert.deepEqual(await ids(page(q, limit(10))), ['b-public']);
   });
+  // One followed owner's public cards: owner == X and visibility == public.
+  const deck = (actor) => query(cards(actor), where('owner', '==', UID.other), where('visibility', '==', 'public'));
+  test('allow: owner pages another owner\'s public cards, with and without a tag', async () => {
+    assert.deepEqual(await ids(page(deck('owner'), limit(10))), ['b-public']);
+    assert.deepEqual(await ids(page(query(deck('owner'), where('tags', 'array-contains', 'sea')), limit(10))), ['b-public']);
+  });
+  test('allow: owner counts and follows live another owner\'s public cards', async () => {
+    assert.equal(await count(deck('owner')), 1);
+    assert.equal(await count(query(deck('owner'), where('tags', 'array-contains', 'moon'))), 0);
+    assert.deepEqual(await ids(query(deck('owner'), where('updated', '>', SINCE))), ['b-public']);
+  });
+  test('deny: owner pages another owner\'s cards without the public filter',
+    () => assertFails(getDocs(page(query(cards('owner'), where('owner', '==', UID.other)), limit(10)))));
   test('deny: other user pages the owner\'s cards', () => assertFails(getDocs(page(own('other'), limit(10)))));
   test('deny: signed-in user pages cards by tag alone',
     () => assertFails(getDocs(page(query(cards('other'), where('tags', 'array-contains', 'sea')), limit(10)))));

@@ -79,11 +79,11 @@ async function firstScreenRenders(page) {
 }
 
 async function theCountShowsAll(page) {
-  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.goto(`${APP_URL}/?scope=mine`);
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
     null, { timeout: 60_000 });
   assert.match(await page.getByTestId('card-count').textContent(), new RegExp(`^${BIG.cards} cards shown`));
-  await page.waitForFunction((n) => document.querySelector('[data-testid=scope-yours]')?.textContent === `Yours (${n})`, BIG.cards,
+  await page.waitForFunction((n) => document.querySelector('[data-testid=scope-mine]')?.textContent === `Mine (${n})`, BIG.cards,
     { timeout: 30_000 });
   const first = await page.locator('[data-testid=card]').first().getAttribute('data-card-id');
   assert.equal(first, bigCardId(0), 'in title order');
@@ -118,7 +118,7 @@ async function scrollingKeepsTheDomSmall(page) {
 async function aFailureSaysSoAndRecovers(page) {
   const firestore = '**/google.firestore.v1.Firestore/**';
   await page.route(firestore, (route) => route.abort());
-  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.goto(`${APP_URL}/?scope=mine`);
   const failed = page.getByTestId('load-failed');
   await failed.waitFor({ timeout: 60_000 });
   assert.match(await failed.textContent(), /^Couldn’t load your cards — retrying \(.+\)$/);
@@ -141,7 +141,7 @@ async function theChatListSaysSoToo(page) {
 
 /** Typing a word only an unloaded card holds: searchCards finds it, and the list shows it. */
 async function aSearchFindsAnUnloadedCard(page) {
-  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.goto(`${APP_URL}/?scope=mine`);
   await page.locator('[data-testid=card]').first().waitFor({ timeout: 60_000 });
   const rare = page.locator(`[data-testid=card][data-card-id="${bigCardId(RARE_CARD)}"]`);
   assert.equal(await rare.count(), 0, 'the card is not among those loaded');
@@ -157,7 +157,7 @@ async function aSearchFindsAnUnloadedCard(page) {
 
 /** "Chat with all 10000 cards" sends the query, not 10,000 ids; the server resolves it to all of them (owner-only records). */
 async function chatWithAllTakesThemAll(page) {
-  await page.goto(`${APP_URL}/?scope=yours`);
+  await page.goto(`${APP_URL}/?scope=mine`);
   await page.waitForFunction((n) => document.querySelector('[data-testid=chat-with-cards]')?.textContent === `Chat with all ${n} cards`
     && !(/** @type {HTMLButtonElement} */ (document.querySelector('[data-testid=chat-with-cards]'))).disabled, BIG.cards, { timeout: 60_000 });
   await page.getByTestId('chat-with-cards').click();

@@ -1,6 +1,7 @@
-// Issue 2 (browser half): the signed-in demo user sees exactly the cards the
-// rules let them read, live from Firestore, and the model picker offers what
-// listModels returns. Issue 21: a page at a time, in a virtualised list.
+// Issue 2 (browser half): the signed-in demo user's Cards page opens on
+// exactly their own cards (others' only by a choice: cardsources.test.mjs), live
+// from Firestore, and the model picker offers what listModels returns.
+// Issue 21: a page at a time, in a virtualised list.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
@@ -16,13 +17,14 @@ after(async () => {
   await browser?.close();
 });
 
-test('the demo cards appear, a card private to another user does not, and the model picker lists the models', async () => {
+test('the demo user\'s own cards appear, another user\'s (shared with them or not) do not, and the model picker lists the models', async () => {
   const { uid, idToken } = await signInRest();
   const all = await adminList(COLLECTIONS.cards);
-  const visible = all.filter((c) => visibleTo(c, uid));
-  const hidden = all.filter((c) => !visibleTo(c, uid) && c.owner === 'other-user' && c.visibility === 'private');
+  const visible = all.filter((c) => c.owner === uid);
+  const hidden = all.filter((c) => c.owner !== uid);
   assert.ok(visible.length >= 200, `the seed should give the demo user ≥ 200 cards, found ${visible.length}`);
-  assert.ok(hidden.length >= 1, 'the seed should hold a card private to other-user');
+  assert.ok(hidden.some((c) => !visibleTo(c, uid)), 'the seed should hold a card private to other-user');
+  assert.ok(hidden.some((c) => visibleTo(c, uid)), 'the seed should hold a card other-user shares with the demo user');
 
   const context = await newContext(browser);
   const page = await context.newPage();
@@ -60,7 +62,7 @@ async function exactlyTheReadableCardsAreShown(page, visible, hidden) {
   const inOrder = [...visible].sort(byTitleThenId).map((c) => c.id);
   assert.deepEqual(firstScreen, inOrder.slice(0, firstScreen.length), 'the first screen is the first cards in title order');
   assert.ok(firstScreen.length < 40, `only what is on screen is rendered (${firstScreen.length} cards)`);
-  for (const c of hidden) assert.ok(!firstScreen.includes(c.id), `card ${c.id} private to other-user must not appear`);
+  for (const c of hidden) assert.ok(!firstScreen.includes(c.id), `card ${c.id} of another user must not appear unasked`);
   // Still to do (issue 21): scroll to the end and compare every id (a first attempt collected none).
 }
 
@@ -87,14 +89,14 @@ async function aCardWrittenNowComesAndGoesLive(page, uid, visible) {
 /** The text filter is the server's search (issue 21): the count is the cards holding the word, the list its best ones. */
 async function filteringNarrowsTheCount(page, visible, idToken) {
   await page.getByTestId('card-search').fill('rebase');
-  const truth = await callFunction('searchCards', { text: 'rebase', limit: 50 }, idToken);
+  const truth = await callFunction('searchCards', { text: 'rebase', scope: 'mine', limit: 50 }, idToken);
   await page.waitForFunction((n) => document.querySelector('[data-testid=card-count]')?.textContent?.startsWith(`${n} card`), truth.matching, { timeout: 30_000 });
   assert.ok(truth.matching > 0 && truth.matching < visible.length);
   const shownIds = await page.getByTestId('card').evaluateAll((els) => els.map((e) => e.getAttribute('data-card-id')));
   // The list is virtualised: the first screen holds the best few of the answer. (Which ones may differ
   // between two searches while the demo deck is still being embedded; the matching count may not.)
   assert.ok(shownIds.length >= 1 && shownIds.length <= truth.cards.length, `the list is the search answer (${shownIds.length})`);
-  assert.ok(shownIds.every((id) => visible.some((c) => c.id === id)), 'a search shows only readable cards');
+  assert.ok(shownIds.every((id) => visible.some((c) => c.id === id)), 'a search shows only the reader\'s own cards');
 }
 
 /** The model picker shows exactly listModels' answer, the offline default labelled as such. */

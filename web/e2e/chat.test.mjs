@@ -100,7 +100,7 @@ test('chat: create, stream, follow up, publish, read signed out, background stay
 /** 1. Pick the cards about rebasing: the whole filtered collection, sent as a query the server resolves. */
 async function pickCardsAndStart(s) {
   const { page, idToken } = s;
-  const filtered = (await callFunction('searchCards', { text: 'rebase' }, idToken)).matching;
+  const filtered = (await callFunction('searchCards', { text: 'rebase', scope: 'mine' }, idToken)).matching;
   assert.ok(filtered > 0, 'the demo deck has cards about rebasing');
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
     null, { timeout: 60_000 });
@@ -145,7 +145,7 @@ async function firstAnswerGrows(s) {
   assert.equal(chat.owner, uid);
   assert.equal(chat.card_ids, undefined, 'the chat a visitor reads names no card');
   assert.equal(priv.card_count_requested, filtered);
-  assert.deepEqual(priv.collection_query, { scope: 'visible', text: 'rebase' }, 'made from the query, not from ids');
+  assert.deepEqual(priv.collection_query, { scope: 'mine', text: 'rebase' }, 'made from the query, not from ids: the reader\'s own cards');
   assert.match(await page.getByTestId('chat-counts').textContent(),
     new RegExp(`^${priv.card_ids.length} cards? in the background of ${filtered} requested`));
   assert.equal(await page.getByTestId('chat-description').textContent(), priv.collection.description);

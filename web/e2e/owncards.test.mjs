@@ -66,7 +66,7 @@ async function editsACard(page, uid, imported) {
   const lanterns = imported.find((c) => c.title === 'Lanterns');
   const before = await until('the imported card\'s embedding', () => adminGet(`${COLLECTIONS.card_embeddings}/${lanterns.id}`));
   assert.equal(before.owner, uid);
-  await page.goto(new URL(`/?scope=yours&tag=${TAG}`, page.url()).href);
+  await page.goto(new URL(`/?scope=mine&tag=${TAG}`, page.url()).href);
   await page.locator(`[data-testid=card][data-card-id="${lanterns.id}"] [data-testid=card-edit]`).click();
   await page.getByTestId('edit-body').fill(`A **${WORD}** is the braided wick of a storm lantern; trim the ${WORD} for a clean flame.`);
   assert.match(await page.getByTestId('edit-preview').innerHTML(), new RegExp(`<strong>${WORD}</strong>`));
@@ -82,7 +82,7 @@ async function editsACard(page, uid, imported) {
 
 /** 3. Rankable: a chat over the imported cards cites the edited one. */
 async function aChatCitesIt(page, lanterns) {
-  await page.goto(new URL(`/?scope=yours&tag=${TAG}`, page.url()).href);
+  await page.goto(new URL(`/?scope=mine&tag=${TAG}`, page.url()).href);
   await page.waitForFunction(() => /^3 cards shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''), null, { timeout: 60_000 });
   await page.getByTestId('chat-with-cards').click();
   await page.waitForFunction(() => {
@@ -105,7 +105,7 @@ async function aChatCitesIt(page, lanterns) {
 
 /** 4. Export the selection as JSON, change one card in it, import it back: one update, no duplicates. */
 async function exportsAndReimports(page, uid) {
-  await page.goto(new URL(`/?scope=yours&tag=${TAG}`, page.url()).href);
+  await page.goto(new URL(`/?scope=mine&tag=${TAG}`, page.url()).href);
   await page.waitForFunction(() => /^3 cards shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''), null, { timeout: 60_000 });
   await page.getByTestId('select-all').click();
   const jsonDownload = page.waitForEvent('download');

@@ -9,9 +9,14 @@ export interface ModelList {
   default: string;
 }
 
-/** A collection described by a query (functions/cardchat/collection_query.py): the server resolves it. */
+/**
+ * A collection described by a query (functions/cardchat/collection_query.py): the server resolves it.
+ * scope: the caller's own ("mine", the server's default), others' cards shared with them minus the
+ * sharers they hide ("shared"), both ("mine_and_shared"), or `owner`'s public cards ("owner").
+ */
 export interface CollectionQuery {
-  scope: 'visible' | 'mine' | 'shared' | 'public';
+  scope?: 'mine' | 'shared' | 'mine_and_shared' | 'owner';
+  owner?: string;
   tag?: string;
   visibility?: 'public' | 'private';
   text?: string;

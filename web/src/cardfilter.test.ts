@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  cardScope, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardDoc,
+  cardRelation, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardDoc, type CardFilter,
 } from './cardfilter';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
@@ -20,9 +20,9 @@ describe('mergeCards', () => {
 
 describe('filterCards', () => {
   it('filters by tag and by every word of the text', () => {
-    expect(filterCards([a, b, c], { tag: 'git', text: '', ids: null }).map((x) => x.id)).toEqual(['a', 'b']);
-    expect(filterCards([a, b, c], { tag: null, text: 'GIT rewrites', ids: null }).map((x) => x.id)).toEqual(['a']);
-    expect(filterCards([a, b, c], { tag: 'debug', text: 'rebase', ids: null })).toEqual([]);
+    expect(filterCards([a, b, c], { tag: 'git', text: '', ids: null }, 'u').map((x) => x.id)).toEqual(['a', 'b']);
+    expect(filterCards([a, b, c], { tag: null, text: 'GIT rewrites', ids: null }, 'u').map((x) => x.id)).toEqual(['a']);
+    expect(filterCards([a, b, c], { tag: 'debug', text: 'rebase', ids: null }, 'u')).toEqual([]);
   });
   it('restricts to an explicit id list in its order, skipping unknown ids', () => {
     expect(filterCards([a, b, c], { tag: null, text: '', ids: ['c', 'zzz', 'a'] }).map((x) => x.id)).toEqual(['c', 'a']);
@@ -34,8 +34,8 @@ describe('helpers', () => {
     expect(tagCounts([a, b, c])).toEqual([['git', 2], ['debug', 1], ['history', 1]]);
   });
   it('describes the collection', () => {
-    expect(describeCollection({ tag: 'git', text: 'rebase', ids: null }, null)).toBe('Cards with tag “git”, matching “rebase”');
-    expect(describeCollection({ tag: null, text: '', ids: null }, 3)).toBe('3 selected from: All my visible cards');
+    expect(describeCollection({ tag: 'git', text: 'rebase', ids: null }, null)).toBe('My own cards with tag “git”, matching “rebase”');
+    expect(describeCollection({ tag: null, text: '', ids: null }, 3)).toBe('3 selected from: My own cards');
   });
   it('parses id lists', () => {
     expect(parseIdList('a, b,,a')).toEqual(['a', 'b']);
@@ -44,21 +44,38 @@ describe('helpers', () => {
   });
 });
 
-describe('whose cards (issue 18)', () => {
+describe('whose cards', () => {
   const mine = { ...card('m', 'Mine'), owner: 'me', visibility: 'private' as const };
   const shared = { ...card('s', 'Shared'), owner: 'bob', visibility: 'private' as const, viewers: ['me'] };
+  const hidden = { ...card('h', 'Hidden'), owner: 'dave', visibility: 'private' as const, viewers: ['me'] };
   const pub = { ...card('p', 'Public'), owner: 'bob' };
+  const strangers = { ...card('x', 'Stranger'), owner: 'eve' };
   const myPublic = { ...card('mp', 'My public'), owner: 'me' };
-  it('tells yours, shared with you and public apart: your own public card is yours', () => {
-    expect([mine, shared, pub, myPublic].map((c) => cardScope(c, 'me'))).toEqual(['yours', 'shared', 'public', 'yours']);
+  const all = [mine, shared, hidden, pub, strangers, myPublic];
+  const ids = (f: Partial<CardFilter>) => filterCards(all, { tag: null, text: '', ids: null, ...f }, 'me').map((c) => c.id);
+  it('tells mine, shared with me and public apart: my own public card is mine', () => {
+    expect([mine, shared, pub, myPublic].map((c) => cardRelation(c, 'me'))).toEqual(['mine', 'shared', 'public', 'mine']);
   });
-  it('filters on it', () => {
-    const all = [mine, shared, pub, myPublic];
-    expect(filterCards(all, { tag: null, text: '', ids: null, scope: 'yours' }, 'me').map((c) => c.id)).toEqual(['m', 'mp']);
-    expect(filterCards(all, { tag: null, text: '', ids: null, scope: 'shared' }, 'me').map((c) => c.id)).toEqual(['s']);
-    expect(filterCards(all, { tag: null, text: '', ids: null, scope: null }, 'me')).toHaveLength(4);
+  it('shows the reader\'s own cards unless told otherwise', () => {
+    expect(ids({})).toEqual(['m', 'mp']);
+    expect(ids({ scope: null })).toEqual(['m', 'mp']);
+    expect(ids({ scope: 'mine' })).toEqual(['m', 'mp']);
+  });
+  it('shows others\' cards only by a choice: shared minus the hidden, one owner\'s public ones', () => {
+    expect(ids({ scope: 'shared' })).toEqual(['s', 'h']);
+    expect(ids({ scope: 'shared', hiddenSharers: ['dave'] })).toEqual(['s']);
+    expect(ids({ scope: 'owner', owner: 'bob' })).toEqual(['p']);
+    expect(ids({ scope: 'owner', owner: null })).toEqual([]);
+    // an explicit id list is a choice of its own
+    expect(ids({ ids: ['x', 'm'] })).toEqual(['x', 'm']);
+  });
+  it('describes the choice and parses links', () => {
     expect(describeCollection({ tag: 'git', text: '', ids: null, scope: 'shared' }, null)).toBe('Cards shared with me with tag “git”');
-    expect(parseScope('public')).toBe('public');
+    expect(describeCollection({ tag: null, text: '', ids: null }, null)).toBe('My own cards');
+    expect(describeCollection({ tag: null, text: '', ids: null, scope: 'owner', owner: 'bob' }, 2)).toBe('2 selected from: bob’s public cards');
+    expect(parseScope('shared')).toBe('shared');
+    expect(parseScope('yours')).toBe('mine');
+    expect(parseScope('public')).toBeNull();
     expect(parseScope('everyone')).toBeNull();
   });
 });

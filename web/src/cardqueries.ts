@@ -1,14 +1,18 @@
 // The cards view's Firestore reads (issue 21): paged queries with cursors,
-// aggregation counts and a live feed of what changes after the page loaded.
-// Every query is one firestore.rules allows (owner == uid, viewers
-// array-contains uid, visibility == 'public', each optionally with
-// tags array-contains tag): rules-tests/cards-paging.test.mjs runs each shape.
+// aggregation counts and a live feed of what changes after the page loaded,
+// each for one source of cards: the reader's own, others' shared with them,
+// or one owner's public cards; and the reader's choice of sources
+// (card_sources). Every query is one firestore.rules allows (owner == uid,
+// viewers array-contains uid, owner == X and visibility == 'public', each
+// optionally with tags array-contains tag): rules-tests/cards-paging.test.mjs
+// runs each shape. No query reaches cards of anyone the reader did not choose.
 import {
-  collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, orderBy, query,
-  startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
+  collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, onSnapshot, orderBy, query,
+  serverTimestamp, setDoc, startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardDoc, CardScope } from './cardfilter';
-import { cursorSource, filteredSource, idSource, mergedSource, type CardSource, type PageFetch } from './cardpager';
+import { cursorSource, filteredSource, idSource, type CardSource, type PageFetch } from './cardpager';
+import { parseSources, sourcesProblem, type CardSources } from './cardsources';
 import { errorCode } from './errors';
 import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
@@ -18,16 +22,30 @@ import { mark, timed } from './timing';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
-/** The three queries the rules allow a reader, narrowed to a tag where Firestore can. */
-function baseQueries(uid: string, tag: string | null): Record<CardScope, Query> {
-  const tagged: QueryConstraint[] = tag ? [where('tags', 'array-contains', tag)] : [];
-  return {
-    yours: query(cards(), where('owner', '==', uid), ...tagged),
-    // A second array-contains is not allowed in one query: the tag is filtered here (scopeSource).
-    shared: query(cards(), where('viewers', 'array-contains', uid)),
-    public: query(cards(), where('visibility', '==', 'public'), ...tagged),
-  };
+/** Whose cards a list shows: a scope, the owner of an 'owner' scope, the sharers a 'shared' one leaves out. */
+export interface ScopeSpec {
+  scope: CardScope;
+  owner: string | null;
+  hiddenSharers: readonly string[];
 }
+
+/** The query the rules allow for `spec`, narrowed to a tag where Firestore can; null: an owner scope naming nobody. */
+function scopeQuery(uid: string, spec: ScopeSpec, tag: string | null): Query | null {
+  const tagged: QueryConstraint[] = tag ? [where('tags', 'array-contains', tag)] : [];
+  switch (spec.scope) {
+    case 'mine': return query(cards(), where('owner', '==', uid), ...tagged);
+    // A second array-contains is not allowed in one query: the tag is filtered here (scopeSource).
+    case 'shared': return query(cards(), where('viewers', 'array-contains', uid));
+    case 'owner': return spec.owner ? query(cards(), where('owner', '==', spec.owner), where('visibility', '==', 'public'), ...tagged) : null;
+  }
+}
+
+/** What of the shared query's answer the 'shared' scope keeps: others' cards, not from a hidden sharer, with the tag. */
+function keepShared(uid: string, spec: ScopeSpec, tag: string | null): (c: CardDoc) => boolean {
+  return (c) => c.owner !== uid && !spec.hiddenSharers.includes(c.owner) && (!tag || c.tags.includes(tag));
+}
+
+const EMPTY: CardSource = { async next() { return { cards: [], done: true }; } };
 
 /**
  * Pages of `base` in the cards' order (title, then id): each page starts
@@ -43,16 +61,12 @@ function pageFetch(base: Query, name: string): PageFetch {
   };
 }
 
-/** The reader's cards for a scope (null: all they may see) and tag, in title order. */
-export function scopeSource(uid: string, scope: CardScope | null, tag: string | null): CardSource {
-  const q = baseQueries(uid, tag);
-  const sources: Record<CardScope, () => CardSource> = {
-    yours: () => cursorSource(pageFetch(q.yours, 'yours')),
-    shared: () => filteredSource(cursorSource(pageFetch(q.shared, 'shared')), (c) => c.owner !== uid && (!tag || c.tags.includes(tag))),
-    // The reader's own public cards come through "yours".
-    public: () => filteredSource(cursorSource(pageFetch(q.public, 'public')), (c) => c.owner !== uid),
-  };
-  return scope ? sources[scope]() : mergedSource([sources.yours(), sources.shared(), sources.public()]);
+/** The reader's cards of `spec` and tag, in title order. */
+export function scopeSource(uid: string, spec: ScopeSpec, tag: string | null): CardSource {
+  const q = scopeQuery(uid, spec, tag);
+  if (!q) return EMPTY;
+  const pages = cursorSource(pageFetch(q, spec.scope));
+  return spec.scope === 'shared' ? filteredSource(pages, keepShared(uid, spec, tag)) : pages;
 }
 
 /** Exactly these cards, in this order; one the reader may not see (or that is gone) is left out. */
@@ -84,49 +98,70 @@ async function count(q: Query, name: string): Promise<number> {
 }
 
 /**
- * How many cards a scope and tag hold, by aggregation queries (no card is
- * read). null when no query can count it: shared cards with a tag (the tag
- * is filtered in the browser).
+ * How many cards `spec` and tag hold, by an aggregation query (no card is
+ * read). null when no query can count it: shared cards with a tag or with
+ * hidden sharers (those are filtered in the browser).
  */
-export async function countCards(uid: string, scope: CardScope | null, tag: string | null): Promise<number | null> {
-  const q = baseQueries(uid, tag);
-  const counts: Record<CardScope, () => Promise<number | null>> = {
-    yours: () => count(q.yours, 'yours'),
-    shared: () => (tag ? Promise.resolve(null) : count(q.shared, 'shared')),
-    public: () => count(query(q.public, where('owner', '!=', uid)), 'public'),
-  };
-  if (scope) return counts[scope]();
-  const all = await Promise.all(Object.values(counts).map((c) => c()));
-  return all.some((n) => n === null) ? null : (all as number[]).reduce((a, b) => a + b, 0);
+export async function countCards(uid: string, spec: ScopeSpec, tag: string | null): Promise<number | null> {
+  const q = scopeQuery(uid, spec, tag);
+  if (!q) return 0;
+  if (spec.scope === 'shared' && (tag || spec.hiddenSharers.length)) return null;
+  return count(q, spec.scope);
 }
 
 export type CardChange = { type: 'upsert'; card: CardDoc } | { type: 'remove'; id: string };
 
 /**
- * Cards written after `since` among those the reader may see, live: the
- * list places them (or takes them out) without reloading its pages. Each
- * scope's listener is restarted after a failure (watchLive): a feed that
- * stopped for good would leave new cards out without a word.
+ * Cards of `spec` written after `since`, live: the list places them (or
+ * takes them out) without reloading its pages. The listener is restarted
+ * after a failure (watchLive): a feed that stopped for good would leave new
+ * cards out without a word.
  */
 export function watchCardChanges(
   uid: string,
+  spec: ScopeSpec,
   since: Date,
   onChanges: (changes: CardChange[]) => void,
   onError: (e: FirestoreError | typeof OFFLINE) => void,
 ): Unsubscribe {
-  const q = baseQueries(uid, null);
-  const unsubs = Object.entries(q).map(([name, base]) => {
-    let known = new Set<string>();
-    let answered = false;
-    return watchLive(query(base, where('updated', '>', since)), toCard, (found) => {
-      if (!answered) mark(`live-${name}`);
-      answered = true;
-      const now = new Set(found.map((c) => c.id));
-      const gone = [...known].filter((id) => !now.has(id)).map((id): CardChange => ({ type: 'remove', id }));
-      known = now;
-      const changes = [...found.map((card): CardChange => ({ type: 'upsert', card })), ...gone];
-      if (changes.length) onChanges(changes);
-    }, onError);
-  });
-  return () => unsubs.forEach((u) => u());
+  const base = scopeQuery(uid, spec, null);
+  if (!base) return () => {};
+  let known = new Set<string>();
+  let answered = false;
+  return watchLive(query(base, where('updated', '>', since)), toCard, (found) => {
+    if (!answered) mark(`live-${spec.scope}`);
+    answered = true;
+    const now = new Set(found.map((c) => c.id));
+    const gone = [...known].filter((id) => !now.has(id)).map((id): CardChange => ({ type: 'remove', id }));
+    known = now;
+    const changes = [...found.map((card): CardChange => ({ type: 'upsert', card })), ...gone];
+    if (changes.length) onChanges(changes);
+  }, onError);
+}
+
+const sourcesDoc = (uid: string) => doc(db, COLLECTIONS.card_sources, uid);
+
+/** The reader's chosen sources, live (none chosen yet: a missing document). */
+export function watchCardSources(uid: string, onSources: (s: CardSources) => void, onError: (e: FirestoreError) => void): Unsubscribe {
+  return onSnapshot(sourcesDoc(uid), (snap) => onSources(parseSources(snap.data())), onError);
+}
+
+/** The reader's sources, from the server. */
+export async function readCardSources(uid: string): Promise<CardSources> {
+  return parseSources((await getDocFromServer(sourcesDoc(uid))).data());
+}
+
+/** Reads the reader's sources from the server, changes them with `change` and stores them. */
+export async function updateCardSources(uid: string, change: (s: CardSources) => CardSources): Promise<CardSources> {
+  const next = change(await readCardSources(uid));
+  await saveCardSources(uid, next);
+  return next;
+}
+
+/** Stores the reader's sources whole; a shape the rules would refuse is refused here first, by name. */
+export async function saveCardSources(uid: string, s: CardSources): Promise<void> {
+  const data = { owner: uid, following: s.following, hidden_sharers: s.hidden_sharers };
+  const bad = sourcesProblem(data, uid);
+  if (bad) throw new Error(`Your card sources cannot be saved: ${bad} is not valid.`);
+  await setDoc(sourcesDoc(uid), { ...data, updated: serverTimestamp() });
 }

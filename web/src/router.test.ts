@@ -1,11 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { chatPath, isInAppClick, parseRoute } from './router';
+import { cardsPath, chatPath, deckPath, isInAppClick, parseRoute } from './router';
 
 describe('parseRoute', () => {
   it('parses the cards view with its filters', () => {
-    expect(parseRoute('/', '?tag=git&q=rebase')).toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null, scope: null });
+    expect(parseRoute('/', '?tag=git&q=rebase'))
+      .toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null, scope: null, owner: null });
     expect(parseRoute('/', '?scope=shared')).toMatchObject({ name: 'cards', scope: 'shared' });
+    expect(parseRoute('/', '?scope=yours')).toMatchObject({ name: 'cards', scope: 'mine' });
     expect(parseRoute('/', '?scope=bogus')).toMatchObject({ name: 'cards', scope: null });
+    // "everyone's public cards" is no scope any more
+    expect(parseRoute('/', '?scope=public')).toMatchObject({ name: 'cards', scope: null });
+    expect(parseRoute('/', '?scope=visible')).toMatchObject({ name: 'cards', scope: null });
+  });
+  it('parses a link to one owner\'s public cards', () => {
+    expect(parseRoute('/', '?owner=bob&tag=git')).toMatchObject({ name: 'cards', scope: 'owner', owner: 'bob', tag: 'git' });
+    expect(parseRoute('/', deckPath('bob b', 'c++').slice(1))).toMatchObject({ scope: 'owner', owner: 'bob b', tag: 'c++' });
+    expect(deckPath('bob')).toBe('/?owner=bob');
+  });
+  it('writes the cards view\'s URL back, the reader\'s own cards by none', () => {
+    const none = { tag: null, q: '', cards: null, chat: null, scope: null, owner: null };
+    expect(cardsPath(none)).toBe('/');
+    expect(cardsPath({ ...none, scope: 'mine', tag: 'git' })).toBe('/?tag=git');
+    expect(cardsPath({ ...none, scope: 'shared' })).toBe('/?scope=shared');
+    const deck = { ...none, scope: 'owner' as const, owner: 'bob', tag: 'git', q: 'rebase' };
+    expect(parseRoute('/', cardsPath(deck).slice(1))).toEqual({ name: 'cards', ...deck });
     expect(parseRoute('/', '?cards=a,b')).toMatchObject({ name: 'cards', cards: 'a,b' });
     expect(parseRoute('/', '?chat=c1')).toMatchObject({ name: 'cards', chat: 'c1' });
   });

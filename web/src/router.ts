@@ -3,7 +3,8 @@
 import { parseScope, type CardScope } from './cardfilter';
 
 export type Route =
-  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null; scope: CardScope | null }
+  // owner: that owner's public cards (a link to their deck, e.g. from one of their public cards)
+  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null; scope: CardScope | null; owner: string | null }
   | { name: 'card'; id: string }
   | { name: 'chats' }
   | { name: 'chat'; id: string }
@@ -33,7 +34,8 @@ export function parseRoute(pathname: string, search: string): Route {
       q: params.get('q') ?? '',
       cards: params.get('cards'),
       chat: params.get('chat') || null,
-      scope: parseScope(params.get('scope')),
+      scope: params.get('owner') ? 'owner' : parseScope(params.get('scope')),
+      owner: params.get('owner') || null,
     };
   }
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
@@ -52,6 +54,26 @@ export function parseRoute(pathname: string, search: string): Route {
 
 export function cardEditPath(id: string): string {
   return `/card/${encodeURIComponent(id)}/edit`;
+}
+
+/** The Cards page's URL for its filter (the reader's own cards need no parameter). */
+export function cardsPath(r: Omit<Extract<Route, { name: 'cards' }>, 'name'>): string {
+  const p = new URLSearchParams();
+  if (r.tag) p.set('tag', r.tag);
+  if (r.q) p.set('q', r.q);
+  if (r.scope === 'owner' && r.owner) p.set('owner', r.owner);
+  else if (r.scope === 'shared') p.set('scope', 'shared');
+  if (r.cards) p.set('cards', r.cards);
+  if (r.chat) p.set('chat', r.chat);
+  const qs = p.toString();
+  return qs ? `/?${qs}` : '/';
+}
+
+/** One owner's public cards on the Cards page, all of them or those with `tag`. */
+export function deckPath(owner: string, tag?: string | null): string {
+  const p = new URLSearchParams({ owner });
+  if (tag) p.set('tag', tag);
+  return `/?${p.toString()}`;
 }
 
 export function chatPath(id: string): string {

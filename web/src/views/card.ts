@@ -1,10 +1,14 @@
-// One card, the target of a citation link.
+// One card, the target of a citation link. Someone else's public card leads
+// to its owner's deck, and offers to follow it as a source of cards.
+import type { CardDoc } from '../cardfilter';
+import { readCardSources, updateCardSources } from '../cardqueries';
+import { follow, isFollowed, ownerLabel, sourceLabel } from '../cardsources';
 import { h, replaceChildren } from '../dom';
 import { describeError, errorCode } from '../errors';
 import { renderMarkdown } from '../markdown';
 import { skipNote } from '../embeddingskip';
 import { getCard, getCardSkip } from '../queries';
-import { cardEditPath } from '../router';
+import { cardEditPath, deckPath, router } from '../router';
 import { session } from '../session';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
@@ -24,6 +28,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         back,
         h('h1', null, card.title || '(untitled)'),
         mine ? h('p', null, h('a', { href: cardEditPath(card.id), 'data-testid': 'card-page-edit' }, 'Edit this card')) : null,
+        ownerDeck(card),
         quota,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
@@ -40,6 +45,31 @@ export function mountCard(root: HTMLElement, id: string): () => void {
   return () => {
     alive = false;
   };
+}
+
+/** For another owner's public card: a link to all their public cards, and "Follow" to keep them as a source. */
+function ownerDeck(card: CardDoc): HTMLElement | null {
+  const uid = session().user?.uid;
+  if (!uid || card.visibility !== 'public' || !card.owner || card.owner === uid) return null;
+  const src = { owner: card.owner };
+  const error = h('span', { class: 'error', role: 'alert', 'data-testid': 'follow-error' });
+  const button = h('button', { type: 'button', 'data-testid': 'follow-owner' }, `Follow ${sourceLabel(src)}`);
+  // Already followed: say so (a failed read leaves the button, which follows at most once).
+  void readCardSources(uid).then((s) => {
+    if (!isFollowed(s, src)) return;
+    button.disabled = true;
+    button.textContent = `You follow ${sourceLabel(src)}`;
+  }, () => {});
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    error.textContent = '';
+    updateCardSources(uid, (s) => follow(s, src)).then(() => router.navigate(deckPath(card.owner)), (e: unknown) => {
+      button.disabled = false;
+      error.textContent = e instanceof Error && !('code' in e) ? e.message : `Could not follow: ${describeError(e)}`;
+    });
+  });
+  return h('p', { class: 'owner-deck' }, `A public card of ${ownerLabel(card.owner)}’s. `,
+    h('a', { href: deckPath(card.owner), 'data-testid': 'owner-deck' }, `See ${sourceLabel(src)}`), ' ', button, error);
 }
 
 // Only the owner's own card can be over their limit (and only they may read why).

@@ -5,7 +5,8 @@
 import {
   Virtualizer, measureElement, observeWindowOffset, observeWindowRect, windowScroll, type VirtualizerOptions,
 } from '@tanstack/virtual-core';
-import { cardScope, type CardDoc } from '../cardfilter';
+import { cardRelation, type CardDoc, type CardRelation } from '../cardfilter';
+import { ownerLabel } from '../cardsources';
 import { h, replaceChildren } from '../dom';
 import { renderMarkdown } from '../markdown';
 import { cardEditPath } from '../router';
@@ -153,7 +154,7 @@ export class CardList {
       h('header', null,
         box,
         h('label', { for: `sel-${c.id}`, class: 'card-title' }, c.title || '(untitled)'),
-        scopeChip(cardScope(c, this.uid)),
+        scopeChip(cardRelation(c, this.uid), c.owner),
         c.visibility === 'private' ? h('span', { class: 'chip' }, 'private') : null,
         h('a', { href: `/card/${encodeURIComponent(c.id)}`, class: 'open', 'aria-label': `Open ${c.title}` }, 'Open'),
         c.owner === this.uid ? h('a', { href: cardEditPath(c.id), class: 'open', 'data-testid': 'card-edit', 'aria-label': `Edit ${c.title}` }, 'Edit') : null,
@@ -179,10 +180,11 @@ export class CardList {
   }
 }
 
-const SCOPE_LABELS = { yours: 'yours', shared: 'shared with you', public: 'public' } as const;
-
-function scopeChip(scope: keyof typeof SCOPE_LABELS): HTMLElement {
-  return h('span', { class: `chip scope-${scope}`, 'data-testid': 'card-scope' }, SCOPE_LABELS[scope]);
+/** Whose the card is: "mine", or whose it is for another owner's ("shared by bob", "public, bob's"). */
+function scopeChip(relation: CardRelation, owner: string): HTMLElement {
+  const text = relation === 'mine' ? 'mine'
+    : relation === 'shared' ? `shared by ${ownerLabel(owner)}` : `public, ${ownerLabel(owner)}’s`;
+  return h('span', { class: `chip scope-${relation}`, 'data-testid': 'card-scope' }, text);
 }
 
 function showMoreButton(body: HTMLElement, markdown: string): HTMLButtonElement {

@@ -1,24 +1,26 @@
-// The cards view: the user's visible cards, a page at a time (issue 21),
-// filtered by Firestore queries, counted by aggregation queries, live for
-// what changes while it is open, selectable.
-import {
-  CARD_SCOPES, describeCollection, filterCards, parseIdList, type CardDoc, type CardFilter, type CardScope,
-} from '../cardfilter';
-import { CardPager, cardOrder, filteredSource, retryDelay, type CardSource } from '../cardpager';
-import { idListSource, readCards, scopeSource, watchCardChanges, type CardChange } from '../cardqueries';
+// The cards view: the user's own cards first, others' only from a source
+// they chose (sourcepicker.ts), a page at a time (issue 21), filtered by
+// Firestore queries, counted by aggregation queries, live for what changes
+// while it is open, selectable.
+import { describeCollection, parseIdList, type CardDoc, type CardFilter } from '../cardfilter';
+import { CardPager, cardOrder, retryDelay } from '../cardpager';
+import { readCards, watchCardChanges, type CardChange, type ScopeSpec } from '../cardqueries';
+import type { CardSources } from '../cardsources';
 import { h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { failureText, listView } from '../loadstate';
-import type { Route } from '../router';
+import { cardsPath, type Route } from '../router';
 import { onSession, session, type Session } from '../session';
 import { getChatPrivate } from '../queries';
 import { filterQuery } from '../collectionquery';
-import { CardCounts, type ScopeCounts } from './cardcounts';
+import { CardCounts } from './cardcounts';
 import { CardList } from './cardlist';
-import { describeSearch, searchSource } from './cardsearch';
+import { describeSearch } from './cardsearch';
+import { listSourceFor, type ListSource } from './listsource';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
+import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../timing';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
@@ -26,32 +28,16 @@ type CardsRoute = Extract<Route, { name: 'cards' }>;
 const PAGE = 50;
 /** createChat's limit on an id list. */
 const MAX_CHAT_IDS = 20_000;
-const SCOPE_LABELS: Record<CardScope, string> = { yours: 'Yours', shared: 'Shared with you', public: 'Public' };
 
 export function mountCards(root: HTMLElement, route: CardsRoute, s: Session): () => void {
   const view = new CardsView(root, route, s);
   return () => view.dispose();
 }
 
-/**
- * What the list shows: a source of cards in its order and how many it holds
- * (null: no query can count it; the pager then reads to the end and counts).
- * `setSource` swaps it: the text search (searchCards) plugs in there.
- */
-export interface ListSource {
-  source: CardSource;
-  /** Asked again after a failure. */
-  count: () => Promise<number | null>;
-  /** Cards written while the page is open join the list when this admits them (null: never, a ranked result). */
-  admits: ((c: CardDoc) => boolean) | null;
-  /** Loaded in this order (null: the source's own, e.g. an id list or a ranking). */
-  ordered: boolean;
-}
-
 class CardsView {
   private pager: CardPager | null = null;
   private count: number | null = null;
-  /** Every card the reader may see, counted by the server: "You have no cards yet" only when it is 0. */
+  /** The reader's own cards, counted by the server: "You have no cards yet" only when it is 0. */
   private total: number | null = null;
   private listSource: ListSource | null = null;
   private readonly filter: CardFilter;
@@ -61,7 +47,7 @@ class CardsView {
   /** The pager's cards already looked at for tags. */
   private tagged = 0;
   private readonly tagSelect = h('select', { id: 'card-tag', 'data-testid': 'card-tag' });
-  private readonly scopeSelect = h('select', { id: 'card-scope', 'data-testid': 'card-scope-filter' });
+  private readonly picker: SourcePicker;
   private readonly countEl = h('span', { 'data-testid': 'card-count', role: 'status' }, 'Loading cards…');
   private readonly chatButton = h('button', { type: 'button', class: 'primary', 'data-testid': 'chat-with-cards', disabled: true });
   private readonly selectAll = h('button', { type: 'button', 'data-testid': 'select-all' }, 'Select all');
@@ -72,6 +58,7 @@ class CardsView {
   private alive = true;
   private generation = 0;
   private stopChanges: () => void = () => {};
+  private readonly since: Date;
   private readonly stopSession: () => void;
   private readonly embedding: EmbeddingStatus;
   private readonly counts: CardCounts;
@@ -83,7 +70,8 @@ class CardsView {
 
   constructor(root: HTMLElement, private readonly route: CardsRoute, private readonly s: Session) {
     mark('cards-mount');
-    this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope };
+    this.filter = { tag: route.tag, text: route.q, ids: parseIdList(route.cards), scope: route.scope, owner: route.owner };
+    this.picker = new SourcePicker(s.user!.uid, this.choice(), (c) => this.pick(c), (srcs) => this.sourcesChanged(srcs));
     this.embedding = new EmbeddingStatus(s.user!.uid);
     this.counts = new CardCounts(s.user!.uid);
     this.list = new CardList(() => this.renderActions(), this.uid, (n) => this.pager?.want(n));
@@ -91,26 +79,64 @@ class CardsView {
     this.layout(root);
     this.wireControls();
     this.renderTags();
-    this.renderScopes({});
     this.stopSession = onSession(() => this.renderActions());
     // A little before now: the server stamps `updated`, and the clocks may differ a little.
-    const since = new Date(Date.now() - 2000);
+    this.since = new Date(Date.now() - 2000);
     // The first screen needs one query, the first page; on the emulator every
     // other query scans the collection too and delays it (issue 21). The counts,
     // the live feed and the embedding progress start once it answered (or 3 s on).
+    // A "Shared with me" list waits for card_sources, whom the reader hides (sourcesChanged); others read it later.
+    const shared = !route.chat && this.spec().scope === 'shared';
     this.whenFirstPage(() => {
       this.countScopes();
-      this.stopChanges = watchCardChanges(this.uid, since, (changes) => this.applyChanges(changes), () => {});
+      this.watchChanges();
       this.embedding.start();
+      if (!shared) this.picker.start();
     });
     this.firstPageTimer = setTimeout(() => this.firstPageDone(), 3000);
     if (route.chat) this.loadChatCards(route.chat);
+    else if (shared) this.picker.start();
     else this.reload();
     this.search.focus();
   }
 
   private get uid(): string {
     return this.s.user!.uid;
+  }
+
+  /** Whose cards the list shows; an id list names its cards itself (a scope then only narrows it). */
+  private spec(): ScopeSpec {
+    const f = this.filter;
+    return { scope: f.scope ?? 'mine', owner: f.owner ?? null, hiddenSharers: f.hiddenSharers ?? [] };
+  }
+
+  private choice(): SourceChoice {
+    return { scope: this.spec().scope, owner: this.spec().owner, tag: this.filter.tag };
+  }
+
+  private watchChanges(): void {
+    this.stopChanges();
+    this.stopChanges = watchCardChanges(this.uid, this.spec(), this.since, (changes) => this.applyChanges(changes), () => {});
+  }
+
+  /** The reader picked another source: its own cards, its own tag. */
+  private pick(c: SourceChoice): void {
+    Object.assign(this.filter, { scope: c.scope, owner: c.owner, tag: c.tag });
+    this.tags.clear();
+    this.picker.setCurrent(this.choice());
+    this.syncUrl();
+    this.countScopes();
+    this.reload();
+    if (!this.afterFirstPage) this.watchChanges();
+  }
+
+  /** The reader's card_sources answered or changed: a "Shared with me" list leaves out whom they hide. */
+  private sourcesChanged(s: CardSources): void {
+    const before = this.filter.hiddenSharers;
+    this.filter.hiddenSharers = s.hidden_sharers;
+    if (this.spec().scope !== 'shared' || this.route.chat || before?.join('\n') === s.hidden_sharers.join('\n')) return;
+    if (before) this.countScopes();
+    this.reload();
   }
 
   private whenFirstPage(run: () => void): void {
@@ -144,6 +170,7 @@ class CardsView {
     clearTimeout(this.firstPageTimer);
     this.stopChanges();
     this.stopSession();
+    this.picker.dispose();
   }
 
   /** Shows `ls` in the list from its start: the seam for another source of cards (a search's results). */
@@ -176,23 +203,7 @@ class CardsView {
 
   /** The list for the filter as it is now. */
   private reload(): void {
-    this.setSource(this.sourceForFilter());
-  }
-
-  private sourceForFilter(): ListSource {
-    const f = this.filter;
-    const admits = (c: CardDoc) => filterCards([c], f, this.uid).length > 0;
-    const words = f.text.trim() !== '';
-    if (f.ids) {
-      const narrowed = f.scope || f.tag || words;
-      const src = idListSource(f.ids);
-      return { source: narrowed ? filteredSource(src, admits) : src, count: async () => null, admits, ordered: false };
-    }
-    const query = filterQuery(f);
-    // The words are the server's search (searchCards): it finds cards the page never loaded.
-    if (words && query?.text) return { ...searchSource({ ...query, text: query.text }), admits: null, ordered: false };
-    const base = scopeSource(this.uid, f.scope ?? null, f.tag);
-    return { source: base, count: () => this.counts.count(f.scope ?? null, f.tag), admits, ordered: true };
+    this.setSource(listSourceFor(this.filter, this.uid, this.spec(), this.counts));
   }
 
   private layout(root: HTMLElement): void {
@@ -200,11 +211,12 @@ class CardsView {
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
-        h('div', { class: 'field' }, h('label', { for: 'card-scope' }, 'Whose'), this.scopeSelect),
+        this.picker.el,
         h('span', { class: 'spacer' }),
         h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'),
         h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
+      this.picker.sharersEl,
       this.banner,
       this.list.el,
       h('div', { class: 'action-bar' }, this.countEl, this.embedding.el, h('span', { class: 'spacer' }),
@@ -223,13 +235,9 @@ class CardsView {
     });
     this.tagSelect.addEventListener('change', () => {
       this.filter.tag = this.tagSelect.value || null;
+      this.picker.setCurrent(this.choice());
       this.syncUrl();
       this.countScopes();
-      this.reload();
-    });
-    this.scopeSelect.addEventListener('change', () => {
-      this.filter.scope = (this.scopeSelect.value || null) as CardScope | null;
-      this.syncUrl();
       this.reload();
     });
     this.selectAll.addEventListener('click', () => void this.selectEverything());
@@ -295,14 +303,8 @@ class CardsView {
   }
 
   private syncUrl(): void {
-    const p = new URLSearchParams();
-    if (this.filter.tag) p.set('tag', this.filter.tag);
-    if (this.filter.text) p.set('q', this.filter.text);
-    if (this.filter.scope) p.set('scope', this.filter.scope);
-    if (this.route.cards) p.set('cards', this.route.cards);
-    if (this.route.chat) p.set('chat', this.route.chat);
-    const qs = p.toString();
-    history.replaceState(null, '', qs ? `/?${qs}` : '/');
+    const { tag, text, scope, owner } = this.filter;
+    history.replaceState(null, '', cardsPath({ tag, q: text, scope: scope ?? null, owner: owner ?? null, cards: this.route.cards, chat: this.route.chat }));
   }
 
   /** The tags met in the cards loaded so far (a tag list of the whole collection would mean reading it all). */
@@ -318,27 +320,20 @@ class CardsView {
     this.tagSelect.value = this.filter.tag ?? '';
   }
 
-  private renderScopes(counts: Partial<ScopeCounts>): void {
-    const label = (name: string, n: number | null | undefined) => (n === null || n === undefined ? name : `${name} (${n})`);
-    replaceChildren(this.scopeSelect,
-      h('option', { value: '' }, label('Everyone’s', counts.all)),
-      CARD_SCOPES.map((sc) => h('option', { value: sc, 'data-testid': `scope-${sc}` }, label(SCOPE_LABELS[sc], counts[sc]))));
-    this.scopeSelect.value = this.filter.scope ?? '';
-  }
-
-  /** "Yours (10,000)": each scope's count for the current tag, by aggregation queries (shared with the list's count). */
+  /** "Mine (10,000)": the menu's counts for the current tag, by aggregation queries (shared with the list's count). */
   private countScopes(attempt = 0): void {
     const { tag } = this.filter;
-    this.renderScopes({});
-    this.counts.scopes(tag).then((counts) => {
+    const spec = (scope: 'mine' | 'shared'): ScopeSpec => ({ ...this.spec(), scope, owner: null });
+    this.picker.setCounts({});
+    Promise.all([this.counts.count(spec('mine'), tag), this.counts.count(spec('shared'), tag)]).then(([mine, shared]) => {
       if (!this.alive || tag !== this.filter.tag) return;
-      if (!tag) this.total = counts.all;
-      this.renderScopes(counts);
+      if (!tag) this.total = mine;
+      this.picker.setCounts({ mine, shared });
       this.renderList();
     }, () => {
       if (this.alive && tag === this.filter.tag) setTimeout(() => this.countScopes(attempt + 1), retryDelay(attempt + 1));
     });
-    if (tag) void this.counts.count(null, null).then((n) => { this.total = n; this.renderList(); }, () => {});
+    if (tag) void this.counts.count(spec('mine'), null).then((n) => { this.total = n; this.renderList(); }, () => {});
   }
 
   private scheduleRecount(): void {
@@ -347,7 +342,7 @@ class CardsView {
       this.counts.forget();
       this.countScopes();
       if (this.listSource?.ordered && !this.filter.text && !this.filter.ids) {
-        void this.counts.count(this.filter.scope ?? null, this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
+        void this.counts.count(this.spec(), this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
       }
     }, 1000);
   }
@@ -385,9 +380,15 @@ class CardsView {
       replaceChildren(this.banner, `Showing exactly ${f.ids.length} cards${seen}. `,
         h('a', { href: '/', 'data-testid': 'show-all-cards' }, 'Show all cards'));
     }
-    const filtered = !!(f.ids || f.tag || f.scope || f.text.trim());
-    const view = listView('cards', { error: pager.error, shown: pager.cards.length, complete: pager.done, filtered, total: this.total });
-    if (view.kind === 'items') {
+    const filtered = !!(f.ids || f.tag || f.text.trim());
+    // Another source than the reader's own: none in it is said of it, once the pager is at its end.
+    const own = f.ids || this.spec().scope === 'mine';
+    const total = own ? this.total : pager.done ? pager.cards.length : null;
+    const view = listView('cards', { error: pager.error, shown: pager.cards.length, complete: pager.done, filtered: filtered && !!own, total });
+    if (this.spec().scope === 'shared') this.picker.setSharers(pager.cards.map((c) => c.owner));
+    if (view.kind === 'empty' && !own) {
+      this.list.showStatus(emptySourceText(this.choice(), filtered) ?? view.text, view.kind);
+    } else if (view.kind === 'items') {
       const tail = pager.error !== null ? failureText('cards', pager.error) : pager.done ? null : 'Loading more cards…';
       this.list.show(pager.cards, tail, pager.error !== null);
     } else {

@@ -23,7 +23,7 @@ export interface SearchAnswer {
 export function searchSource(query: CollectionQuery & { text: string }): { source: CardSource; count: () => Promise<number> } {
   let answer: Promise<SearchAnswer> | null = null;
   const ask = (): Promise<SearchAnswer> => {
-    answer ??= searchCards({ text: query.text, scope: query.scope, ...(query.tag ? { tag: query.tag } : {}), limit: SEARCH_LIMIT })
+    answer ??= searchCards({ ...query, limit: SEARCH_LIMIT })
       .then((r) => ({ cards: r.cards.map(asCard), matching: r.matching }))
       .catch((e: unknown) => { answer = null; throw e; });
     return answer;
