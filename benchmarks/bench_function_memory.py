@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -36,7 +35,7 @@ import numpy as np
 from google.cloud.firestore import FieldFilter
 
 from benchmarks.bench_create_chat import VOCAB
-from benchmarks.common import sized
+from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
 from cardchat.repo import retrieval_index
 from cardchat.retrieval.index_entries import make_entry
 from cardchat.schema import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
@@ -48,7 +47,6 @@ QUESTION = "how do I rebase my branch onto main?"
 CALLS = ("load", "createChat", "generateAnswer", "searchCards", "mcp", "createChatNoIndex", "rebuild")
 #: The calls that read card_embeddings (the others read the index alone).
 REBUILDS = ("createChatNoIndex", "rebuild")
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
@@ -109,10 +107,10 @@ def _child(call: str, owner: str) -> ColdCall:
     os.environ.setdefault("GCLOUD_PROJECT", "demo-cardchat-bench")
     import main  # from the functions directory the parent put first on PYTHONPATH
 
-    after_import = _hwm()
+    after_import = peak_rss_mib()
     start = time.perf_counter()
     _call(main.db(), call, owner)
-    return ColdCall(import_mib=after_import, peak_mib=_hwm(), ms=(time.perf_counter() - start) * 1000)
+    return ColdCall(import_mib=after_import, peak_mib=peak_rss_mib(), ms=(time.perf_counter() - start) * 1000)
 
 
 def _call(db: Any, call: str, owner: str) -> None:
@@ -148,13 +146,6 @@ def _call(db: Any, call: str, owner: str) -> None:
         index.rebuild(db, owner)
 
 
-def _hwm() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def run(db: Any) -> Iterator[str]:
     calls = os.environ.get("CARDCHAT_BENCH_MEMORY_CALLS", " ".join(CALLS)).split()
     for n in map(int, os.environ.get("CARDCHAT_BENCH_MEMORY_SIZES", sized("100000", "20")).split()):
@@ -167,7 +158,7 @@ def run(db: Any) -> Iterator[str]:
             for label, code in _code_dirs():
                 if call == "createChatNoIndex":
                     _drop_index(db, owner)
-                r = _in_fresh_process(db.project, call, owner, code)
+                r = ColdCall(**in_fresh_process("benchmarks.bench_function_memory", [call, owner], db.project, code))
                 yield (
                     f"    {call}{label}, cold instance: peak RSS {r.peak_mib:.0f} MiB "
                     f"(after importing main {r.import_mib:.0f} MiB); the call took {r.ms:.0f} ms "
@@ -186,19 +177,6 @@ def _code_dirs() -> list[tuple[str, Path]]:
     baseline = os.environ.get("CARDCHAT_BENCH_BASELINE")
     dirs = [(" (baseline)", Path(baseline) / "functions")] if baseline else []
     return [*dirs, ("", ROOT / "functions")]
-
-
-def _in_fresh_process(project: str, call: str, owner: str, code: Path) -> ColdCall:
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_function_memory", call, owner],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}", "GCLOUD_PROJECT": project},
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode:
-        raise RuntimeError(f"{call} in {code}: {out.stderr[-2000:]}")
-    return ColdCall(**json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -37,9 +36,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.bench_create_chat import VOCAB
-from benchmarks.common import sized
+from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
 
-ROOT = Path(__file__).resolve().parents[1]
 ME = "bench-scope-me"
 QUESTION = "how do I rebase my branch onto main?"
 WARM_RUNS = 3
@@ -61,13 +59,18 @@ def run(db: Any) -> Iterator[str]:
     start = time.perf_counter()
     _seed(db, ME, own, "private", index_public=False)
     yield f"the caller's {own:,} cards seeded and indexed in {time.perf_counter() - start:.0f} s"
-    alone = {label: _in_fresh_process(db.project, call, code) for label, call, code in _runs()}
+    alone = {
+        label: in_fresh_process("benchmarks.bench_scope", [call], db.project, code) for label, call, code in _runs()
+    }
     start = time.perf_counter()
     for k in range(owners):
         _seed(db, owner_uid(k), each, "public", index_public=True)
     strangers = owners * each
     yield f"{owners} other owners × {each:,} public cards seeded in {time.perf_counter() - start:.0f} s"
-    crowd = {label: _in_fresh_process(db.project, call, code) for label, call, code in _runs(with_owner=True)}
+    crowd = {
+        label: in_fresh_process("benchmarks.bench_scope", [call], db.project, code)
+        for label, call, code in _runs(with_owner=True)
+    }
     yield from _report(alone, crowd, strangers)
 
 
@@ -197,29 +200,8 @@ def _child(call: str) -> dict[str, Any]:
         "warm_ms": statistics.median(runs),
         "reads": reads,
         "considered": int(considered),
-        "peak_mib": _hwm(),
+        "peak_mib": peak_rss_mib(),
     }
-
-
-def _hwm() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _in_fresh_process(project: str, call: str, code: Path) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bench_scope", call],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}", "GCLOUD_PROJECT": project},
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode:
-        raise RuntimeError(f"{call} in {code}: {out.stderr[-2000:]}")
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
 
 
 if __name__ == "__main__":

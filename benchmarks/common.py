@@ -1,10 +1,15 @@
-"""What the benchmarks share: the tiny size of the bench-smoke suite, and
-running one benchmark that writes into Firestore on its own."""
+"""What the benchmarks share: the tiny size of the bench-smoke suite,
+running one benchmark that writes into Firestore on its own, and measuring a
+call's peak memory in a fresh process."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -34,3 +39,31 @@ def run_against_emulator(run: Callable[[Any], Iterable[str]]) -> None:
     client = firestore.Client(project=os.environ.get("GCLOUD_PROJECT", "demo-cardchat"))
     for line in run(client):
         print(line)
+
+
+#: The repository's root: a fresh process runs the benchmarks package from here.
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory (VmHWM): what a function's memory setting must hold."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def in_fresh_process(module: str, args: list[str], project: str, code: Path) -> dict[str, Any]:
+    """`python -m module *args` in a fresh process importing the functions' code from `code`
+    (a baseline's, to compare before and after in one run); its last line of output, as JSON."""
+    out = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": f"{code}:{ROOT}", "GCLOUD_PROJECT": project},
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(args)} in {code}: {out.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result

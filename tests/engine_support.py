@@ -16,10 +16,12 @@ import pytest
 from google.cloud import firestore
 
 from cardchat import providers
+from cardchat.embeddings import get_embedder
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import NO_CARDS, NOTE
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, ChatMessage, UserDoc
+from cardchat.repo import embeddings as emb_repo
+from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, ChatMessage, UserDoc
 from chat_support import write_chat
 from provider_wire import Wire
 
@@ -30,6 +32,30 @@ CLAUDE = next(m.id for m in MODELS.values() if m.provider == "anthropic")
 SECRET_BACKGROUND = (
     "[1] Launch notes\nThe launch code for the internal project is written on the blue whiteboard in room 4."
 )
+
+
+def tide_notes(owner: str, n: int = 30) -> dict[str, Card]:
+    """`n` near-identical notes on tides: enough on-topic cards that a follow-up's ranking
+    has to choose, whatever else a test adds."""
+    return {
+        f"tide-{i:02d}": Card(
+            f"Tide note {i}",
+            f"Tides rise and fall twice a day as the moon pulls the sea; note {i} on spring and neap tides, "
+            "tide tables, the harbour gate and the tidal range. " * 4,
+            owner,
+        )
+        for i in range(n)
+    }
+
+
+def store_embedded(db: firestore.Client, cards: dict[str, Card]) -> list[str]:
+    """`cards` written and embedded at once (no trigger runs in these tests); their ids."""
+    batch = db.batch()
+    for cid, card in cards.items():
+        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+    batch.commit()
+    emb_repo.embed_and_store(db, cards, get_embedder())
+    return list(cards)
 
 
 def make_chat(

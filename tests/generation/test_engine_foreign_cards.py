@@ -22,12 +22,10 @@ from cardchat.access import grant_ai
 from cardchat.background import FOREIGN_NOTE
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
-from cardchat.embeddings import get_embedder
 from cardchat.generation.engine import generate
-from cardchat.repo import embeddings as emb_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
-from engine_support import CLAUDE, anthropic_wire, quick
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
 
 pytestmark = pytest.mark.emulator
@@ -78,22 +76,9 @@ def named_stranger():
 
 
 def seed(db) -> list[str]:
-    cards = {
-        f"tide-{i:02d}": Card(
-            f"Tide note {i}",
-            f"Tides rise and fall twice a day as the moon pulls the sea; note {i} on spring and neap tides, "
-            "tide tables, the harbour gate and the tidal range. " * 4,
-            OWNER,
-        )
-        for i in range(30)
-    }
+    cards = tide_notes(OWNER)
     cards |= {"trap-tides": TIDE_TRAP, "trap-lens": LENS_TRAP}
-    batch = db.batch()
-    for cid, card in cards.items():
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-    batch.commit()
-    emb_repo.embed_and_store(db, cards, get_embedder())
-    return list(cards)
+    return store_embedded(db, cards)
 
 
 def new_chat(db) -> str:

@@ -16,13 +16,11 @@ from cardchat.access import grant_ai
 from cardchat.chat import branch as branches
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message, retry_message
-from cardchat.embeddings import get_embedder
 from cardchat.generation.engine import generate
-from cardchat.repo import embeddings as emb_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
-from engine_support import CLAUDE, anthropic_wire, quick
+from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
 
 pytestmark = pytest.mark.emulator
@@ -43,26 +41,13 @@ def seed(db) -> list[str]:
     """Thirty cards about tides (enough to fill a 5 % background) and a few
     on other topics, one of them the lens card; all embedded, so the ranking
     does not depend on how fast the machine embeds."""
-    cards = {
-        f"tide-{i:02d}": Card(
-            f"Tide note {i}",
-            f"Tides rise and fall twice a day as the moon pulls the sea; note {i} on spring and neap tides, "
-            "tide tables, the harbour gate and the tidal range. " * 4,
-            "u1",
-        )
-        for i in range(30)
-    }
+    cards = tide_notes("u1")
     cards |= {
         "garden": Card("Garden", "Tomatoes want sun and water every evening. " * 30, "u1"),
         "bread": Card("Bread", "Sourdough rises overnight in a cool kitchen. " * 30, "u1"),
         LENS: LENS_CARD,
     }
-    batch = db.batch()
-    for cid, card in cards.items():
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-    batch.commit()
-    emb_repo.embed_and_store(db, cards, get_embedder())
-    return list(cards)
+    return store_embedded(db, cards)
 
 
 def new_chat(db, model: str = "offline-extractive") -> str:
