@@ -50,6 +50,7 @@ async function storedAnswer() {
 async function sourcesOf(page) {
   const list = page.locator('[data-testid=message][data-role=assistant][data-phase=complete] [data-testid=answer-sources]');
   await list.waitFor({ timeout: ANSWER_TIMEOUT });
+  await list.getByTestId('answer-sources-open').click(); // folded: no card is read until it is opened
   await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=answer-source]')]
     .some((li) => li.textContent?.includes('Loading')), null, { timeout: 30_000 });
   return list.getByTestId('answer-source').evaluateAll((lis) => lis.map((li) => {

@@ -1,28 +1,46 @@
 // Under each complete answer: the cards it cites, by number and title, each
-// a link to its card page. Titles are read as the citation previews read them
-// (citepreview.loadCard, under the card rules), so a reader who may not view
-// a card, or a visitor for whom it is not public, sees "a card you cannot
-// view" and no link.
+// a link to its card page. Folded until the reader opens it: a title is read
+// with its card (citepreview.loadCard, under the card rules), and a chat's
+// page must not download the cards behind it unasked (the hover previews
+// wait for a hover the same way). A reader who may not view a card, or a
+// visitor for whom it is not public, sees "a card you cannot view" and no link.
 import { cardHref, type Source } from '../citations';
 import { h, replaceChildren } from '../dom';
 import { CANNOT_VIEW, loadCard } from './citepreview';
 
 export class AnswerSources {
-  readonly el = h('section', { class: 'answer-sources', 'data-testid': 'answer-sources', 'aria-label': 'Sources', hidden: true });
+  readonly el = h('details', { class: 'answer-sources', 'data-testid': 'answer-sources', hidden: true });
   private shown = '';
+  private sources: readonly Source[] = [];
+  private listed = false;
+
+  constructor() {
+    this.el.addEventListener('toggle', () => { if (this.el.open) this.list(); });
+  }
 
   /** `sources` of a complete answer; null (or none cited) hides the list. */
   update(sources: readonly Source[] | null): void {
     const key = JSON.stringify(sources);
     if (key === this.shown) return;
     this.shown = key;
-    this.el.hidden = !sources?.length;
-    if (!sources?.length) {
+    this.sources = sources ?? [];
+    this.listed = false;
+    this.el.hidden = !this.sources.length;
+    if (!this.sources.length) {
       replaceChildren(this.el);
       return;
     }
-    replaceChildren(this.el, h('h3', { class: 'sources-head' }, 'Sources'),
-      h('ol', { class: 'sources' }, sources.map((s) => this.item(s))));
+    const n = this.sources.length;
+    replaceChildren(this.el, h('summary', { class: 'sources-head', 'data-testid': 'answer-sources-open' },
+      `Sources (${n} card${n === 1 ? '' : 's'})`));
+    if (this.el.open) this.list();
+  }
+
+  /** The entries, made (and their cards read) the first time the reader opens the list. */
+  private list(): void {
+    if (this.listed || !this.sources.length) return;
+    this.listed = true;
+    this.el.appendChild(h('ol', { class: 'sources' }, this.sources.map((s) => this.item(s))));
   }
 
   private item({ n, cardId }: Source): HTMLElement {
