@@ -57,18 +57,25 @@ class CardQuota:
     def from_env(cls, env: Mapping[str, str] | None = None) -> CardQuota:
         env = os.environ if env is None else env
         return cls(
-            max_cards=_positive_int(env, "CARDCHAT_MAX_CARDS_PER_USER", DEFAULT_MAX_CARDS),
-            writes_per_minute=_positive_int(env, "CARDCHAT_CARD_WRITES_PER_MINUTE", DEFAULT_WRITES_PER_MINUTE),
+            max_cards=positive_int_setting(env, "CARDCHAT_MAX_CARDS_PER_USER", DEFAULT_MAX_CARDS),
+            writes_per_minute=positive_int_setting(env, "CARDCHAT_CARD_WRITES_PER_MINUTE", DEFAULT_WRITES_PER_MINUTE),
         )
 
 
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+def positive_int_setting(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole-number setting ≥ 1 from the environment (`default` when unset); anything else is
+    a ValueError naming the variable, at start-up rather than in the middle of a call. The
+    answers' and searches' rate limits (ratelimit.py) read theirs the same way."""
     raw = env.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"{name} must be a whole number ≥ 1, not {raw!r}")
-    return int(raw)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
 
 
 def skip_id(owner: str, card_id: str) -> str:

@@ -35,6 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cardchat.account_schema import RateLimit, TokenReservation
+from cardchat.card_quota import positive_int_setting
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
 from cardchat.schema import SEARCH_WINDOW, ChatMessage
@@ -66,22 +67,9 @@ class Limits:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
         env = os.environ if env is None else env
         return cls(
-            per_minute=_positive_int(env, "CARDCHAT_RATE_PER_MINUTE", DEFAULT_PER_MINUTE),
-            daily_tokens=_positive_int(env, "CARDCHAT_DAILY_TOKENS", DEFAULT_DAILY_TOKENS),
+            per_minute=positive_int_setting(env, "CARDCHAT_RATE_PER_MINUTE", DEFAULT_PER_MINUTE),
+            daily_tokens=positive_int_setting(env, "CARDCHAT_DAILY_TOKENS", DEFAULT_DAILY_TOKENS),
         )
-
-
-def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
 
 
 def _day(now: datetime) -> str:
@@ -211,8 +199,8 @@ def window_limit(name: str, env: Mapping[str, str] | None = None) -> int:
     """Calls a minute of the window `name` (CARDCHAT_SEARCH_RATE_PER_MINUTE, CARDCHAT_MCP_RATE_PER_MINUTE)."""
     env = os.environ if env is None else env
     if name == SEARCH_WINDOW:
-        return _positive_int(env, "CARDCHAT_SEARCH_RATE_PER_MINUTE", DEFAULT_SEARCHES_PER_MINUTE)
-    return _positive_int(env, "CARDCHAT_MCP_RATE_PER_MINUTE", DEFAULT_MCP_PER_MINUTE)
+        return positive_int_setting(env, "CARDCHAT_SEARCH_RATE_PER_MINUTE", DEFAULT_SEARCHES_PER_MINUTE)
+    return positive_int_setting(env, "CARDCHAT_MCP_RATE_PER_MINUTE", DEFAULT_MCP_PER_MINUTE)
 
 
 def took_slot(recent: list[datetime], now: datetime, per_minute: int, what: str) -> list[datetime]:
