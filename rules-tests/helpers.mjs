@@ -146,6 +146,7 @@ export function messageDoc(chat, over = {}) {
     provider_wait: null,
     uncited_claims: 0,
     sources: [1],
+    coverage: 'covered',
     own_key: false,
     ...over,
   });

@@ -24,8 +24,10 @@ def test_the_shared_cases(case):
 
 
 def test_what_the_offline_answerer_says_about_itself_is_never_a_claim():
-    for text in (offline.NOTE, offline.NO_CARDS, offline.NOTHING_RELATED):
+    for text in (offline.NOTE, offline.NO_CARDS, offline.NOTHING_RELATED, offline.NOTE_DECLINED):
         assert claims.uncited_count(text) == 0
+    for nearest in ([], [2], [2, 5, 1]):
+        assert claims.uncited_count(offline.declined(nearest)) == 0
 
 
 @pytest.mark.parametrize("case", CITATIONS["cases"], ids=[c["name"] for c in CITATIONS["cases"]])

@@ -1,5 +1,5 @@
 """Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
-delete-account,migrate-chat-viewers,feedback,eval}`.
+delete-account,migrate-chat-viewers,feedback,eval,eval-turns,eval-answers}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -139,6 +139,12 @@ def _eval_turns(args: argparse.Namespace) -> int:
     return main(args.sets, args.model)
 
 
+def _eval_answers(args: argparse.Namespace) -> int:
+    from cardchat.admin.answer_evaluation import main
+
+    return main(args.sets, args.model)
+
+
 def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """backfill, requeue-skipped, reindex: the vectors and the index built from them."""
     s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
@@ -219,6 +225,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_turns)
+
+    s = sub.add_parser("eval-answers", help="citation precision, uncited claims and coverage accuracy of answers")
+    s.add_argument("sets", nargs="*", help="answer set JSON files (default: every eval/answers/*.json)")
+    s.add_argument("--model", default="minilm")
+    s.set_defaults(run=_eval_answers)
     return p
 
 

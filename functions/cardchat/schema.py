@@ -336,6 +336,7 @@ class ChatMessage:
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
     uncited_claims: int | None = None  # a complete answer's claims with no citation (claims.py)
     sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
+    coverage: str | None = None  # a complete answer's: do the cards cover its question (coverage.py)
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (personal_keys.run_key)
     own_key: bool = False
@@ -365,6 +366,7 @@ class ChatMessage:
             provider_wait=d.get("provider_wait"),
             uncited_claims=d.get("uncited_claims"),
             sources=d.get("sources"),
+            coverage=d.get("coverage"),
             own_key=d.get("own_key") is True,
         )
 

@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from cardchat import providers
+from cardchat import coverage, providers
 from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder
 from cardchat.llms import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers import offline
-from cardchat.providers.offline import NO_CARDS, NOTE, NOTHING_RELATED, split_sentences
+from cardchat.providers.offline import NO_CARDS, NOTE, NOTE_DECLINED, split_sentences
 from cardchat.schema import Card, Usage
 from cardchat.tokens import count_tokens
 
@@ -100,9 +100,22 @@ def test_usage_counts_prompt_and_answer_with_the_models_tokenizer(background):
     assert items[-1] == Usage(input_tokens=system_n + question_n, output_tokens=answer_n)
 
 
-def test_unrelated_question_says_so_honestly(background):
-    answer = "".join(x for x in ask("What is the capital of France?", background.text) if isinstance(x, str))
-    assert answer == f"{NOTHING_RELATED}\n\n{NOTE}"
+def test_an_unrelated_question_is_declined_with_the_nearest_cards_by_number_only(background):
+    answer = "".join(x for x in ask("What is the melting point of tungsten?", background.text) if isinstance(x, str))
+    said, note = answer.split("\n\n")
+    assert note == NOTE_DECLINED
+    assert re.fullmatch(re.escape(coverage.DECLINED) + r" The nearest cards are \[\d\], \[\d\] and \[\d\]\.", said)
+    # no weak sentence quoted, and no title: a reader learns a title only where the citation layer shows it
+    for _, card in CARDS:
+        assert card.title not in answer and not any(s in answer for s in split_sentences(card.body))
+
+
+def test_ask_anyway_quotes_the_nearest_sentences_however_weak(background):
+    question = f"{coverage.ANYWAY} How far away is the sun?"
+    answer = "".join(x for x in ask(question, background.text) if isinstance(x, str))
+    assert answer.startswith("- ") and answer.endswith(NOTE)
+    plain = "".join(x for x in ask(coverage.question_of(question), background.text) if isinstance(x, str))
+    assert plain.startswith(coverage.DECLINED)
 
 
 def test_empty_background_and_malformed_background():

@@ -144,6 +144,7 @@ def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) 
                 timestamp=m.get("timestamp") or when,
                 model=m.get("model"),
                 sources=m.get("sources"),
+                coverage=m.get("coverage"),
             ),
         )
         for i, m in enumerate(earlier)

@@ -32,6 +32,7 @@ from cardchat import providers
 from cardchat.chat import turn_context
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
 from cardchat.generation import accounting, run_log
+from cardchat.generation.answer_coverage import coverage_of
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.headlines import headline
 from cardchat.ids import new_run_id
@@ -286,12 +287,14 @@ def _complete(run: _Run) -> str:
     if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
         run.usage = _estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
     total = run.elapsed()
+    card_ids = _card_ids(run)
     run.finish(
         {
             "status": "complete",
             "content": content,
             "model": run.spec.id,
-            **accounting.answer_fields(run.spec, run.usage, content, _card_ids(run)),
+            **accounting.answer_fields(run.spec, run.usage, content, card_ids),
+            "coverage": coverage_of(run.db, run.window.messages[-1]["content"], content, card_ids),
             "timings": accounting.timings(run.ttft, total, chunks, run.retries),
             "dropped_turns": run.window.dropped,
             "cut_off": run.cut_off,

@@ -11,6 +11,7 @@ import importlib
 import os
 from collections.abc import Callable, Generator
 
+from cardchat import coverage
 from cardchat.llms import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
 from cardchat.schema import Usage
@@ -49,8 +50,11 @@ def stream(
 ) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only.
     `api_key`: the user's own key (personal_keys.py), used instead of the
-    deployment's; a failure then says it is theirs that failed."""
+    deployment's; a failure then says it is theirs that failed. A keyed model
+    reads after the background how to say that the cards don't cover the question."""
     spec = resolve(model_id, own_key=api_key is not None)
+    if spec.key_env is not None:
+        system = f"{system}\n\n{coverage.INSTRUCTION}" if system else coverage.INSTRUCTION
     if not messages or messages[-1]["role"] != "user":
         raise ProviderError(
             "bad_request", provider=spec.provider, detail="the conversation must end with a user message"

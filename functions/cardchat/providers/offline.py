@@ -13,6 +13,13 @@ few dozen candidates, only those are embedded, and their vectors are kept
 per sentence text, so a follow-up on the same background embeds little
 more than the question. The first chunk is the answer's own first words:
 the note about what this is comes last.
+
+When no sentence clears COVER_SCORE it quotes nothing: it says that the
+cards don't seem to cover the question (coverage.DECLINED) and names the
+nearest cards by number, so a reader sees their titles only where the
+citation layer lets them (the SPA's sources list and previews), never in
+the text. A question posted by "Ask anyway" (coverage.ANYWAY) quotes the
+nearest sentences however weak.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cardchat import coverage
 from cardchat.providers.base import Message, ProviderError
 from cardchat.schema import Usage
 
@@ -41,7 +49,12 @@ NOTE = (
     "most similar to your question, quoted as written, with their card numbers.*"
 )
 NO_CARDS = "There are no cards in this chat's background to quote from."
+#: What an answer said before it declined (coverage.DECLINED): still no claim in answers stored then.
 NOTHING_RELATED = "No sentence in this chat's cards looks related to the question."
+NOTE_DECLINED = (
+    "*Offline extractive answer (no model key is configured): no sentence of the chat's cards "
+    "is similar enough to your question to quote.*"
+)
 PACE_ENV = "CARDCHAT_OFFLINE_PACE_MS"
 DEFAULT_PACE_MS = 30.0
 
@@ -53,6 +66,12 @@ PER_CARD = 3
 #: padded out with weak ones.
 MIN_SCORE = 0.15
 MIN_SHARE = 0.4
+#: The best sentence must reach this for the answer to quote anything: below
+#: it the cards don't seem to cover the question (docs/coverage.md: how it
+#: was chosen on the labelled questions of eval/answers/).
+COVER_SCORE = 0.40
+#: Cards named as the nearest when the answer quotes nothing.
+NEAREST_CARDS = 3
 #: Sentences parsed per answer, best-ranked cards first (bounds BM25 work).
 MAX_CANDIDATES = 1_500
 #: Sentences embedded per answer: the BM25 best, the opening sentences of
@@ -199,13 +218,21 @@ def select(question: str, sentences: list[Sentence], among: list[int] | None = N
     return list(selected(question, sentences, among))
 
 
-def selected(question: str, sentences: list[Sentence], among: list[int] | None = None) -> Iterator[Sentence]:
+def selected(
+    question: str,
+    sentences: list[Sentence],
+    among: list[int] | None = None,
+    cover: float = COVER_SCORE,
+    nearest: list[int] | None = None,
+) -> Iterator[Sentence]:
     """The sentences most similar to the question: at most MAX_SENTENCES,
-    PER_CARD per card, no near-duplicates. The best comes first, as soon as
-    the FIRST_BATCH head of the candidates is embedded; the others follow
-    grouped by card (best card first), in reading order within a card.
-    `among` (default: the candidates) are the indices compared, all at
-    once; the benchmark passes every sentence as its reference."""
+    PER_CARD per card, no near-duplicates, none at all unless the best
+    reaches `cover` (then `nearest` gets the nearest cards' numbers). The
+    best comes first, as soon as the FIRST_BATCH head of the candidates is
+    embedded; the others follow grouped by card (best card first), in
+    reading order within a card. `among` (default: the candidates) are the
+    indices compared, all at once; the benchmark passes every sentence as
+    its reference."""
     if not sentences or not question.strip():
         return
     pool = [sentences[i] for i in (candidates(question, sentences) if among is None else among)]
@@ -216,12 +243,14 @@ def selected(question: str, sentences: list[Sentence], among: list[int] | None =
     first: list[int] = []
     if head < len(pool):
         best = int((vectors[1:] @ vectors[0]).argmax())
-        if float(vectors[1 + best] @ vectors[0]) >= MIN_SCORE:
+        if float(vectors[1 + best] @ vectors[0]) >= max(cover, MIN_SCORE):
             first = [best]
             yield pool[best]  # the rest are embedded while this one is written
         vectors = np.concatenate([vectors, _vectors([s.text for s in pool[head:]])])
-    chosen = _choose(pool, vectors, first)
+    chosen = _choose(pool, vectors, first, cover)
     if not chosen:
+        if nearest is not None:
+            nearest.extend(_nearest(pool, vectors))
         return
     card_rank: dict[int, int] = {}
     for i in chosen:  # chosen is best-first: a card ranks by its best sentence
@@ -231,10 +260,13 @@ def selected(question: str, sentences: list[Sentence], among: list[int] | None =
         yield pool[i]
 
 
-def _choose(pool: list[Sentence], vectors: np.ndarray, chosen: list[int]) -> list[int]:
+def _choose(pool: list[Sentence], vectors: np.ndarray, chosen: list[int], cover: float) -> list[int]:
     """Best-first indices into `pool` (row i + 1 of `vectors`; row 0 is the
-    question), extending `chosen`, which was already written."""
+    question), extending `chosen`, which was already written; none when the
+    best is below `cover`."""
     scores = vectors[1:] @ vectors[0]
+    if not chosen and float(scores.max()) < cover:
+        return []
     floor = max(MIN_SCORE, MIN_SHARE * float(scores.max()))
     chosen = list(chosen)
     per_card: dict[int, int] = {}
@@ -257,17 +289,39 @@ def _choose(pool: list[Sentence], vectors: np.ndarray, chosen: list[int]) -> lis
     return chosen
 
 
+def _nearest(pool: list[Sentence], vectors: np.ndarray) -> list[int]:
+    """The numbers of the NEAREST_CARDS cards with the sentences most similar to the question."""
+    scores = vectors[1:] @ vectors[0]
+    cards = dict.fromkeys(pool[int(i)].card for i in scores.argsort(kind="stable")[::-1])
+    return list(cards)[:NEAREST_CARDS]
+
+
+def declined(nearest: list[int]) -> str:
+    """What the answer says when the cards don't seem to cover the question."""
+    if not nearest:
+        return coverage.DECLINED
+    names = [f"[{n}]" for n in nearest]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{coverage.DECLINED} The nearest cards are {listed}."
+
+
 def pieces(question: str, sentences: list[Sentence], among: list[int] | None = None) -> Iterator[str]:
     """The answer as it is written: its own words first (one line per quoted
     sentence), the note on what it is last."""
     if not sentences:
         yield NO_CARDS
-    else:
-        n = 0
-        for n, s in enumerate(selected(question, sentences, among), start=1):
-            yield ("\n" if n > 1 else "") + f"- {s.text} [{s.card}]"
-        if not n:
-            yield NOTHING_RELATED
+        yield "\n\n" + NOTE
+        return
+    anyway = question.strip().startswith(coverage.ANYWAY)
+    nearest: list[int] = []
+    n = 0
+    cover = MIN_SCORE if anyway else COVER_SCORE
+    for n, s in enumerate(selected(coverage.question_of(question), sentences, among, cover, nearest), start=1):
+        yield ("\n" if n > 1 else "") + f"- {s.text} [{s.card}]"
+    if not n:
+        yield declined(nearest)
+        yield "\n\n" + NOTE_DECLINED
+        return
     yield "\n\n" + NOTE
 
 
