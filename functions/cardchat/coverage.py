@@ -47,7 +47,7 @@ MIN_CITED_SHARE = 0.75
 #: Cosine similarity (the embedder's query against a card) from which a cited card
 #: answers the question rather than touching on it (docs/coverage.md: how it was chosen).
 STRONG_MATCH = 0.35
-#: What keyed models read after the background (providers.stream).
+#: What keyed models read before the background (providers.stream).
 INSTRUCTION = (
     "If the cards do not cover the question, begin your answer with exactly this sentence: "
     f'"{DECLINED}" Then name the nearest cards by their numbers, like [2], and answer from '

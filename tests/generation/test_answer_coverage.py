@@ -82,7 +82,7 @@ def test_a_keyed_model_is_told_to_decline_and_judged_by_the_same_rule(db, anthro
     assert generate(db, stub) == "complete"
     assert message(db, stub)["coverage"] == expected
     system = anthropic_wire.body()["system"][0]["text"]
-    assert system.endswith(coverage.INSTRUCTION) and "Tide note 0" in system
+    assert system.startswith(coverage.INSTRUCTION) and "Tide note 0" in system
 
 
 def test_a_failed_answer_has_no_coverage(db, anthropic_wire):

@@ -5,6 +5,7 @@ import {
   type DocumentData, type DocumentSnapshot, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardDoc } from './cardfilter';
+import { parseCoverage, type Coverage } from './coverage';
 import { db } from './firebase';
 import { watchLive, type OFFLINE } from './livequery';
 import type { Status } from './messagestate';
@@ -99,6 +100,8 @@ export interface MessageDoc {
   uncited_claims: number | null;
   /** The numbers of the cards a complete answer cites (names no card: numbers only), set by the server. */
   sources: number[] | null;
+  /** Whether the chat's cards cover a complete answer's question (server: coverage.py); null before it completes. */
+  coverage: Coverage | null;
 }
 
 export interface AnswerUsage {
@@ -207,6 +210,7 @@ function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
       ? { ttft: Number(d.timings.ttft ?? d.timings.total), total: Number(d.timings.total) } : null,
     uncited_claims: typeof d.uncited_claims === 'number' ? d.uncited_claims : null,
     sources: Array.isArray(d.sources) ? d.sources.filter((n: unknown): n is number => Number.isInteger(n)) : null,
+    coverage: parseCoverage(d.coverage),
   };
 }
 

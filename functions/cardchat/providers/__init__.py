@@ -51,10 +51,12 @@ def stream(
     """Text deltas, then exactly one Usage. Raises ProviderError only.
     `api_key`: the user's own key (personal_keys.py), used instead of the
     deployment's; a failure then says it is theirs that failed. A keyed model
-    reads after the background how to say that the cards don't cover the question."""
+    reads before the background how to say that the cards don't cover the
+    question (before it, so a follow-up's system text still starts with the
+    last one's: a prompt cache keeps its prefix)."""
     spec = resolve(model_id, own_key=api_key is not None)
     if spec.key_env is not None:
-        system = f"{system}\n\n{coverage.INSTRUCTION}" if system else coverage.INSTRUCTION
+        system = f"{coverage.INSTRUCTION}\n\n{system}" if system else coverage.INSTRUCTION
     if not messages or messages[-1]["role"] != "user":
         raise ProviderError(
             "bad_request", provider=spec.provider, detail="the conversation must end with a user message"

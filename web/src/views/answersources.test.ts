@@ -18,6 +18,13 @@ describe('the sources list', () => {
     expect(list.el.textContent).toBe('Sources (2 cards)');
     expect(list.el.querySelectorAll('[data-testid=answer-source]')).toHaveLength(0);
   });
+  it('heads the cards of an answer saying the cards don\'t cover its question as the nearest ones', () => {
+    const list = new AnswerSources();
+    list.update([{ n: 1, cardId: 'c1' }], true);
+    expect(list.el.textContent).toBe('Nearest cards (1 card)');
+    list.update([{ n: 1, cardId: 'c1' }]);
+    expect(list.el.textContent).toBe('Sources (1 card)');
+  });
   it('says "a card you cannot view" for a card the reader may not view, without reading it', () => {
     const list = new AnswerSources();
     list.update([{ n: 2, cardId: '' }, { n: 5, cardId: '' }]);

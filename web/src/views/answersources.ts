@@ -18,9 +18,13 @@ export class AnswerSources {
     this.el.addEventListener('toggle', () => { if (this.el.open) this.list(); });
   }
 
-  /** `sources` of a complete answer; null (or none cited) hides the list. */
-  update(sources: readonly Source[] | null): void {
-    const key = JSON.stringify(sources);
+  /**
+   * `sources` of a complete answer; null (or none cited) hides the list.
+   * `nearest`: the answer says the cards don't cover its question, so what
+   * it cites are the nearest cards, not its sources.
+   */
+  update(sources: readonly Source[] | null, nearest = false): void {
+    const key = JSON.stringify([sources, nearest]);
     if (key === this.shown) return;
     this.shown = key;
     this.sources = sources ?? [];
@@ -32,7 +36,7 @@ export class AnswerSources {
     }
     const n = this.sources.length;
     replaceChildren(this.el, h('summary', { class: 'sources-head', 'data-testid': 'answer-sources-open' },
-      `Sources (${n} card${n === 1 ? '' : 's'})`));
+      `${nearest ? 'Nearest cards' : 'Sources'} (${n} card${n === 1 ? '' : 's'})`));
     if (this.el.open) this.list();
   }
 

@@ -49,6 +49,11 @@ class ChatView {
     this.transcript = new Transcript(chatId, preparing, () => this.citations, () => this.composer, {
       feedback: (id) => this.feedback.get(id) ?? null,
       modelLabel: (id) => this.modelLabels.get(id) ?? id,
+      coverage: {
+        question: (index) => this.messages?.find((m) => m.message_index === index - 1)?.content ?? '',
+        ask: (content) => this.composer?.ask(content) ?? Promise.resolve(),
+        configuration: () => this.priv?.collection.configuration,
+      },
     });
     this.layout(root, preparing);
     this.watch();

@@ -56,17 +56,24 @@ export class Composer {
 
   private async submit(): Promise<void> {
     const content = this.input.value.trim();
-    if (!content || this.sending || this.answering) return;
+    if (content && (await this.ask(content))) this.input.value = '';
+  }
+
+  /** Posts `content` as the next question (the composer's text, or a coverage notice's "Ask anyway"); true once sent. */
+  async ask(content: string): Promise<boolean> {
+    if (!content || this.sending || this.answering) return false;
     this.sending = true;
     this.error.textContent = '';
     this.sync();
+    let sent = false;
     try {
       await postMessage({ chat_id: this.chatId, content });
-      this.input.value = '';
+      sent = true;
     } catch (err) {
       this.error.textContent = describeError(err, 'Sending');
     }
     this.sending = false;
     this.sync();
+    return sent;
   }
 }

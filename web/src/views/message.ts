@@ -15,6 +15,7 @@ import { type FeedbackDoc } from '../ownerqueries';
 import { markUncited } from '../claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
+import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from '../streamreveal';
 
@@ -31,6 +32,8 @@ export interface MessageContext {
   modelLabel: (model: string) => string;
   /** the transcript grew: keep it scrolled if the reader is following */
   grew: () => void;
+  /** What a coverage notice's actions need (used for the owner only: `readOnly` false). */
+  coverage: CoverageActions;
 }
 
 export class MessageView {
@@ -52,6 +55,7 @@ export class MessageView {
   private editor: BranchEditor | null = null;
   private readonly footer: AnswerFooter | null;
   private readonly sources: AnswerSources | null;
+  private readonly coverage: CoverageNoticeView | null;
 
   /**
    * `fresh`: the message appeared while the reader was watching (not in the
@@ -76,6 +80,8 @@ export class MessageView {
       this.notice, this.body, this.cutOff, this.state);
     this.sources = isUser ? null : new AnswerSources();
     this.footer = isUser ? null : new AnswerFooter(!ctx.readOnly, ctx.modelLabel);
+    this.coverage = isUser ? null : new CoverageNoticeView(ctx.readOnly ? null : ctx.coverage);
+    if (this.coverage) this.el.appendChild(this.coverage.el);
     if (this.sources) this.el.appendChild(this.sources.el);
     if (this.footer) this.el.appendChild(this.footer.el);
     if (!isUser) {
@@ -117,8 +123,9 @@ export class MessageView {
       this.revealer?.stop();
       this.show(msg.content);
     }
-    this.sources?.update(phase === 'complete' && msg.status === 'complete'
-      ? answerSources(msg.content, this.cites()) : null);
+    const complete = phase === 'complete' && msg.status === 'complete';
+    this.coverage?.update(complete ? msg.coverage : null, msg.message_index);
+    this.sources?.update(complete ? answerSources(msg.content, this.cites()) : null, complete && msg.coverage === 'none');
     this.footer?.update(msg, this.ctx.feedback(msg.id));
     if (phaseChanged && live) this.retrying = false;
     if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {

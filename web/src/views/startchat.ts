@@ -1,5 +1,6 @@
 // The "start a chat" dialog: first message, model, background share.
 import { createChat, listModels, type CollectionQuery, type ModelList } from '../api';
+import { takeStart } from '../coverage';
 import { budgetTokens, clampPercent, DEFAULT_PERCENT, describeBudget, MAX_PERCENT, MIN_PERCENT, modelOptionLabel } from '../budget';
 import { h } from '../dom';
 import { describeError } from '../errors';
@@ -67,6 +68,11 @@ class StartChatDialog {
   }
 
   open(): void {
+    const pending = takeStart(); // a coverage notice's "widen" or "raise" brought the reader here
+    if (pending) {
+      this.message.value = pending.question;
+      if (pending.percent !== null) this.slider.value = String(clampPercent(pending.percent));
+    }
     document.body.appendChild(this.dialog);
     this.wire();
     this.dialog.showModal();

@@ -30,7 +30,10 @@ export class Transcript {
     private readonly preparing: boolean,
     private readonly citations: () => ChatCitations | null,
     private readonly composer: () => Composer | null,
-    private readonly extras: Pick<MessageContext, 'feedback' | 'modelLabel'> = { feedback: () => null, modelLabel: (m) => m },
+    private readonly extras: Pick<MessageContext, 'feedback' | 'modelLabel' | 'coverage'> = {
+      feedback: () => null, modelLabel: (m) => m,
+      coverage: { question: () => '', ask: async () => {}, configuration: () => undefined },
+    },
   ) {
     this.preview = new CitePreview(this.el);
   }
