@@ -7,7 +7,8 @@ import { config } from '../data/firebase';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { REGION } from '../data/names';
-import { watchAccessTokens, type AccessTokenDoc } from '../data/queries';
+import { watchAccessTokens } from '../data/queries';
+import type { AccessTokenDoc } from '../data/docs';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 

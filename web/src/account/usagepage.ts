@@ -3,9 +3,10 @@
 // aggregates (usage_daily: at most 30 x models small documents, never the messages).
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
-import { getUsageDays, type UsageDayDoc } from '../data/ownerqueries';
+import { getUsageDays } from '../data/ownerqueries';
 import type { Session } from '../data/session';
 import { byModel, dayString, formatCost, formatTokens, lastDays, USAGE_DAYS, type DayRow } from './usage';
+import type { UsageDayDoc } from '../data/docs';
 
 const SVG = 'http://www.w3.org/2000/svg';
 

@@ -1,6 +1,5 @@
 // One card, the target of a citation link. Someone else's public card leads
 // to its owner's deck, and offers to follow it as a source of cards.
-import type { CardDoc } from './cardfilter';
 import { readCardSources, updateCardSources } from '../data/cardqueries';
 import { follow, isFollowed, ownerLabel, sourceLabel } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
@@ -10,6 +9,7 @@ import { skipNote } from './embeddingskip';
 import { getCard, getCardSkip } from '../data/queries';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
+import type { CardDoc } from '../data/docs';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
   let alive = true;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  cardRelation, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardDoc, type CardFilter,
-} from './cardfilter';
+import { cardRelation, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardFilter } from './cardfilter';
+import type { CardDoc } from '../data/docs';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
   return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0 };

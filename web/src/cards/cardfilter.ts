@@ -1,17 +1,7 @@
 // The cards view's collection logic: whose cards (the reader's own by
 // default), filtering by tag, words and an explicit id list.
+import type { CardDoc } from '../data/docs';
 import { sourceLabel } from './cardsources';
-
-export interface CardDoc {
-  id: string;
-  title: string;
-  body: string;
-  owner: string;
-  visibility: 'public' | 'private';
-  viewers: string[];
-  tags: string[];
-  updated: number; // ms since epoch
-}
 
 export interface CardFilter {
   tag: string | null;

@@ -5,11 +5,12 @@
 import {
   Virtualizer, measureElement, observeWindowOffset, observeWindowRect, windowScroll, type VirtualizerOptions,
 } from '@tanstack/virtual-core';
-import { cardRelation, type CardDoc, type CardRelation } from './cardfilter';
+import { cardRelation, type CardRelation } from './cardfilter';
 import { ownerLabel } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { renderMarkdown } from '../app/markdown';
 import { cardEditPath } from '../app/router';
+import type { CardDoc } from '../data/docs';
 
 interface Rendered { key: number; el: HTMLElement; box: HTMLInputElement }
 

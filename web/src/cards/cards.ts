@@ -1,11 +1,10 @@
-// The cards view: the user's own cards first, others' only from a source
-// they chose (sourcepicker.ts), a page at a time (issue 21), filtered by
-// Firestore queries, counted by aggregation queries, live for what changes
-// while it is open, selectable.
-import { describeCollection, parseIdList, type CardDoc, type CardFilter } from './cardfilter';
-import { CardPager, cardOrder, retryDelay } from '../data/cardpager';
+// The cards view: the user's own cards first, others' only from a source they chose (sourcepicker.ts),
+// a page at a time (a collection may be too big to load whole), filtered by Firestore queries, counted
+// by aggregation queries, live for what changes while it is open, selectable.
+import { describeCollection, parseIdList, type CardFilter } from './cardfilter';
+import { CardPager, cardOrder } from '../data/cardpager';
+import { retryDelay } from '../data/retry';
 import { readCards, watchCardChanges, type CardChange, type ScopeSpec } from '../data/cardqueries';
-import type { CardSources } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { failureText, listView } from '../app/loadstate';
@@ -22,6 +21,7 @@ import { exportButtons } from '../importexport/exportmenu';
 import { openStartChat } from '../chat/startchat';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../app/timing';
+import type { CardDoc, CardSources } from '../data/docs';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
 

@@ -3,8 +3,8 @@
 // source generations drop answers to an older text; a failure reaches the
 // list as a failure (the pager's error state), never as "no match".
 import { searchCards, type CollectionQuery, type SearchHit } from '../data/api';
-import type { CardDoc } from './cardfilter';
 import type { CardSource } from '../data/cardpager';
+import type { CardDoc } from '../data/docs';
 
 /** Cards per answer: the server's maximum. */
 export const SEARCH_LIMIT = 50;

@@ -5,19 +5,9 @@
 // The document's shape and limits are firestore.rules' validCardSources();
 // both are checked on common/card_sources_cases.json.
 import shared from '../../../common/collections.json';
+import type { CardSources, FollowedSource } from '../data/docs';
 
 export const SOURCE_LIMITS = shared.card_source_limits;
-
-/** One owner's public cards, all of them or those carrying `tag`. */
-export interface FollowedSource {
-  owner: string;
-  tag?: string;
-}
-
-export interface CardSources {
-  following: FollowedSource[];
-  hidden_sharers: string[];
-}
 
 export const NO_SOURCES: CardSources = { following: [], hidden_sharers: [] };
 

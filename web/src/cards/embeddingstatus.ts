@@ -3,13 +3,10 @@
 // embedding_progress document, which the server rewrites after every batch,
 // and is hidden once every card has its vector; cards over the owner's card
 // quota are counted beside it ("· 2 over your card limit").
-import { doc, onSnapshot } from 'firebase/firestore';
-import { embeddingProgress } from '../data/cardwrites';
+import { embeddingProgress, watchEmbeddingProgress } from '../data/cardwrites';
 import { h } from '../app/dom';
 import { progressText } from './embeddingskip';
 import { describeError } from '../app/errors';
-import { db } from '../data/firebase';
-import { COLLECTIONS } from '../data/names';
 import { timed } from '../app/timing';
 
 export class EmbeddingStatus {
@@ -24,8 +21,8 @@ export class EmbeddingStatus {
   /** Follows the progress from now on (the cards page starts it after its first screen: it counts the collection). */
   start(): void {
     if (!this.alive) return;
-    this.unsubscribe = onSnapshot(
-      doc(db, COLLECTIONS.embedding_progress, this.uid),
+    this.unsubscribe = watchEmbeddingProgress(
+      this.uid,
       () => void this.recount(),
       (err) => this.show(`Couldn't follow embedding progress: ${describeError(err)}`),
     );

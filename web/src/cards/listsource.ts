@@ -1,12 +1,13 @@
 // What the Cards page's list shows for a filter: the cards of the chosen
 // source in title order, an explicit id list, or the server's search for the
 // filter's words; and how many it holds.
-import { filterCards, type CardDoc, type CardFilter } from './cardfilter';
+import { filterCards, type CardFilter } from './cardfilter';
 import { filteredSource, type CardSource } from '../data/cardpager';
 import { idListSource, scopeSource, type ScopeSpec } from '../data/cardqueries';
 import { filterQuery } from './collectionquery';
 import type { CardCounts } from './cardcounts';
 import { searchSource } from './cardsearch';
+import type { CardDoc } from '../data/docs';
 
 /**
  * What the list shows: a source of cards in its order and how many it holds

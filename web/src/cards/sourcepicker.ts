@@ -6,12 +6,10 @@
 // The choices live in card_sources/{uid}, through cardqueries.ts.
 import type { CardScope } from './cardfilter';
 import { updateCardSources, watchCardSources } from '../data/cardqueries';
-import {
-  follow, hideSharer, isFollowed, NO_SOURCES, ownerLabel, sameSource, showSharer, sourceLabel, unfollow,
-  type CardSources, type FollowedSource,
-} from './cardsources';
+import { follow, hideSharer, isFollowed, NO_SOURCES, ownerLabel, sameSource, showSharer, sourceLabel, unfollow } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
+import type { CardSources, FollowedSource } from '../data/docs';
 
 /** What the page shows: a scope, the owner of an 'owner' scope, the tag (a followed source's, or the filter's). */
 export interface SourceChoice {

@@ -6,9 +6,8 @@
 import { rateAnswer } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
-import type { MessageDoc } from '../data/queries';
-import type { FeedbackDoc, Rating } from '../data/ownerqueries';
 import { formatCost, formatSeconds, formatTokens } from '../account/usage';
+import type { FeedbackDoc, MessageDoc, Rating } from '../data/docs';
 
 const HIDE_KEY = 'cardchat.hideUncited';
 const MAX_COMMENT = 2000;

@@ -1,16 +1,5 @@
 // What the background slider means in tokens for the picked model.
-
-export interface ModelInfo {
-  id: string;
-  provider: string;
-  label: string;
-  context_window: number;
-  max_output_tokens: number;
-  tokenizer: string;
-  offline: boolean;
-  /** Offered on the caller's own API key (Settings). */
-  own_key?: boolean;
-}
+import type { ModelInfo } from '../data/api';
 
 export const MIN_PERCENT = 10;
 export const MAX_PERCENT = 90;

@@ -8,8 +8,8 @@ import { errorCode, describeError } from '../app/errors';
 import { failureText } from '../app/loadstate';
 import type { Session } from '../data/session';
 import { chatCitations, type ChatCitations } from './citations';
-import { getChatAuthor, watchChat, watchChatPrivate, watchMessages, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../data/queries';
-import { watchFeedback, type FeedbackDoc } from '../data/ownerqueries';
+import { getChatAuthor, watchChat, watchChatPrivate, watchMessages } from '../data/queries';
+import { watchFeedback } from '../data/ownerqueries';
 import { watchIsViewer, watchViewerCount } from '../data/chatviewers';
 import { ChatHeader } from './chatheader';
 import { transcriptButton } from './transcriptdownload';
@@ -18,6 +18,7 @@ import { Composer } from './composer';
 import { renderSignIn } from '../account/signin';
 import { justCreated } from './startchat';
 import { Transcript } from './transcript';
+import type { ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
 
 export function mountChat(root: HTMLElement, chatId: string, s: Session): () => void {
   const view = new ChatView(root, chatId, s.user?.uid ?? null);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { ChatDoc, ChatPrivateDoc } from '../data/queries';
 import { ChatHeader, othersCardsNotice } from './chatheader';
+import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
 
 const chat: ChatDoc = {
   id: 'c1', owner: 'u1', title: 'Tides', model: 'm', created: null, last_updated: null,

@@ -7,8 +7,9 @@ import { contextSummary, contextTurns } from './contextwhy';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { chatPath, router } from '../app/router';
-import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../data/queries';
+import { setPublished } from '../data/queries';
 import { openShareDialog } from './sharedialog';
+import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
 
 const fmt = new Intl.NumberFormat('en-US');
 

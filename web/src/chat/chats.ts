@@ -5,8 +5,9 @@ import { failureText } from '../app/loadstate';
 import { chatPath, router } from '../app/router';
 import type { Session } from '../data/session';
 import { watchSharedChats } from '../data/chatviewers';
-import { getChatAuthor, watchChats, type ChatDoc } from '../data/queries';
+import { getChatAuthor, watchChats } from '../data/queries';
 import { renderSignIn } from '../account/signin';
+import type { ChatDoc } from '../data/docs';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 

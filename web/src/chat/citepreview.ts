@@ -5,10 +5,10 @@
 // card they may know) gets "a card you cannot view". Click opens the card;
 // Escape closes the preview.
 import { sentences } from './claims';
-import type { CardDoc } from '../cards/cardfilter';
 import { h, replaceChildren } from '../app/dom';
 import { bestPassage } from './passage';
 import { getCard } from '../data/queries';
+import type { CardDoc } from '../data/docs';
 
 const CITE = 'a.cite, .cite-unavailable';
 /** What a reader who may not view a cited card is told, in a preview and in the sources list. */

@@ -10,13 +10,13 @@ import type { Renderer } from '../app/markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from './messagestate';
-import { watchChunks, type MessageDoc } from '../data/queries';
-import { type FeedbackDoc } from '../data/ownerqueries';
+import { watchChunks } from '../data/queries';
 import { markUncited } from './claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from './streamreveal';
+import type { FeedbackDoc, MessageDoc } from '../data/docs';
 
 export interface MessageContext {
   chatId: string;

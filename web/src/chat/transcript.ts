@@ -5,11 +5,11 @@ import { h, replaceChildren } from '../app/dom';
 import { chatCitations, type ChatCitations } from './citations';
 import { markdownRenderer } from '../app/markdown';
 import { answerInProgress, messagePhase, msUntilStall } from './messagestate';
-import type { MessageDoc } from '../data/queries';
 import { ScrollFollower } from './scrollfollow';
 import type { Composer } from './composer';
 import { CitePreview } from './citepreview';
 import { MessageView, type MessageContext } from './message';
+import type { MessageDoc } from '../data/docs';
 
 const NO_CITATIONS: ChatCitations = chatCitations(null, {});
 

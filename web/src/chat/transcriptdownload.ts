@@ -4,7 +4,8 @@
 import { h } from '../app/dom';
 import { describeError } from '../app/errors';
 import { download, transcriptToMarkdown } from '../importexport/exportcards';
-import { getCard, type ChatDoc, type ChatPrivateDoc, type MessageDoc } from '../data/queries';
+import { getCard } from '../data/queries';
+import type { ChatDoc, ChatPrivateDoc, MessageDoc } from '../data/docs';
 
 export interface TranscriptSource { chat: ChatDoc | null; priv: ChatPrivateDoc | null | undefined; messages: MessageDoc[] | null }
 

@@ -2,7 +2,19 @@
 import { httpsCallable } from 'firebase/functions';
 import { functions } from './firebase';
 import { FUNCTIONS } from './names';
-import type { ModelInfo } from '../chat/budget';
+
+/** A model the caller may chat with (listModels). */
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  label: string;
+  context_window: number;
+  max_output_tokens: number;
+  tokenizer: string;
+  offline: boolean;
+  /** Offered on the caller's own API key (Settings). */
+  own_key?: boolean;
+}
 
 export interface ModelList {
   models: ModelInfo[];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CardDoc } from '../cards/cardfilter';
 import {
-  CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, mergedSource, retryDelay, type PageFetch,
+  CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, mergedSource, type PageFetch,
 } from './cardpager';
+import type { CardDoc } from './docs';
 
 function card(id: string, title: string, owner = 'me', tags: string[] = []): CardDoc {
   return { id, title, body: '', owner, visibility: 'private', viewers: [], tags, updated: 0 };
@@ -177,9 +177,5 @@ describe('CardPager', () => {
     await settle();
     expect(pager.cards.findIndex((c) => c.id === 'late')).toBe(61);
     expect(pager.cards.filter((c) => c.id === deck[70].id).map((c) => c.title)).toEqual(['T070 edited']);
-  });
-
-  it('backs off 1 s, 2 s, 4 s … up to 30 s', () => {
-    expect([1, 2, 3, 6, 10].map(retryDelay)).toEqual([1000, 2000, 4000, 30000, 30000]);
   });
 });

@@ -4,7 +4,8 @@
 // filter where Firestore cannot filter, an explicit id list), and the
 // CardPager keeps what was loaded, fetches more when the list nears its end
 // and retries a failed page with backoff instead of looking empty.
-import type { CardDoc } from '../cards/cardfilter';
+import type { CardDoc } from './docs';
+import { afterDelay, retryDelay, type Schedule } from './retry';
 
 export interface CardPage {
   cards: CardDoc[];
@@ -136,23 +137,13 @@ export function idSource(ids: readonly string[], read: (ids: string[]) => Promis
   };
 }
 
-/** 1 s, 2 s, 4 s … at most 30 s: how long a failed page waits before it is asked again. */
-export function retryDelay(attempt: number): number {
-  return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt - 1));
-}
-
 export interface PagerOptions {
   pageSize: number;
   /** The list's order, for placing a card that changed after it was loaded (none: an id list keeps its order). */
   order?: (a: CardDoc, b: CardDoc) => number;
   retryDelay?: (attempt: number) => number;
-  schedule?: (run: () => void, ms: number) => () => void;
+  schedule?: Schedule;
 }
-
-const realSchedule = (run: () => void, ms: number) => {
-  const t = setTimeout(run, ms);
-  return () => clearTimeout(t);
-};
 
 /**
  * What a list has loaded from its source, fetching pages as the reader nears
@@ -176,7 +167,7 @@ export class CardPager {
   private readonly opts: Required<Omit<PagerOptions, 'order'>> & Pick<PagerOptions, 'order'>;
 
   constructor(private readonly source: CardSource, opts: PagerOptions, private readonly onChange: () => void) {
-    this.opts = { retryDelay, schedule: realSchedule, ...opts };
+    this.opts = { retryDelay, schedule: afterDelay, ...opts };
   }
 
   /** Have at least `n` cards loaded (or all there are). */

@@ -10,15 +10,15 @@ import {
   collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, onSnapshot, orderBy, query,
   serverTimestamp, setDoc, startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
 } from 'firebase/firestore';
-import type { CardDoc, CardScope } from '../cards/cardfilter';
+import type { CardScope } from '../cards/cardfilter';
 import { cursorSource, filteredSource, idSource, type CardSource, type PageFetch } from './cardpager';
-import { parseSources, sourcesProblem, type CardSources } from '../cards/cardsources';
+import { parseSources, sourcesProblem } from '../cards/cardsources';
 import { errorCode } from '../app/errors';
 import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
-import { toCard } from './queries';
 import { mark, timed } from '../app/timing';
+import { type CardDoc, type CardSources, toCard } from './docs';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 

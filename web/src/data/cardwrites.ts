@@ -4,17 +4,16 @@
 // demand; the embedCard trigger follows each write. Also the counts an
 // import (and the Cards page) shows while embeddings catch up.
 import {
-  collection, deleteDoc, doc, documentId, getCountFromServer, getDoc, getDocs, limit, orderBy, query, serverTimestamp, setDoc, updateDoc, where, writeBatch,
-  type DocumentData, type FieldValue,
+  collection, deleteDoc, doc, documentId, getCountFromServer, getDoc, getDocs, limit, onSnapshot, orderBy, query, serverTimestamp, setDoc,
+  updateDoc, where, writeBatch, type DocumentData, type FieldValue, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
-import type { CardDoc } from '../cards/cardfilter';
 import { ownCardId } from '../cards/cardids';
 import type { CardFields } from '../cards/cardvalidity';
 import { db } from './firebase';
 import { idRanges, type PlannedCard } from '../importexport/importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from '../app/pool';
-import { toCard } from './queries';
+import { type CardDoc, toCard } from './docs';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
@@ -155,4 +154,9 @@ export async function embeddingProgress(owner: string): Promise<{ embedded: numb
   const n = all.data().count;
   const pending = Number(progress.data()?.pending ?? 0);
   return { embedded: Math.max(0, Math.min(embedded.data().count, n - pending)), cards: n, skipped: skipped.data().count };
+}
+
+/** Calls `onChange` whenever the server rewrites the owner's embedding_progress (after every batch it embeds). */
+export function watchEmbeddingProgress(owner: string, onChange: () => void, onError: (e: FirestoreError) => void): Unsubscribe {
+  return onSnapshot(doc(db, COLLECTIONS.embedding_progress, owner), () => onChange(), onError);
 }

@@ -5,7 +5,8 @@ import { collection, doc, onSnapshot, query, where, type Unsubscribe } from 'fir
 import { db } from './firebase';
 import { watchLive } from './livequery';
 import { COLLECTIONS } from './names';
-import { toChat, type ChatDoc, type LiveError } from './queries';
+import { type LiveError } from './queries';
+import { type ChatDoc, toChat } from './docs';
 
 /** The id shareChat gives a viewer doc (ids.chat_viewer_id): the rules look it up by this shape. */
 export function viewerDocId(chatId: string, uid: string): string {

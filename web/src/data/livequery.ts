@@ -6,14 +6,14 @@
 import {
   onSnapshot, type DocumentData, type FirestoreError, type Query, type QueryDocumentSnapshot, type Unsubscribe,
 } from 'firebase/firestore';
-import { retryDelay } from './cardpager';
+import { afterDelay, retryDelay, type Schedule } from './retry';
 
 /** What the SDK means by answering from its cache before the server ever answered: it could not reach it. */
 export const OFFLINE = { code: 'unavailable', message: 'The server could not be reached.' } as const;
 
 export interface LiveOptions {
   retryDelay?: (attempt: number) => number;
-  schedule?: (run: () => void, ms: number) => () => void;
+  schedule?: Schedule;
 }
 
 /**
@@ -29,10 +29,7 @@ export function watchLive<T>(
   opts: LiveOptions = {},
 ): Unsubscribe {
   const delay = opts.retryDelay ?? retryDelay;
-  const schedule = opts.schedule ?? ((run, ms) => {
-    const t = setTimeout(run, ms);
-    return () => clearTimeout(t);
-  });
+  const schedule = opts.schedule ?? afterDelay;
   let attempt = 0;
   let serverAnswered = false;
   let stop: Unsubscribe = () => {};

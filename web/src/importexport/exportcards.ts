@@ -2,8 +2,8 @@
 // export" to paste into a model) or as JSON that the importers read back,
 // and a chat's transcript as Markdown with its citations resolved to card
 // titles. Pure functions; the views download what they return.
-import type { CardDoc } from '../cards/cardfilter';
 import { citedCardId, citedNumbers } from '../chat/citations';
+import type { CardDoc } from '../data/docs';
 
 /** One document, the cards in the order given (the displayed order): title, tags, body each. */
 export function cardsToMarkdown(cards: readonly CardDoc[]): string {

@@ -1,9 +1,9 @@
 // "Download Markdown" / "Download JSON" of the cards a view has chosen (the
 // selection, else every card of the view, read on this request), in the order
 // shown. exportcards.ts builds the text.
-import type { CardDoc } from '../cards/cardfilter';
 import { h } from '../app/dom';
 import { cardsToJson, cardsToMarkdown, download } from './exportcards';
+import type { CardDoc } from '../data/docs';
 
 export function exportButtons(chosen: () => Promise<CardDoc[]>, uid: string): HTMLElement {
   const stamp = () => new Date().toISOString().slice(0, 10);

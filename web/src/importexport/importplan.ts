@@ -3,11 +3,11 @@
 // never collide), its fields validated by the one definition of a valid card,
 // and is compared with the owner's stored card of that id (looked up by id,
 // never the whole collection: issue 21) to create, update or skip it.
-import type { CardDoc } from '../cards/cardfilter';
 import { ownCardId } from '../cards/cardids';
 import { codePointCompare } from '../data/cardpager';
 import { cardProblems, type CardFields, type Visibility } from '../cards/cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
+import type { CardDoc } from '../data/docs';
 
 export interface PlannedCard {
   id: string;
