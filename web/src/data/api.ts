@@ -85,7 +85,7 @@ export interface ApiKeyInfo {
 export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
 export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
 export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
-// Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
+// Personal access tokens for the card MCP endpoint: the token is returned once, by create.
 export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
 export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);
 /** One person a chat is shared with, as the owner's Share dialog shows them. */
@@ -126,7 +126,7 @@ export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
 export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
   FUNCTIONS.searchCards,
 );
-// A card's viewers by email (issue 18): uids for addresses, and the owner's card's uids named back
+// A card's viewers by email: uids for addresses, and the owner's card's uids named back
 // (only those the caller once found by email; others come back with an empty email).
 export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
   FUNCTIONS.resolveViewers,

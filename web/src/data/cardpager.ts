@@ -1,4 +1,4 @@
-// The cards view's data, a page at a time (issue 21): a collection of 100,000
+// The cards view's data, a page at a time: a collection of 100,000
 // cards is never loaded whole. A CardSource hands out the next cards in its
 // order; sources compose (merge of the three permitted queries, a client-side
 // filter where Firestore cannot filter, an explicit id list), and the
