@@ -40,6 +40,7 @@ export interface CreateChatRequest {
   query?: CollectionQuery;
   initial_message: string;
   model?: string;
+  /** A fraction of the context window (above 0, at most 1), not a percentage: the wire name stays, clients send it. */
   background_percentage?: number;
   collection?: { description: string; configuration?: Record<string, unknown> };
 }
