@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from cardchat import coverage
-from cardchat.background import fit_background
 from cardchat.generation.engine import generate
-from cardchat.llms import OFFLINE_MODEL_ID
-from cardchat.schema import USERS, Card, ChatMessage, UserDoc
+from cardchat.llm.models import OFFLINE_MODEL_ID
+from cardchat.providers import declining
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.documents import USERS, Card, ChatMessage, UserDoc
 from chat_support import write_chat
 from engine_support import CLAUDE, anthropic_wire, message, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
@@ -50,14 +50,14 @@ def test_the_offline_answerer_declines_a_question_no_card_covers(db):
     stub = ask(db, "off-topic", "What is the melting point of tungsten?")
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
-    assert msg["content"].startswith(f"{coverage.DECLINED} The nearest cards are [")
+    assert msg["content"].startswith(f"{declining.DECLINED} The nearest cards are [")
     assert msg["coverage"] == "none"
     # the nearest cards by number: their titles reach a reader only through the citation layer
     assert "Tide note" not in msg["content"] and "Baking" not in msg["content"]
 
 
 def test_ask_anyway_quotes_what_is_nearest_and_says_it_is_partial(db):
-    stub = ask(db, "anyway", f"{coverage.ANYWAY} What does a baker do with steam?")
+    stub = ask(db, "anyway", f"{declining.ANYWAY} What does a baker do with steam?")
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     assert msg["content"].startswith("- ") and msg["coverage"] in ("covered", "partial")
@@ -73,7 +73,7 @@ def test_ask_anyway_quotes_what_is_nearest_and_says_it_is_partial(db):
             "partial",
         ),
         ("Tides come from the moon, as everyone knows from school.", "none"),
-        (f"{coverage.DECLINED} The nearest card is [4]. From general knowledge: the moon.", "none"),
+        (f"{declining.DECLINED} The nearest card is [4]. From general knowledge: the moon.", "none"),
     ],
 )
 def test_a_keyed_model_is_told_to_decline_and_judged_by_the_same_rule(db, anthropic_wire, said, expected):
@@ -82,7 +82,7 @@ def test_a_keyed_model_is_told_to_decline_and_judged_by_the_same_rule(db, anthro
     assert generate(db, stub) == "complete"
     assert message(db, stub)["coverage"] == expected
     system = anthropic_wire.body()["system"][0]["text"]
-    assert system.startswith(coverage.INSTRUCTION) and "Tide note 0" in system
+    assert system.startswith(declining.INSTRUCTION) and "Tide note 0" in system
 
 
 def test_a_failed_answer_has_no_coverage(db, anthropic_wire):

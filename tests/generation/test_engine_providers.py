@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from cardchat import coverage
 from cardchat.chat.turns import post_message, retry_message
 from cardchat.errors import FailedPrecondition
 from cardchat.generation.engine import CUT_OFF_TIME, PROVIDER_BACKOFF_S, generate
+from cardchat.providers import declining
 from engine_support import (
     CLAUDE,
     FAKE_KEY,
@@ -56,7 +56,7 @@ def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(d
     assert chunks_left(db) == 0
     # the background went as the system text, the conversation as messages
     sent = json.loads(anthropic_wire.requests[0].content)
-    assert sent["system"][0]["text"] == f"{coverage.INSTRUCTION}\n\n{SECRET_BACKGROUND}"  # how to decline, first
+    assert sent["system"][0]["text"] == f"{declining.INSTRUCTION}\n\n{SECRET_BACKGROUND}"  # how to decline, first
     assert sent["messages"] == [{"role": "user", "content": "What do my cards say?"}]
 
     with pytest.raises(FailedPrecondition):

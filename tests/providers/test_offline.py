@@ -8,14 +8,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from cardchat import coverage, providers
-from cardchat.background import fit_background
+from cardchat import providers
 from cardchat.embeddings import get_embedder
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
-from cardchat.providers import offline
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.tokens import count_tokens
+from cardchat.providers import declining, offline
 from cardchat.providers.offline import NO_CARDS, NOTE, NOTE_DECLINED, split_sentences
-from cardchat.schema import Card, Usage
-from cardchat.tokens import count_tokens
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.documents import Card, Usage
 
 CARDS = [
     (
@@ -104,18 +104,18 @@ def test_an_unrelated_question_is_declined_with_the_nearest_cards_by_number_only
     answer = "".join(x for x in ask("What is the melting point of tungsten?", background.text) if isinstance(x, str))
     said, note = answer.split("\n\n")
     assert note == NOTE_DECLINED
-    assert re.fullmatch(re.escape(coverage.DECLINED) + r" The nearest cards are \[\d\], \[\d\] and \[\d\]\.", said)
+    assert re.fullmatch(re.escape(declining.DECLINED) + r" The nearest cards are \[\d\], \[\d\] and \[\d\]\.", said)
     # no weak sentence quoted, and no title: a reader learns a title only where the citation layer shows it
     for _, card in CARDS:
         assert card.title not in answer and not any(s in answer for s in split_sentences(card.body))
 
 
 def test_ask_anyway_quotes_the_nearest_sentences_however_weak(background):
-    question = f"{coverage.ANYWAY} How far away is the sun?"
+    question = f"{declining.ANYWAY} How far away is the sun?"
     answer = "".join(x for x in ask(question, background.text) if isinstance(x, str))
     assert answer.startswith("- ") and answer.endswith(NOTE)
-    plain = "".join(x for x in ask(coverage.question_of(question), background.text) if isinstance(x, str))
-    assert plain.startswith(coverage.DECLINED)
+    plain = "".join(x for x in ask(declining.question_of(question), background.text) if isinstance(x, str))
+    assert plain.startswith(declining.DECLINED)
 
 
 def test_empty_background_and_malformed_background():

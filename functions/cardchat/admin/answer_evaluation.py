@@ -19,7 +19,7 @@ Three figures, over every answer of the set:
   ("rebas…") is left out.
 - uncited-claim rate: claims without a citation naming a card (claims.py,
   the SPA's marking) over all claims.
-- coverage accuracy: the share of questions whose `coverage` (coverage.py,
+- coverage accuracy: the share of questions whose `coverage` (generation/coverage.py,
   the rule the generation run applies, with the stored vectors' cosine as
   the retrieval score) agrees with the label: an on-topic question answered
   (`covered` or `partial`), an off-topic one declined (`none`).
@@ -108,7 +108,7 @@ def load_answer_set(path: Path) -> AnswerSet:
 
 def words(text: str) -> list[str]:
     """A text's words for `supported`: lowercased, citations left out, a word cut by "…" dropped."""
-    from cardchat.claims import CITATION
+    from cardchat.generation.claims import CITATION
 
     return [w.lower() for w in _WORD.findall(CITATION.sub(" ", text)) if not w.endswith("…")]
 
@@ -125,7 +125,7 @@ class _Deck:
 
     def __init__(self, s: AnswerSet, embedder: Any, cache: VectorCache) -> None:
         from cardchat.embeddings.text import embeddable_text, text_hash
-        from cardchat.schema import Card
+        from cardchat.schema.documents import Card
 
         self.ids = [c["id"] for c in s.cards]
         self.cards = {c["id"]: Card(c["title"], c["body"], "owner") for c in s.cards}
@@ -135,9 +135,9 @@ class _Deck:
 
     def background(self, question: str, model: str, percentage: float) -> tuple[str, list[str]]:
         """The background createChat would pack for `question` (BM25-ranked), and its card ids."""
-        from cardchat.background import fit_background
         from cardchat.chat.create import background_budget
-        from cardchat.llms import MODELS
+        from cardchat.llm.models import MODELS
+        from cardchat.retrieval.background import fit_background
         from cardchat.retrieval.rank import RankingConfig, rank_cards
 
         spec = MODELS[model]
@@ -158,7 +158,7 @@ class _Deck:
 
 
 def judge(deck: _Deck, s: AnswerSet, question: str, on_topic: bool) -> Judged:
-    from cardchat import claims, coverage
+    from cardchat.generation import claims, coverage
     from cardchat.providers import offline
 
     text, card_ids = deck.background(question, s.model, s.background_percentage)

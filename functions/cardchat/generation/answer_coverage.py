@@ -1,4 +1,4 @@
-"""An answer's `coverage` (coverage.py's rule), decided as its run finishes:
+"""An answer's `coverage` (generation/coverage.py's rule), decided as its run finishes:
 the evidence read from the answer and the background's card ids, and the
 retrieval score of the cards it cites (their stored vectors against the
 question's, by the embedder the ranking uses). A failure to read the
@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from cardchat import coverage
+from cardchat.generation import coverage
+from cardchat.providers.declining import question_of
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def _vectors(db: Any, question: str, card_ids: list[str]) -> tuple[np.ndarray | 
         )
         if not vectors:
             return None, {}
-        return embedder.embed_query(coverage.question_of(question)), vectors
+        return embedder.embed_query(question_of(question)), vectors
     except Exception as e:  # an embedding API failure: the score is unknown, the answer stays complete
         log.warning("coverage: the cited cards' vectors are unavailable (%s)", type(e).__name__)
         return None, {}

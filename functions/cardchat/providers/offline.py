@@ -15,10 +15,10 @@ more than the question. The first chunk is the answer's own first words:
 the note about what this is comes last.
 
 When no sentence clears COVER_SCORE it quotes nothing: it says that the
-cards don't seem to cover the question (coverage.DECLINED) and names the
+cards don't seem to cover the question (declining.DECLINED) and names the
 nearest cards by number, so a reader sees their titles only where the
 citation layer lets them (the SPA's sources list and previews), never in
-the text. A question posted by "Ask anyway" (coverage.ANYWAY) quotes the
+the text. A question posted by "Ask anyway" (declining.ANYWAY) quotes the
 nearest sentences however weak.
 """
 
@@ -36,12 +36,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cardchat import coverage
+from cardchat.providers import declining
 from cardchat.providers.base import Message, ProviderError
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
     from cardchat.retrieval.bm25 import Bm25
 
 NOTE = (
@@ -49,7 +49,7 @@ NOTE = (
     "most similar to your question, quoted as written, with their card numbers.*"
 )
 NO_CARDS = "There are no cards in this chat's background to quote from."
-#: What an answer said before it declined (coverage.DECLINED): still no claim in answers stored then.
+#: What an answer said before it declined (declining.DECLINED): still no claim in answers stored then.
 NOTHING_RELATED = "No sentence in this chat's cards looks related to the question."
 NOTE_DECLINED = (
     "*Offline extractive answer (no model key is configured): no sentence of the chat's cards "
@@ -108,7 +108,7 @@ class Sentence:
 
 class OfflineProvider:
     def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
-        from cardchat.tokens import count_tokens, truncate_tokens
+        from cardchat.llm.tokens import count_tokens, truncate_tokens
 
         question = messages[-1]["content"]
         pace = _pace_seconds()
@@ -134,7 +134,7 @@ def sentences_of(background: str) -> list[Sentence]:
     """The background's card bodies as quotable sentences, in card order."""
     if not background.strip():
         return []
-    from cardchat.background import parse_background
+    from cardchat.retrieval.background import parse_background
 
     try:
         cards = parse_background(background)
@@ -299,10 +299,10 @@ def _nearest(pool: list[Sentence], vectors: np.ndarray) -> list[int]:
 def declined(nearest: list[int]) -> str:
     """What the answer says when the cards don't seem to cover the question."""
     if not nearest:
-        return coverage.DECLINED
+        return declining.DECLINED
     names = [f"[{n}]" for n in nearest]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return f"{coverage.DECLINED} The nearest cards are {listed}."
+    return f"{declining.DECLINED} The nearest cards are {listed}."
 
 
 def pieces(question: str, sentences: list[Sentence], among: list[int] | None = None) -> Iterator[str]:
@@ -312,11 +312,11 @@ def pieces(question: str, sentences: list[Sentence], among: list[int] | None = N
         yield NO_CARDS
         yield "\n\n" + NOTE
         return
-    anyway = question.strip().startswith(coverage.ANYWAY)
+    anyway = question.strip().startswith(declining.ANYWAY)
     nearest: list[int] = []
     n = 0
     cover = MIN_SCORE if anyway else COVER_SCORE
-    for n, s in enumerate(selected(coverage.question_of(question), sentences, among, cover, nearest), start=1):
+    for n, s in enumerate(selected(declining.question_of(question), sentences, among, cover, nearest), start=1):
         yield ("\n" if n > 1 else "") + f"- {s.text} [{s.card}]"
     if not n:
         yield declined(nearest)
