@@ -127,15 +127,12 @@ class Deck:
         return ids
 
 
-class ChatWatch:
-    """One chat's answers as its owner's SPA sees them, by message index."""
+class ChatListener:
+    """A chat's messages and chunks as its owner's SPA listens to them; subclasses say what they keep."""
 
     def __init__(self, db: Any, chat_id: str) -> None:
         from google.cloud import firestore
 
-        self.status: dict[int, tuple[str, float, str | None]] = {}  # index -> (status, update time, error)
-        self.first_chunk: dict[str, float] = {}  # message id -> first chunk's commit time
-        self._index: dict[str, int] = {}
         self._lock = threading.Lock()
         where = firestore.FieldFilter("chat", "==", chat_id)
         self._w = [
@@ -144,10 +141,28 @@ class ChatWatch:
         ]
 
     def _messages(self, docs: Any, changes: Any, read_time: Any) -> None:
+        raise NotImplementedError
+
+    def _chunks(self, docs: Any, changes: Any, read_time: Any) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        for w in self._w:
+            w.unsubscribe()
+
+
+class ChatWatch(ChatListener):
+    """One chat's answers as its owner's SPA sees them, by message index."""
+
+    def __init__(self, db: Any, chat_id: str) -> None:
+        self.status: dict[int, tuple[str, float, str | None]] = {}  # index -> (status, update time, error)
+        self.first_chunk: dict[str, float] = {}  # message id -> first chunk's commit time
+        super().__init__(db, chat_id)
+
+    def _messages(self, docs: Any, changes: Any, read_time: Any) -> None:
         with self._lock:
             for d in docs:
                 m = d.to_dict()
-                self._index[d.id] = m.get("message_index", -1)
                 self.status[m.get("message_index", -1)] = (m.get("status"), d.update_time.timestamp(), m.get("error"))
 
     def _chunks(self, docs: Any, changes: Any, read_time: Any) -> None:
@@ -168,10 +183,6 @@ class ChatWatch:
                 return
             time.sleep(0.02)
         answer.status, answer.error = "timeout", "answer: not ended in time"
-
-    def close(self) -> None:
-        for w in self._w:
-            w.unsubscribe()
 
 
 class User(threading.Thread):

@@ -61,6 +61,7 @@ SECTIONS = [
     Section("candidate_embedders", default=False),
     Section("scope", default=False),
     Section("call_costs", default=False),
+    Section("embed_rates", default=False),
     Section("pipeline", stack="pipeline"),
     Section("load", stack="pipeline", default=False),
     Section("embed_burst", stack="functions"),
