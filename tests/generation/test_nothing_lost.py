@@ -19,7 +19,6 @@ from datetime import datetime, timedelta
 
 import pytest
 from conftest import PROJECT, _clear_firestore
-from fault_support import die_mid_answer
 from google.cloud.firestore import FieldFilter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,6 +31,7 @@ from cardchat.ratelimit import Limits
 from cardchat.schema import CHAT_MESSAGES, LIVE_STATUSES
 from cardchat.schema import now as utc_now
 from engine_support import OFFLINE_ANSWER, chunks_left, make_chat, quick
+from fault_support import die_mid_answer
 
 pytestmark = pytest.mark.emulator
 __all__ = ["quick"]  # fixtures, used by name

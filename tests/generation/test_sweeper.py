@@ -11,7 +11,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from fault_support import RpcCount, die_mid_answer
 
 from cardchat.chat.turns import READY_LEASE, post_message, retry_message
 from cardchat.generation.engine import generate
@@ -19,6 +18,7 @@ from cardchat.generation.sweeper import INTERRUPTED, MAX_REDRIVES, NOT_STARTED, 
 from cardchat.repo import messages, stalled_answers
 from cardchat.schema import now as utc_now
 from engine_support import OFFLINE_ANSWER, chunks_left, make_chat, message, quick
+from fault_support import RpcCount, die_mid_answer
 
 pytestmark = pytest.mark.emulator
 __all__ = ["quick"]  # fixtures, used by name
