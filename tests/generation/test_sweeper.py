@@ -16,6 +16,7 @@ from cardchat.chat.turns import READY_LEASE, post_message, retry_message
 from cardchat.generation.engine import generate
 from cardchat.generation.sweeper import INTERRUPTED, MAX_REDRIVES, NOT_STARTED, SWEEP_INTERVAL_S, sweep
 from cardchat.repo import messages, stalled_answers
+from cardchat.schema import CHAT_MESSAGES_STREAMING, SCRATCH_TTL
 from cardchat.schema import now as utc_now
 from engine_support import OFFLINE_ANSWER, chunks_left, make_chat, message, quick
 from fault_support import RpcCount, die_mid_answer
@@ -119,3 +120,14 @@ def test_a_run_that_renewed_after_the_query_is_left_alone(db):
     assert sweep(db, now=lambda: lease_end).redriven == []
     msg = message(db, stub)
     assert (msg["status"], msg["run_id"]) == ("streaming", run_id) and chunks_left(db) == 1
+
+
+def test_chunks_carry_an_expiry_that_a_declared_ttl_policy_deletes_them_by(db):
+    """The backstop behind the sweeper: a chunk nothing deleted goes by Firestore's TTL."""
+    stub = make_chat(db)
+    die_mid_answer(db, stub, utc_now() + timedelta(seconds=30), ["Left behind"])
+    chunk = messages.read_chunks(db, stub)[0]
+    assert chunk["expires"] == chunk["timestamp"] + SCRATCH_TTL
+    overrides = json.loads((ROOT / "firestore.indexes.json").read_text())["fieldOverrides"]
+    policy = {"collectionGroup": CHAT_MESSAGES_STREAMING, "fieldPath": "expires", "ttl": True, "indexes": []}
+    assert policy in overrides
