@@ -23,13 +23,13 @@ from google.cloud.firestore import FieldFilter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardchat.access.ratelimit import Limits
 from cardchat.chat.turns import READY_LEASE, post_message, retry_message
 from cardchat.errors import FailedPrecondition
 from cardchat.generation.engine import generate, lease_seconds
 from cardchat.generation.sweeper import sweep
-from cardchat.ratelimit import Limits
-from cardchat.schema import CHAT_MESSAGES, LIVE_STATUSES
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import CHAT_MESSAGES, LIVE_STATUSES
+from cardchat.schema.documents import now as utc_now
 from engine_support import OFFLINE_ANSWER, chunks_left, make_chat, quick
 from fault_support import die_mid_answer
 

@@ -11,7 +11,7 @@ import pytest
 
 from cardchat.chat.turns import retry_message
 from cardchat.generation.engine import generate
-from cardchat.headlines import headline
+from cardchat.providers.headlines import headline
 from engine_support import CLAUDE, FAKE_KEY, ChunkWatcher, chunks_left, make_chat, message, quick
 from provider_server import ProviderServer, Reply
 from provider_wire import anthropic_text

@@ -19,7 +19,7 @@ from google.cloud import firestore
 from cardchat.generation.engine import generate
 from cardchat.generation.sweeper import sweep
 from cardchat.repo import messages as repo
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import now as utc_now
 from engine_support import CLAUDE, anthropic_wire, chunks_left, make_chat, message, quick
 from fault_support import PrivateFirestore
 from provider_wire import anthropic_text, held_after

@@ -16,8 +16,8 @@ from cardchat.chat.turns import READY_LEASE, post_message, retry_message
 from cardchat.generation.engine import generate
 from cardchat.generation.sweeper import INTERRUPTED, MAX_REDRIVES, NOT_STARTED, SWEEP_INTERVAL_S, sweep
 from cardchat.repo import messages, stalled_answers
-from cardchat.schema import CHAT_MESSAGES_STREAMING, SCRATCH_TTL
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import CHAT_MESSAGES_STREAMING, SCRATCH_TTL
+from cardchat.schema.documents import now as utc_now
 from engine_support import OFFLINE_ANSWER, chunks_left, make_chat, message, quick
 from fault_support import RpcCount, die_mid_answer
 

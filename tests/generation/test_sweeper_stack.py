@@ -16,7 +16,7 @@ from google.cloud.firestore import FieldFilter
 
 from cardchat.generation.sweeper import sweep
 from cardchat.providers.offline import NOTE
-from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, UserDoc
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, UserDoc
 from engine_support import ChunkWatcher
 from fault_support import stack_workers
 

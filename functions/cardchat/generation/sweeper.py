@@ -13,10 +13,10 @@ one indexed query and settles each in one transaction:
   its chunks deleted, which fires generateAnswer again; the new run starts
   from the beginning, so no text is ever shown twice;
 - else fails it, keeping the text its chunks held, under a fixed headline
-  (headlines.py), the chunks deleted.
+  (providers/headlines.py), the chunks deleted.
 
 The dead run's token reservation is never settled by it: it expires after
-ratelimit.HOLD_TTL and is charged at its bound, which covers the re-driven
+access/ratelimit.HOLD_TTL and is charged at its bound, which covers the re-driven
 run too (that run settles an attempt nothing reserved).
 """
 
@@ -29,9 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from cardchat.chat.turns import READY_LEASE, is_stalled
-from cardchat.headlines import headline
+from cardchat.providers.headlines import headline
 from cardchat.repo import stalled_answers as repo
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import now as utc_now
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from google.cloud import firestore
 
+from cardchat.parsing.utf8 import well_formed_fields
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
-from cardchat.utf8 import well_formed_fields
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
 #: Chunks read and deleted in the settling transaction, below the 500-writes
 #: limit; a run that left more has the rest removed by the next claim (engine).
