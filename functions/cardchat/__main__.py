@@ -179,6 +179,12 @@ def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     s.set_defaults(run=_reindex)
 
 
+def _sweep_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    s = sub.add_parser("sweep", parents=[common], help="re-drive or fail answers whose run died (lease ran out)")
+    s.add_argument("--every", type=float, help="seconds: sweep again after each pause, until stopped")
+    s.set_defaults(run=_sweep)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cardchat")
     project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
@@ -235,10 +241,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_turns)
-
-    s = sub.add_parser("sweep", parents=[common], help="re-drive or fail answers whose run died (lease ran out)")
-    s.add_argument("--every", type=float, help="seconds: sweep again after each pause, until stopped")
-    s.set_defaults(run=_sweep)
+    _sweep_command(sub, common)
     return p
 
 
