@@ -27,12 +27,14 @@ from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
 from benchmarks.load_users import Deck
 from benchmarks.op_counter import OpCounter
-from cardchat import access, access_tokens, parsing
-from cardchat.access import grant_ai
+from cardchat.access import access_tokens
+from cardchat.access import permissions as access
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import card_search, titles, turns
 from cardchat.chat import create as chats
 from cardchat.generation import engine
 from cardchat.ids import first_message_id
+from cardchat.parsing import requests as parsing
 from cardchat.repo import retrieval_index
 
 QUESTION = "how do I undo the last commit?"

@@ -23,7 +23,7 @@ from benchmarks.write_rates import WriteRates, over_limit
 from cardchat.embeddings import get_embedder
 from cardchat.repo import embed_batches
 from cardchat.repo.embed_queue import enqueue_many
-from cardchat.schema import CARDS, Card, now
+from cardchat.schema.documents import CARDS, Card, now
 
 
 def _seed(db: Any, owner: str, n: int) -> None:

@@ -37,12 +37,12 @@ import numpy as np
 from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
 from benchmarks.load_users import ChatListener
-from cardchat.access import grant_ai
+from cardchat.access.permissions import grant_ai
 from cardchat.admin.demo_deck import build_deck
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import embeddable_and_hash
-from cardchat.llms import OFFLINE_MODEL_ID
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.llm.models import OFFLINE_MODEL_ID
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 KEYED = "claude-haiku-4-5"
 QUESTIONS = [

@@ -20,12 +20,19 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.access import grant_ai
+from cardchat.access.permissions import grant_ai
 from cardchat.admin.demo_deck import build_deck
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import embeddable_and_hash
 from cardchat.ids import first_message_id
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Card, CardEmbedding
+from cardchat.schema.documents import (
+    CARD_EMBEDDINGS,
+    CARDS,
+    CHAT_MESSAGES,
+    CHAT_MESSAGES_STREAMING,
+    Card,
+    CardEmbedding,
+)
 
 QUESTIONS = [
     "how do I move my commits onto a different base?",

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from cardchat.schema import CHAT_MESSAGES_STREAMING, COLLECTIONS
+from cardchat.schema.documents import CHAT_MESSAGES_STREAMING, COLLECTIONS
 
 #: Firestore's sustained write rate for one document, and the window it is judged over.
 LIMIT_PER_S = 1.0
