@@ -36,7 +36,7 @@ import numpy as np
 
 from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
-from benchmarks.load_users import ChatListener
+from benchmarks.load_users import QUESTIONS, ChatListener
 from cardchat.access.permissions import grant_ai
 from cardchat.admin.demo_deck import build_deck
 from cardchat.embeddings import get_embedder, pack
@@ -45,16 +45,6 @@ from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 KEYED = "claude-haiku-4-5"
-QUESTIONS = [
-    "how do I move my commits onto a different base?",
-    "what does git stash pop do?",
-    "how can I see which branches are merged?",
-    "how do I undo the last commit?",
-    "what is a detached HEAD?",
-    "how do I list remote branches?",
-    "how do I squash commits?",
-    "what does cherry-pick do?",
-]
 STAGES = ["call", "trigger", "read", "provider", "write", "listener"]
 
 
