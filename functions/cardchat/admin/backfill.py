@@ -86,7 +86,7 @@ def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
     for owner in sorted(o for o in owners if o):
         for public in (False, True):
             head = retrieval_index.read_head(db, owner, public)
-            if head is None or head.get("model") != model_id:
+            if not retrieval_index.is_current(head, model_id):
                 retrieval_index.rebuild(db, owner, model_id, public)
 
 

@@ -123,7 +123,8 @@ def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
 
 
 def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
-    """`uid`'s index (`public`: of their public cards), built first when missing or of another model.
+    """`uid`'s index (`public`: of their public cards), built first when missing or not current
+    (another model, older terms).
     A public partition that would be empty is not built: any caller may name any uid as an owner,
     and that must not make the server write an index for each."""
     from cardchat.embeddings import get_embedder
@@ -132,7 +133,7 @@ def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
 
     embedder = get_embedder()
     loaded = retrieval_index.load(db, uid, public)
-    if loaded is None or loaded[0].get("model") != embedder.model_id:
+    if loaded is None or not retrieval_index.is_current(loaded[0], embedder.model_id):
         if public and not retrieval_rebuild.count_cards(db, uid, public=True):
             return from_entries(uid, [], embedder.dim)
         retrieval_index.rebuild(db, uid, public=public)
