@@ -191,6 +191,13 @@ def _sweep_command(sub: Any, common: argparse.ArgumentParser) -> None:
     s.set_defaults(run=_sweep)
 
 
+def _eval_answers_command(sub: Any) -> None:
+    s = sub.add_parser("eval-answers", help="citation precision, uncited claims and coverage accuracy of answers")
+    s.add_argument("sets", nargs="*", help="answer set JSON files (default: every eval/answers/*.json)")
+    s.add_argument("--model", default="minilm")
+    s.set_defaults(run=_eval_answers)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m cardchat")
     project_help = "Firestore project (default: $GCLOUD_PROJECT or demo-cardchat)"
@@ -247,11 +254,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_turns)
-
-    s = sub.add_parser("eval-answers", help="citation precision, uncited claims and coverage accuracy of answers")
-    s.add_argument("sets", nargs="*", help="answer set JSON files (default: every eval/answers/*.json)")
-    s.add_argument("--model", default="minilm")
-    s.set_defaults(run=_eval_answers)
+    _eval_answers_command(sub)
     _sweep_command(sub, common)
     return p
 
