@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardchat.admin.evaluation import ROOT, VectorCache, _query_key, set_cards
+from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, set_cards
 
 ANSWERS_DIR = ROOT / "eval" / "answers"
 #: Share of a cited sentence's words that the cited card must hold.
@@ -150,7 +150,7 @@ class _Deck:
 
     def vectors(self, question: str, card_ids: Sequence[str]) -> tuple[Any, dict[str, Any]]:
         """The question's vector and those of `card_ids`, as the generation run compares them."""
-        q = self.cache.embed(self.embedder, [question], [_query_key(question)], queries=True)[0]
+        q = embed_queries(self.embedder, [question])[0]
         if not card_ids:
             return q, {}
         vecs = self.cache.embed(self.embedder, [self.texts[c] for c in card_ids], [self.hashes[c] for c in card_ids])
