@@ -27,6 +27,8 @@ READY_TIMEOUT_S = 900
 #: A start that never gets ready (scripts/dev gives the emulators 90 s, which a loaded machine can
 #: overrun) is no measurement: it is started again, this many times at most.
 START_ATTEMPTS = 3
+#: ... after this pause: the failed start's emulators may still be letting go of their ports.
+RETRY_PAUSE_S = 20
 STOP_TIMEOUT_S = 60
 READY = "Cardchat is running"
 EXPORT = re.compile(r"^\s*export (.*)$", re.M)
@@ -81,6 +83,7 @@ def one_start(code: Path, label: str) -> dict[str, Any]:
             if attempt == START_ATTEMPTS:
                 raise
             print(f"({label}: scripts/dev failed before ready, starting it again: {str(e)[-300:]})", flush=True)
+            time.sleep(RETRY_PAUSE_S)
     raise AssertionError("unreachable")
 
 
