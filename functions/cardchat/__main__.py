@@ -1,5 +1,5 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,demo-vectors,seed-vectors,backfill,requeue-skipped,reindex,grant-ai,
-delete-account,migrate-chat-viewers,feedback,eval}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,demo-vectors,seed-vectors,backfill,requeue-skipped,reindex,
+grant-ai,delete-account,migrate-chat-viewers,feedback,eval,sweep}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -105,7 +105,7 @@ def _reindex(args: argparse.Namespace) -> int:
 
 
 def _grant_ai(args: argparse.Namespace) -> int:
-    from cardchat.access import grant_ai
+    from cardchat.access.permissions import grant_ai
 
     admin = (not args.revoke) if args.admin else None
     doc = grant_ai(_client(args.project), args.uid, not args.revoke, admin)
@@ -137,7 +137,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _feedback(args: argparse.Namespace) -> int:
     from cardchat.admin import feedback
-    from cardchat.schema import now
+    from cardchat.schema.documents import now
 
     try:
         since = feedback.parse_since(args.since, now())
@@ -147,6 +147,22 @@ def _feedback(args: argparse.Namespace) -> int:
     found = feedback.rows(_client(args.project), since)
     sys.stdout.write(feedback.as_csv(found) if args.csv else feedback.as_table(found))
     return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    """Once, or every `--every` seconds until stopped: the emulators run no schedule (main.sweepAnswers)."""
+    import time
+
+    from cardchat.generation.sweeper import sweep
+
+    db = _client(args.project)
+    while True:
+        done = sweep(db)
+        if done.found or not args.every:
+            print(f"sweep: {done.found} stalled, re-drove {len(done.redriven)}, failed {len(done.failed)}", flush=True)
+        if not args.every:
+            return 0
+        time.sleep(args.every)
 
 
 def _eval_turns(args: argparse.Namespace) -> int:
@@ -188,6 +204,12 @@ def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser("reindex", parents=[common], help="rebuild the retrieval index of one owner, or of every owner")
     s.add_argument("--owner", help="uid (default: every owner of a card)")
     s.set_defaults(run=_reindex)
+
+
+def _sweep_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    s = sub.add_parser("sweep", parents=[common], help="re-drive or fail answers whose run died (lease ran out)")
+    s.add_argument("--every", type=float, help="seconds: sweep again after each pause, until stopped")
+    s.set_defaults(run=_sweep)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -246,6 +268,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_turns)
+    _sweep_command(sub, common)
     return p
 
 

@@ -11,7 +11,7 @@ from cardchat.admin.demo_vectors import cache_file, fill, load, seed
 from cardchat.embeddings import get_embedder
 from cardchat.embeddings.text import text_hash
 from cardchat.repo.embeddings import clear_cache, load_embeddings
-from cardchat.schema import CARDS, Card
+from cardchat.schema.documents import CARDS, Card
 
 DECK = [
     {"id": "rebase", "title": "git rebase", "body": "Reapply commits on top of another base tip."},
