@@ -29,7 +29,7 @@ function watchFirstText([nth, key]) {
   requestAnimationFrame(tick);
 }
 
-/** In the page: the app's own marks and spans (web/src/timing.ts) from `from` on, in ms after it. */
+/** In the page: the app's own marks and spans (web/src/app/timing.ts) from `from` on, in ms after it. */
 function spansSince([from, until]) {
   const t0 = window.__t[from];
   return performance.getEntries()
