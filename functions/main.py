@@ -188,8 +188,8 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
     uid = _uid(req)
     ai = _ai(uid)
-    chat_id, model, percentage = requests.continue_chat(req.data, own_keys=ai.own_keys)
-    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
+    chat_id, model, fraction = requests.continue_chat(req.data, own_keys=ai.own_keys)
+    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, fraction, ai)}
 
 
 # --- bring your own key (access/own_keys.py): the key goes in, only its last 4 characters come out ---
