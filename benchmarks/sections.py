@@ -60,7 +60,6 @@ SECTIONS = [
     Section("index", default=False),
     Section("index_memory", default=False),
     Section("function_memory", default=False),
-    Section("candidate_embedders", default=False),
     Section("scope", default=False),
     Section("call_costs", default=False),
     Section("embed_rates", default=False),
