@@ -48,8 +48,7 @@ def _secrets(name: str) -> list[str] | None:
 
 
 def _init_app() -> None:
-    """The default firebase_admin app, at import: the callable wrapper verifies ID tokens with it. The
-    emulators need no credentials (the Auth emulator's tokens are verified without a signature check)."""
+    """The default firebase_admin app, which verifies callables' ID tokens (the emulators' need no credentials)."""
     import firebase_admin
     from firebase_admin import credentials
 
@@ -193,9 +192,6 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
 
 
-# --- bring your own key (personal_keys.py): the key goes in, only its last 4 characters come out ---
-
-
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
 @_endpoint
 def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
@@ -245,9 +241,6 @@ def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {}
 
 
-# --- the card MCP endpoint and its personal access tokens (issue 19) -------------
-
-
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
@@ -280,11 +273,20 @@ def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return card_search.search_cards(db(), uid, parsing.search_cards(req.data)).to_dict()
 
 
+@https_fn.on_call(memory=options.MemoryOption.MB_512)
+@_endpoint
+def searchChats(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """The Chats page's search of the caller's chats and those shared with them (chat/chat_search.py)."""
+    from cardchat import parsing
+    from cardchat.chat import chat_search
+
+    return chat_search.search_chats(db(), _uid(req), parsing.search_chats(req.data)).to_dict()
+
+
 @https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("mcp"))
 def mcp(req: Request) -> Any:
-    """MCP over Streamable HTTP (cardchat/mcpserver/): a personal access token
-    as the bearer, then the SDK. Refusals are HTTP statuses with a JSON-RPC
-    error body: 401 (with WWW-Authenticate), 429 (with Retry-After), 405."""
+    """MCP over Streamable HTTP (cardchat/mcpserver/), a personal access token the bearer; refusals:
+    401 (with WWW-Authenticate), 429 (with Retry-After), 405, each with a JSON-RPC error body."""
     from cardchat import access_tokens
     from cardchat.mcpserver import server
 
@@ -300,22 +302,18 @@ def mcp(req: Request) -> Any:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 14: the owner shares a chat by email; answers the viewers now."""
     from cardchat import address_parsing
     from cardchat.chat import share
 
-    uid = _uid(req)
-    return share.share_chat(db(), uid, address_parsing.share_chat(req.data))
+    return share.share_chat(db(), _uid(req), address_parsing.share_chat(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
     from cardchat import address_parsing, card_viewers
 
-    uid = _uid(req)
-    return card_viewers.resolve_viewers(db(), uid, address_parsing.resolve_viewers(req.data))
+    return card_viewers.resolve_viewers(db(), _uid(req), address_parsing.resolve_viewers(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
@@ -324,8 +322,7 @@ def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat import parsing
     from cardchat.chat import feedback
 
-    uid = _uid(req)
-    feedback.rate_answer(db(), uid, parsing.rate_answer(req.data))
+    feedback.rate_answer(db(), _uid(req), parsing.rate_answer(req.data))
     return {}
 
 
@@ -384,15 +381,18 @@ def generateAnswer(event: DocumentWritten) -> None:
     data = after.to_dict() if after is not None and after.exists else None
     if data is None or not engine.should_generate(data):
         return
-    status = engine.generate(db(), event.params["messageId"])
-    if status == "complete" and data.get("message_index") == 1:
-        _retitle(data["chat"], data.get("model"))
+    if engine.generate(db(), event.params["messageId"]) == "complete":
+        _answered(data["chat"], int(data.get("message_index") or 0), data.get("model"))
 
 
-def _retitle(chat_id: str, model_id: str | None) -> None:
+def _answered(chat_id: str, index: int, model_id: str | None) -> None:
+    """A complete answer: the chat's title after its first; the turn into its readers' search indexes."""
     from cardchat.chat import titles
+    from cardchat.repo import chat_search
 
-    titles.retitle(db(), chat_id, model_id)
+    if index == 1:
+        titles.retitle(db(), chat_id, model_id)
+    chat_search.index_answer(db(), chat_id, index)
 
 
 # Names the SPA calls (common/collections.json): a rename not made here fails at import, not at a call.

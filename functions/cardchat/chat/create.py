@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat import access, llms, ratelimit
 from cardchat.account_schema import TokenReservation
+from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.turns import question_and_stub, token_bound
@@ -103,13 +104,22 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     clock = _Stopwatch()
+    saved = saved_collections.resolve(db, uid, req) if req.collection_id is not None else None
+    req = saved.request if saved is not None else req
     spec = llms.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     checked = clock.lap()
     chosen = select_background(
-        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description
+        db,
+        uid,
+        req.source,
+        req.initial_message,
+        spec,
+        req.background_percentage,
+        req.collection.description,
+        saved.instructions if saved is not None else "",
     )
     clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
@@ -151,10 +161,12 @@ def select_background(
     spec: llms.ModelSpec,
     percentage: float,
     description: str,
+    instructions: str = "",
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
-    and fit the best into `percentage` of `spec`'s window. Shared by
+    and fit the best into `percentage` of `spec`'s window, after the owner's
+    `instructions` of a saved collection (chat/saved_collections.py). Shared by
     createChat and continueChat (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
@@ -176,7 +188,7 @@ def select_background(
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
         authors = book.authors(c for _, c in ranked)
-        bg = _fit(ranked, budget, spec, description, authors)
+        bg = _fit(ranked, budget, spec, description, authors, instructions)
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
@@ -231,12 +243,17 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
 
 
 def _fit(
-    ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str, authors: Authors
+    ranked: list[tuple[str, Card]],
+    budget: int,
+    spec: llms.ModelSpec,
+    description: str,
+    authors: Authors,
+    instructions: str,
 ) -> Background:
     from cardchat import background
 
     try:
-        return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
+        return background.fit_background(ranked, budget, spec.tokenizer, description, authors, instructions)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -306,6 +323,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
         cards_by_others=chosen.cards_by_others(bg.card_ids),
+        collection_id=req.collection_id,
     )
     return chat, private
 
