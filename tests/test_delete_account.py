@@ -73,6 +73,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "collections": ("per-user", "`owner`: a user's saved collections"),
     "chat_search": ("per-user", "keyed by uid; a deleted chat leaves every reader's (deleteChat)"),
     "chat_search_shards": ("per-user", "`owner`, keyed uid_n; a deleted chat's postings leave every reader's"),
+    "chat_search_messages": ("per-chat", "keyed by chat id"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).

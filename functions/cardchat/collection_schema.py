@@ -16,6 +16,8 @@ SAVED_COLLECTIONS = COLLECTIONS["collections"]
 CHAT_SEARCH = COLLECTIONS["chat_search"]
 #: Server-only, keyed {uid}_{n}: one shard of that index (ChatSearchShard).
 CHAT_SEARCH_SHARDS = COLLECTIONS["chat_search_shards"]
+#: Server-only, keyed by chat id: the ids of a chat's indexed messages (ChatSearchMessages).
+CHAT_SEARCH_MESSAGES = COLLECTIONS["chat_search_messages"]
 
 _LIMITS: dict[str, Any] = SHARED["saved_collection_limits"]
 MAX_NAME_CHARS: int = _LIMITS["name_max_chars"]
@@ -62,6 +64,19 @@ class ChatSearchShard:
 
     owner: str
     p: dict[str, list[str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatSearchMessages:
+    """chat_search_messages/{chat_id}: the id of each indexed message of the chat, by "m{message index}",
+    so a search reads the messages it shows by id (a chat's later messages have random ids)."""
+
+    chat: str
+    owner: str
+    ids: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -4,6 +4,7 @@ import {
   collection, doc, getDoc, onSnapshot, orderBy, query, updateDoc, where,
   type DocumentData, type DocumentSnapshot, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
+import type { CollectionQuery } from './api';
 import type { CardDoc } from './cardfilter';
 import { db } from './firebase';
 import { watchLive, type OFFLINE } from './livequery';
@@ -45,6 +46,9 @@ export interface ChatPrivateDoc {
   context_turns: ContextTurnDoc[];
   /** How many cards of other people the context has held (a count, never which): the publish control says so. */
   cards_by_others: number;
+  /** A chat made from a saved collection: its id; from the Cards page's filter: that query (else null). */
+  collection_id: string | null;
+  collection_query: CollectionQuery | null;
 }
 
 export interface ContextTurnDoc {
@@ -180,6 +184,8 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_cut: Number(d.cards_cut ?? 0),
     context_turns: toContextTurns(d.context_turns),
     cards_by_others: Number(d.cards_by_others ?? 0),
+    collection_id: typeof d.collection_id === 'string' ? d.collection_id : null,
+    collection_query: d.collection_query && typeof d.collection_query === 'object' ? d.collection_query as CollectionQuery : null,
   };
 }
 

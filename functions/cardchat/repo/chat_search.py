@@ -13,12 +13,11 @@ answers completing at once both land; a search re-checks access anyway.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from google.cloud.firestore import DELETE_FIELD, ArrayRemove, ArrayUnion, FieldFilter
+from google.cloud.firestore import DELETE_FIELD, ArrayRemove, ArrayUnion
 
-from ..collection_schema import CHAT_SEARCH, CHAT_SEARCH_SHARDS
+from ..collection_schema import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS
 from ..ids import chat_viewer_id
 from ..retrieval import chat_terms
 from ..schema import CHAT_MESSAGES, CHAT_VIEWERS, CHATS, MESSAGE_STATUS
@@ -43,9 +42,18 @@ def _indexed(message: dict[str, Any], upto: int) -> bool:
     return index <= upto and done and bool(message.get("content"))
 
 
-def _texts(db: firestore.Client, chat_id: str, upto: int, only: Sequence[int] | None = None) -> list[tuple[int, str]]:
-    found = [m for _, m in messages_repo.chat_messages(db, chat_id) if _indexed(m, upto)]
-    return [(int(m["message_index"]), m["content"]) for m in found if only is None or m["message_index"] in only]
+def _texts(db: firestore.Client, chat_id: str, upto: int) -> list[tuple[int, str, str]]:
+    """(message index, text, message id) of the chat's messages a search may show, up to `upto`."""
+    found = [(i, m) for i, m in messages_repo.chat_messages(db, chat_id) if _indexed(m, upto)]
+    return [(int(m["message_index"]), m["content"], i) for i, m in found]
+
+
+def _ids(
+    db: firestore.Client, chat: dict[str, Any], chat_id: str, texts: list[tuple[int, str, str]]
+) -> tuple[Any, dict[str, Any]]:
+    """The write recording the ids of `texts`' messages (ChatSearchMessages)."""
+    ids = {f"m{index}": message_id for index, _, message_id in texts}
+    return db.collection(CHAT_SEARCH_MESSAGES).document(chat_id), {"chat": chat_id, "owner": chat["owner"], "ids": ids}
 
 
 def _readers(db: firestore.Client, chat: dict[str, Any], chat_id: str) -> list[str]:
@@ -66,13 +74,18 @@ def _write(db: firestore.Client, writes: list[tuple[Any, dict[str, Any]]]) -> No
 
 
 def _add(
-    db: firestore.Client, chat_id: str, title: str, uid: str, head: dict[str, Any], texts: Iterable[tuple[int, str]]
+    db: firestore.Client,
+    chat_id: str,
+    title: str,
+    uid: str,
+    head: dict[str, Any],
+    texts: Iterable[tuple[int, str, str]],
 ) -> list[tuple[Any, dict[str, Any]]]:
     key = chat_terms.chat_key(chat_id, {k: v.get("chat", "") for k, v in head.items()})
     writes: list[tuple[Any, dict[str, Any]]] = [
         (db.collection(CHAT_SEARCH).document(uid), {"owner": uid, "chats": {key: {"chat": chat_id, "title": title}}})
     ]
-    for n, by_term in chat_terms.postings_by_shard(key, texts).items():
+    for n, by_term in chat_terms.postings_by_shard(key, ((i, t) for i, t, _ in texts)).items():
         union = {term: ArrayUnion(ps) for term, ps in by_term.items()}
         writes.append((db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n)), {"owner": uid, "p": union}))
     return writes
@@ -89,7 +102,7 @@ def index_answer(db: firestore.Client, chat_id: str, index: int) -> None:
     heads = _heads(db, readers)
     texts = _texts(db, chat_id, index)
     turn = [t for t in texts if t[0] in (index - 1, index)]
-    writes = []
+    writes = [_ids(db, chat, chat_id, texts)]
     for uid in readers:
         head = heads.get(uid, {})
         known = any(v.get("chat") == chat_id for v in head.values())
@@ -104,7 +117,7 @@ def add_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None
         return
     chat, heads = snap.to_dict() or {}, _heads(db, uids)
     texts = _texts(db, chat_id, 1 << 62)
-    writes = []
+    writes = [_ids(db, chat, chat_id, texts)]
     for uid in uids:
         writes += _add(db, chat_id, chat.get("title") or "", uid, heads.get(uid, {}), texts)
     _write(db, writes)
@@ -112,6 +125,8 @@ def add_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None
 
 def remove_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None:
     """The chat out of the index of each of `uids`: its postings and its entry."""
+    if not uids:
+        return
     heads = _heads(db, uids)
     texts = [
         (int(m.get("message_index", 0)), m.get("content") or "") for _, m in messages_repo.chat_messages(db, chat_id)
@@ -132,6 +147,7 @@ def remove_chat(db: firestore.Client, chat_id: str) -> None:
     snap = db.collection(CHATS).document(chat_id).get()
     if snap.exists:
         remove_readers(db, chat_id, _readers(db, snap.to_dict() or {}, chat_id))
+    db.collection(CHAT_SEARCH_MESSAGES).document(chat_id).delete()
 
 
 def read(db: firestore.Client, uid: str, shards: Iterable[int]) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -150,15 +166,14 @@ def read(db: firestore.Client, uid: str, shards: Iterable[int]) -> tuple[dict[st
 
 
 def messages_at(db: firestore.Client, wanted: Sequence[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
-    """The messages at (chat, message index) of `wanted`, those that exist."""
-
-    def one(at: tuple[str, int]) -> tuple[tuple[str, int], dict[str, Any] | None]:
-        query = db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", at[0]))
-        found = query.where(filter=FieldFilter("message_index", "==", at[1])).limit(1).get()
-        return at, (found[0].to_dict() if found else None)
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        return {at: m for at, m in pool.map(one, wanted) if m is not None}
+    """The messages at (chat, message index) of `wanted`, those indexed and still there: read by id."""
+    chats = sorted({c for c, _ in wanted})
+    refs = [db.collection(CHAT_SEARCH_MESSAGES).document(c) for c in chats]
+    ids = {s.id: (s.to_dict() or {}).get("ids") or {} for s in db.get_all(refs) if s.exists} if refs else {}
+    by_id = {ids[c][f"m{i}"]: (c, i) for c, i in wanted if f"m{i}" in ids.get(c, {})}
+    refs = [db.collection(CHAT_MESSAGES).document(m) for m in by_id]
+    found = {s.id: s.to_dict() or {} for s in db.get_all(refs) if s.exists} if refs else {}
+    return {by_id[m]: d for m, d in found.items() if (d.get("chat"), d.get("message_index")) == by_id[m]}
 
 
 def chats_of(db: firestore.Client, chat_ids: Sequence[str]) -> dict[str, dict[str, Any]]:

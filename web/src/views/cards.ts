@@ -1,7 +1,6 @@
-// The cards view: the user's own cards first, others' only from a source
-// they chose (sourcepicker.ts), a page at a time (issue 21), filtered by
-// Firestore queries, counted by aggregation queries, live for what changes
-// while it is open, selectable.
+// The cards view: the user's own cards first, others' only from a source they chose (sourcepicker.ts),
+// a page at a time, filtered by Firestore queries, counted by aggregation queries, live for what
+// changes while it is open, selectable; its filter can be saved as a collection (savecollection.ts).
 import { describeCollection, parseIdList, type CardDoc, type CardFilter } from '../cardfilter';
 import { CardPager, cardOrder, retryDelay } from '../cardpager';
 import { readCards, watchCardChanges, type CardChange, type ScopeSpec } from '../cardqueries';
@@ -20,6 +19,7 @@ import { listSourceFor, type ListSource } from './listsource';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from './exportmenu';
 import { openStartChat } from './startchat';
+import { saveCollectionButton } from './savecollection';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../timing';
 
@@ -213,8 +213,8 @@ class CardsView {
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
         this.picker.el,
         h('span', { class: 'spacer' }),
-        h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'),
-        h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
+        saveCollectionButton(this.uid, () => this.filter),
+        h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'), h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
       this.picker.sharersEl,
       this.banner,

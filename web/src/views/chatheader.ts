@@ -8,6 +8,7 @@ import { copyText, flash, h, replaceChildren } from '../dom';
 import { describeError } from '../errors';
 import { chatPath, router } from '../router';
 import { setPublished, type ChatDoc, type ChatPrivateDoc } from '../queries';
+import { chatOrigin } from './chatorigin';
 import { openShareDialog } from './sharedialog';
 
 const fmt = new Intl.NumberFormat('en-US');
@@ -88,6 +89,7 @@ export class ChatHeader {
         h('span', { 'data-testid': 'chat-model' }, this.modelLabel(chat.model)),
         priv?.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, priv.collection.description)] : null),
       priv ? this.background(chat, priv) : null,
+      priv ? chatOrigin(priv) : null,
       priv?.branched_from
         ? h('p', { class: 'meta', 'data-testid': 'branched-from' }, 'A branch of ',
           h('a', { href: chatPath(priv.branched_from.chat) }, 'an earlier chat'), ', with one question asked differently.')

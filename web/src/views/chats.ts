@@ -6,6 +6,7 @@ import { chatPath, router } from '../router';
 import type { Session } from '../session';
 import { watchSharedChats } from '../chatviewers';
 import { getChatAuthor, watchChats, type ChatDoc } from '../queries';
+import { chatSearchBox } from './chatsearch';
 import { renderSignIn } from './signin';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -14,7 +15,7 @@ const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle
 export function mountChatList(el: HTMLElement, uid: string, activeId: string | null): () => void {
   const own = h('div');
   const shared = h('div');
-  replaceChildren(el, own, shared);
+  replaceChildren(el, chatSearchBox((active) => { own.hidden = shared.hidden = active; }), own, shared);
   replaceChildren(own, h('p', { class: 'muted' }, 'Loading chats…'));
   let chats: ChatDoc[] | null = null;
   const stopOwn = watchChats(
