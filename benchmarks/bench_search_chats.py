@@ -20,6 +20,8 @@ from cardchat.retrieval import chat_terms
 from cardchat.schema import CHAT_MESSAGES, CHATS, Chat, ChatMessage
 
 OWNER = "bench-searcher"
+#: The search minute's limit here: every search of the run is measured, none refused.
+BIG = 1_000_000
 QUERIES = ["harbour tide", "lens glass", "pension tax insurance", "rebase branch merge", "sourdough starter"]
 
 
@@ -34,7 +36,7 @@ def _text(rng: random.Random, words: list[str], n: int) -> str:
     return " ".join(words[min(int(rng.paretovariate(1.1)) - 1, len(words) - 1)] for _ in range(n))
 
 
-def _seed(db, chats: int, messages: int) -> list[str]:
+def _seed(db, chats: int, messages: int) -> tuple[list[str], list[str]]:
     for name in (CHATS, CHAT_MESSAGES, CHAT_SEARCH, CHAT_SEARCH_SHARDS, CHAT_SEARCH_MESSAGES):
         db.recursive_delete(db.collection(name))
     rng = random.Random(7)
@@ -68,25 +70,30 @@ def _seed(db, chats: int, messages: int) -> list[str]:
     db.collection(CHAT_SEARCH).document(OWNER).set({"owner": OWNER, "chats": head})
     for n, by_term in shards.items():
         db.collection(CHAT_SEARCH_SHARDS).document(index.shard_id(OWNER, n)).set({"owner": OWNER, "p": by_term})
-    return ids
+    return ids, words
 
 
 def run(db) -> list[str]:
     chats, messages = sized(1_000, 5), sized(20, 4)
     started = time.perf_counter()
-    ids = _seed(db, chats, messages)
+    ids, words = _seed(db, chats, messages)
+    # Besides the topical queries (rare words), common ones (the 20th to 100th most frequent words):
+    # every search then shows its 20 hits. The most frequent word is in nearly every message, as
+    # a stop word would be (the tokenizer drops those): measured apart, as the worst case.
+    queries = QUERIES + [f"{words[20]} {words[35]}", f"{words[25]} {words[60]} {words[90]}", f"{words[30]} {words[45]}"]
+    worst = f"{words[0]} {words[1]}"
     lines = [f"seeded {chats} chats of {messages} messages and their index in {time.perf_counter() - started:.1f} s"]
     sizes = [len(repr(s.to_dict())) for s in db.collection(CHAT_SEARCH_SHARDS).stream()]
     lines.append(
         f"    index: {len(sizes)} shards, largest {max(sizes) / 1024:.0f} kB, all {sum(sizes) / 1024 / 1024:.1f} MB"
     )
     start = time.perf_counter()
-    search_chats(db, OWNER, QUERIES[0])
+    search_chats(db, OWNER, QUERIES[0], per_minute=BIG)
     first_ms = (time.perf_counter() - start) * 1000
     runs, hits = [], []
-    for text in sized(QUERIES * 4, QUERIES[:2]):
+    for text in sized(queries * 3, queries[-2:]):
         start = time.perf_counter()
-        answer = search_chats(db, OWNER, text)
+        answer = search_chats(db, OWNER, text, per_minute=BIG)
         runs.append((time.perf_counter() - start) * 1000)
         hits.append(len(answer.results))
     lines.append(
@@ -94,6 +101,11 @@ def run(db) -> list[str]:
         f"max {max(runs):.0f} ms ({statistics.median(hits):.0f} hits; goal ≤ 500 ms)"
     )
     lines.append(f"    first search: {first_ms:.0f} ms")
+    start = time.perf_counter()
+    search_chats(db, OWNER, worst, per_minute=BIG)
+    lines.append(
+        f"    two words each in nearly every message (the worst case): {(time.perf_counter() - start) * 1000:.0f} ms"
+    )
     turns = []
     for chat_id in ids[: sized(5, 1)]:
         start = time.perf_counter()

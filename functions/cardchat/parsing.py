@@ -354,11 +354,7 @@ class SearchCardsRequest:
 
 def search_cards(data: Any) -> SearchCardsRequest:
     """searchCards({text, limit?, scope?, owner?, tag?, visibility?})"""
-    if not isinstance(data, dict):
-        raise InvalidArgument("request: must be an object")
-    text = request_string(data, "text", "", MAX_QUERY_TEXT_CHARS)
-    if text is None:
-        raise InvalidArgument("text: words to search for are required")
+    text = _search_text(data, MAX_QUERY_TEXT_CHARS)
     limit = data.get("limit", SEARCH_LIMIT_DEFAULT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise InvalidArgument(f"limit: must be a whole number from 1 to {SEARCH_LIMIT_MAX}")
@@ -368,9 +364,14 @@ def search_cards(data: Any) -> SearchCardsRequest:
 
 def search_chats(data: Any) -> str:
     """searchChats({text}): words of at most MAX_CHAT_SEARCH_CHARS characters."""
+    return _search_text(data, MAX_CHAT_SEARCH_CHARS)
+
+
+def _search_text(data: Any, max_chars: int) -> str:
+    """A search's `text`: required, trimmed, at most `max_chars` characters."""
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
-    text = request_string(data, "text", "", MAX_CHAT_SEARCH_CHARS)
+    text = request_string(data, "text", "", max_chars)
     if text is None:
         raise InvalidArgument("text: words to search for are required")
     return text

@@ -10,7 +10,7 @@ import pytest
 from cardchat import parsing
 from cardchat.chat.chat_search import search_chats
 from cardchat.collection_schema import CHAT_SEARCH, CHAT_SEARCH_SHARDS, MAX_CHAT_SEARCH_CHARS
-from cardchat.errors import InvalidArgument
+from cardchat.errors import InvalidArgument, ResourceExhausted
 from cardchat.ids import chat_viewer_id
 from cardchat.repo import chat_search as index
 from cardchat.repo.chats import delete_chat, read_background
@@ -87,6 +87,13 @@ def test_a_later_turn_is_added_and_a_deleted_chat_leaves_nothing(db):
         assert "c1" not in repr(db.collection(CHAT_SEARCH).document(uid).get().to_dict())
     shards = [s.to_dict() for s in db.collection(CHAT_SEARCH_SHARDS).stream()]
     assert shards and all(not postings for s in shards for postings in s["p"].values())
+
+
+def test_a_search_takes_a_slot_of_the_users_search_minute(db):
+    chat_of(db, "c1")
+    assert found(db, "u1", "clockwork")
+    with pytest.raises(ResourceExhausted):
+        search_chats(db, "u1", "clockwork", per_minute=1)
 
 
 def test_a_search_of_more_than_its_limit_is_refused_naming_the_field():

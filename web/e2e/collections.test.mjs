@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, adminSet, APP_URL, callFunction, COLLECTIONS, DESKTOP, ensureUser, launch, modelPickerReady,
-  newContext, pageErrors, screenshot, until,
+  adminGet, adminList, adminSet, APP_URL, callFunction, COLLECTIONS, DESKTOP, ensureUser, launch, newContext, pageErrors,
+  pickOfflineModel, screenshot, until,
 } from './support.mjs';
 
 const INSTRUCTIONS = 'Answer like a harbour master and sign every answer with the word Anchorage.';
@@ -18,8 +18,8 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-/** A new user allowed to use the AI, with cards of their own; signed in on `page` when given. */
-async function user(name, stamp, cards, page = null) {
+/** A new user allowed to use the AI, with cards of their own. */
+async function user(name, stamp, cards) {
   const email = `${name}-${stamp}@cardchat.test`;
   const { uid, idToken } = await ensureUser(email, 'collections-pass');
   await adminSet(`${COLLECTIONS.users}/${uid}`, { may_use_ai: true, admin: false });
@@ -27,14 +27,15 @@ async function user(name, stamp, cards, page = null) {
   for (const [local, title, body, tags] of cards) {
     await adminSet(`${COLLECTIONS.cards}/${uid}_${local}`, { title, body, owner: uid, visibility: 'private', viewers: [], tags, created: now, updated: now });
   }
-  if (page) {
-    await page.goto(`${APP_URL}/`);
-    await page.locator('#signin-email').fill(email);
-    await page.locator('#signin-password').fill('collections-pass');
-    await page.getByTestId('signin-submit').click();
-    await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
-  }
   return { uid, idToken, email };
+}
+
+async function signInAs(page, email) {
+  await page.goto(`${APP_URL}/`);
+  await page.locator('#signin-email').fill(email);
+  await page.locator('#signin-password').fill('collections-pass');
+  await page.getByTestId('signin-submit').click();
+  await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
 }
 
 async function backgroundText(chatId) {
@@ -67,9 +68,7 @@ async function savesTheFilter(page, me) {
 /** "New chat in this collection": the chat is made from the collection's id, its instructions only in the background. */
 async function chatsInTheCollection(page, collectionId) {
   await page.getByTestId('new-chat-in-collection').click();
-  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
-  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
-  await page.getByTestId('model-picker').selectOption(offline);
+  await pickOfflineModel(page);
   await page.getByTestId('start-message').fill('When is high tide at the harbour?');
   const sent = page.waitForRequest((r) => r.url().endsWith('/createChat') && r.method() === 'POST', { timeout: 30_000 });
   await page.getByTestId('start-submit').click();
@@ -100,7 +99,8 @@ test('collections: the Cards page saves its filter as a collection, a chat in it
   const me = await user('saver', stamp, [
     ['tides', 'Tides', 'High tide at the harbour comes at six in the morning.', ['sea']],
     ['bread', 'Bread', 'Sourdough rises overnight.', ['kitchen']],
-  ], page);
+  ]);
+  await signInAs(page, me.email);
   const collectionId = await savesTheFilter(page, me);
   const chatId = await chatsInTheCollection(page, collectionId);
   await screenshot(page, 'collection-chat-desktop.png');
@@ -136,7 +136,7 @@ test('search: the chat sidebar finds own and shared chats by their words and ope
   const theirs = await indexedChat(friend, 'bell', 'How often does the fog bell ring?');
   await callFunction('shareChat', { chat_id: theirs, add: [me.email] }, friend.idToken);
   await indexedChat(stranger, 'lens', 'What was the quarry lens ground from?');
-  await user('searcher', stamp, [], page);
+  await signInAs(page, me.email);
   await page.goto(`${APP_URL}/chat/${mine}`);
   await search(page, 'crown glass');
   const hits = page.getByTestId('chat-search-result');

@@ -38,10 +38,15 @@ class ChatSearchAnswer:
         return {"results": [asdict(r) for r in self.results]}
 
 
-def search_chats(db: Any, uid: str, text: str) -> ChatSearchAnswer:
+def search_chats(db: Any, uid: str, text: str, per_minute: int | None = None) -> ChatSearchAnswer:
+    """The best hits of `text` among `uid`'s chats and those shared with them, after one slot of the
+    user's search minute (the Cards page's search shares it; ResourceExhausted past it)."""
+    from cardchat import ratelimit
     from cardchat.repo import chat_search as index
     from cardchat.retrieval import chat_terms
+    from cardchat.schema import SEARCH_WINDOW
 
+    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", per_minute=per_minute)
     words = chat_terms.terms(text)[: chat_terms.MAX_QUERY_TERMS]
     if not words:
         return ChatSearchAnswer([])

@@ -84,19 +84,21 @@ def rank(
     """The best messages and titles for `query_terms`, given each term's postings (`found`, by term) and
     the chats' titles (by chat key): more of the terms first, rarer terms weighing more; at most
     `per_chat` hits of one chat."""
-    scores: dict[tuple[str, int | None], tuple[int, float]] = {}
+    matched: dict[str, int] = defaultdict(int)
+    weights: dict[str, float] = defaultdict(float)
     for term in query_terms:
-        hits = found.get(term) or ()
+        hits = set(found.get(term) or ())
         weight = 1.0 / (1.0 + math.log1p(len(hits)))
-        for p in set(hits):
-            key = parse_posting(p)
-            n, s = scores.get(key, (0, 0.0))
-            scores[key] = (n + 1, s + weight)
+        for p in hits:  # by the posting as stored: parsed only for the hits kept below
+            matched[p] += 1
+            weights[p] += weight
+    best = sorted(matched, key=lambda p: (-matched[p], -weights[p], p))[: limit * per_chat + limit]
+    scores: dict[tuple[str, int | None], tuple[int, float]] = {parse_posting(p): (matched[p], weights[p]) for p in best}
     wanted = set(query_terms)
     for ck, title in titles.items():
-        matched = wanted & set(terms(title))
-        if matched:  # a title match counts above any one message of the chat
-            scores[(ck, None)] = (len(matched), len(matched) + 0.5)
+        in_title = wanted & set(terms(title))
+        if in_title:  # a title match counts above any one message of the chat
+            scores[(ck, None)] = (len(in_title), len(in_title) + 0.5)
     order = sorted(scores.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0][0], kv[0][1] or -1))
     out: list[Hit] = []
     taken: dict[str, int] = defaultdict(int)
