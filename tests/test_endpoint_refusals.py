@@ -13,15 +13,11 @@ from conftest import CallError
 from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
-from cardchat.collection_schema import (
-    MAX_CHAT_SEARCH_CHARS,
-    MAX_INSTRUCTIONS_CHARS,
-    SAVED_COLLECTIONS,
-    SavedCollection,
-)
-from cardchat.parsing import MAX_CONFIGURATION_DEPTH
+from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
 from cardchat.repo.saved_collections import put_collection
-from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
+from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
+from cardchat.schema.saved_collections import MAX_INSTRUCTIONS_CHARS, SAVED_COLLECTIONS, SavedCollection
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from cardchat import parsing
 from cardchat.chat.chat_search import search_chats
-from cardchat.collection_schema import CHAT_SEARCH, CHAT_SEARCH_SHARDS, MAX_CHAT_SEARCH_CHARS
 from cardchat.errors import InvalidArgument, ResourceExhausted
 from cardchat.ids import chat_viewer_id
+from cardchat.parsing import requests as parsing
 from cardchat.repo import chat_search as index
 from cardchat.repo.chats import delete_chat, read_background
-from cardchat.schema import CHAT_VIEWERS, ChatViewer
+from cardchat.schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_SHARDS, MAX_CHAT_SEARCH_CHARS
+from cardchat.schema.documents import CHAT_VIEWERS, ChatViewer
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator

@@ -10,20 +10,20 @@ from __future__ import annotations
 import pytest
 from google.cloud.firestore import FieldFilter
 
-from cardchat import parsing
-from cardchat.access import grant_ai
-from cardchat.background import Authors, fit_background, parse_background
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
-from cardchat.collection_schema import MAX_COLLECTION_CARD_IDS, MAX_INSTRUCTIONS_CHARS, SavedCollection
-from cardchat.context_schema import CHAT_SOURCES
 from cardchat.errors import InvalidArgument, NotFound
 from cardchat.generation.engine import generate
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.parsing import requests as parsing
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
 from cardchat.repo.saved_collections import put_collection
-from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, Card
+from cardchat.retrieval.background import Authors, fit_background, parse_background
+from cardchat.schema.chat_sources import CHAT_SOURCES
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, Card
+from cardchat.schema.saved_collections import MAX_COLLECTION_CARD_IDS, MAX_INSTRUCTIONS_CHARS, SavedCollection
 
 pytestmark = pytest.mark.emulator
 

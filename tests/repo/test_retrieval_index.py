@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 from cardchat.embeddings import pack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import retrieval_index as index
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
+from cardchat.schema.documents import (
+    CARD_EMBEDDINGS,
+    CARDS,
+    RETRIEVAL_INDEX,
+    RETRIEVAL_INDEX_SHARDS,
+    Card,
+    CardEmbedding,
+)
 
 pytestmark = pytest.mark.emulator
 
@@ -166,3 +173,21 @@ def test_an_edit_without_a_new_vector_keeps_the_vector_only_while_the_text_is_th
     edited = Card("moon", "tides and more", owner, "public")
     index.apply_changes(db, owner, [index.Change("m", edited)], MODEL)
     assert index.all_entries(db, owner)["m"].vector is None
+
+
+def test_an_index_built_with_older_terms_is_rebuilt_on_the_next_change(db):
+    """A head that does not record today's BM25 terms (built before a tokenizer change) is not
+    patched with entries tokenised differently: the next change rebuilds it whole."""
+    owner = f"u{uuid.uuid4().hex[:8]}"
+    _store(db, owner, "a", Card("répertoire", "créer un répertoire", owner), _vector(1))
+    index.rebuild(db, owner, MODEL)
+    head = index.read_head(db, owner)
+    assert index.is_current(head, MODEL)
+    db.collection(RETRIEVAL_INDEX).document(index.index_key(owner, False)).update({"terms": 1})
+    assert not index.is_current(index.read_head(db, owner), MODEL)
+    added = Card("mkdir", "creer des repertoires", owner)
+    _store(db, owner, "b", added, _vector(2))
+    index.apply_changes(db, owner, [index.Change("b", added, _vector(2))], MODEL)
+    assert index.is_current(index.read_head(db, owner), MODEL)
+    loaded = index.load(db, owner)
+    assert loaded is not None and set(loaded[1].row_of) == {"a", "b"}

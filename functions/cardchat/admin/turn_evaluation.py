@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.admin.evaluation import ROOT, VectorCache, _query_key, set_cards
+from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, set_cards
 
 FOLLOWUPS_DIR = ROOT / "eval" / "followups"
 
@@ -70,7 +70,7 @@ class _Deck:
 
     def __init__(self, fs: FollowupSet, embedder: Any, cache: VectorCache) -> None:
         from cardchat.embeddings.text import embeddable_text, text_hash
-        from cardchat.schema import Card
+        from cardchat.schema.documents import Card
 
         self.ids = [c["id"] for c in fs.cards]
         self.cards = {c["id"]: Card(c["title"], c["body"], "owner") for c in fs.cards}
@@ -82,22 +82,22 @@ class _Deck:
     def rank(self, query: str) -> list[str]:
         from cardchat.retrieval.rank import rank_cards
 
-        qv = self.cache.embed(self.embedder, [query], [_query_key(query)], queries=True)[0]
+        qv = embed_queries(self.embedder, [query])[0]
         order = rank_cards(query, qv, self.ids, self.texts, self.vectors, None, None, self.hashes)
         return [self.ids[i] for i in order]
 
     def scores(self, query: str) -> dict[str, float | None]:
-        qv = self.cache.embed(self.embedder, [query], [_query_key(query)], queries=True)[0]
+        qv = embed_queries(self.embedder, [query])[0]
         sims = (self.vectors @ np.asarray(qv, dtype=np.float32)).tolist()
         return {c: round(s, 4) for c, s in zip(self.ids, sims)}
 
 
 def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
-    from cardchat.background import card_numbers, fit_background
     from cardchat.chat.create import background_budget
     from cardchat.chat.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
     from cardchat.chat.turns import turn_budget
-    from cardchat.llms import MODELS
+    from cardchat.llm.models import MODELS
+    from cardchat.retrieval.background import card_numbers, fit_background
 
     spec = MODELS[fs.model]
     index = {c: i for i, c in enumerate(deck.ids)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from cardchat import access
+from cardchat.access import permissions
 
 #: Results of one search at most, and of one chat.
 MAX_RESULTS = 20
@@ -41,10 +41,10 @@ class ChatSearchAnswer:
 def search_chats(db: Any, uid: str, text: str, per_minute: int | None = None) -> ChatSearchAnswer:
     """The best hits of `text` among `uid`'s chats and those shared with them, after one slot of the
     user's search minute (the Cards page's search shares it; ResourceExhausted past it)."""
-    from cardchat import ratelimit
+    from cardchat.access import ratelimit
     from cardchat.repo import chat_search as index
     from cardchat.retrieval import chat_terms
-    from cardchat.schema import SEARCH_WINDOW
+    from cardchat.schema.documents import SEARCH_WINDOW
 
     ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", per_minute=per_minute)
     words = chat_terms.terms(text)[: chat_terms.MAX_QUERY_TERMS]
@@ -81,9 +81,9 @@ def _readable(db: Any, uid: str, chat_ids: set[str]) -> dict[str, tuple[str, str
     from cardchat.repo import chat_search as index
 
     chats = index.chats_of(db, sorted(chat_ids))
-    viewing = index.viewing(db, uid, [c for c, d in chats.items() if not access.is_owner(d, uid)])
+    viewing = index.viewing(db, uid, [c for c, d in chats.items() if not permissions.is_owner(d, uid)])
     return {
         c: (str(d.get("title") or ""), str(d.get("owner") or ""))
         for c, d in chats.items()
-        if access.is_owner(d, uid) or c in viewing
+        if permissions.is_owner(d, uid) or c in viewing
     }

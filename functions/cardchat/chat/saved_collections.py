@@ -2,7 +2,7 @@
 
 The collection gives the chat its cards (its query or ids, culled and ranked as
 any other source: chat/collection.py) and its instructions, which go into the
-hidden background's head (background.fit_background), so the first answer and
+hidden background's head (retrieval/background.fit_background), so the first answer and
 every follow-up read them, and no client does: not the transcript, not the
 title, not chat_private (which names only the collection's id, to its owner).
 Another user's collection is refused exactly as a missing one is. A stored
@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cardchat import access
-from cardchat.collection_query import from_request
-from cardchat.collection_schema import MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS
+from cardchat.access import permissions
 from cardchat.errors import InvalidArgument, NotFound
-from cardchat.parsing import CreateChatRequest, card_ids
-from cardchat.schema import Collection
+from cardchat.parsing.collection_query import from_request
+from cardchat.parsing.requests import CreateChatRequest, card_ids
+from cardchat.schema.documents import Collection
+from cardchat.schema.saved_collections import MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS
 
 #: The fields a saved collection's query may hold (CollectionQuery's, but visibility).
 QUERY_KEYS = ("scope", "owner", "tag", "text")
@@ -43,7 +43,7 @@ def resolve(db: Any, uid: str, req: CreateChatRequest) -> SavedSource:
 
     assert req.collection_id is not None
     data = repo.get_collection(db, req.collection_id)
-    if data is None or not access.is_owner(data, uid):
+    if data is None or not permissions.is_owner(data, uid):
         raise NotFound("collection_id: no such collection")
     return _checked(req, data)
 

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from google.cloud.firestore import DELETE_FIELD, ArrayRemove, ArrayUnion
 
-from ..collection_schema import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS
 from ..ids import chat_viewer_id
 from ..retrieval import chat_terms
-from ..schema import CHAT_MESSAGES, CHAT_VIEWERS, CHATS, MESSAGE_STATUS
+from ..schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS
+from ..schema.documents import CHAT_MESSAGES, CHAT_VIEWERS, CHATS, MESSAGE_STATUS
 from . import messages as messages_repo
 from . import sharing
 

@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..embeddings.scripts import TERMS_VERSION
 from ..retrieval.index_entries import Entry, Packed, encode_shard, entries_of, make_entry, unpack_shard
 from ..retrieval.index_snapshot import Snapshot, from_packed
-from ..schema import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
+from ..schema.documents import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 from .transactions import run_in_transaction
 
 if TYPE_CHECKING:
@@ -192,6 +193,12 @@ def apply_changes(db: firestore.Client, owner: str, changes: Sequence[Change], m
     return version
 
 
+def is_current(head: dict[str, Any] | None, model_id: str) -> bool:
+    """The index exists and was built with this embedding model's vectors and today's BM25 terms;
+    otherwise it is rebuilt, since its entries would not match a query's."""
+    return head is not None and head.get("model") == model_id and head.get("terms") == TERMS_VERSION
+
+
 def _apply_partition(db: firestore.Client, owner: str, public: bool, changes: Sequence[Change], model_id: str) -> int:
     if not changes:
         head = read_head(db, owner, public)
@@ -199,7 +206,7 @@ def _apply_partition(db: firestore.Client, owner: str, public: bool, changes: Se
     key = index_key(owner, public)
     for _ in range(ATTEMPTS):
         head = read_head(db, owner, public)
-        if head is None or head.get("model") != model_id:
+        if head is None or not is_current(head, model_id):
             return rebuild(db, owner, model_id, public)
         try:
             return _apply_once(db, key, head, changes)

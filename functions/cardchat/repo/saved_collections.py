@@ -1,4 +1,4 @@
-"""Saved collections (collections/{id}, collection_schema.SavedCollection): the owner writes them
+"""Saved collections (collections/{id}, schema/saved_collections.SavedCollection): the owner writes them
 through the rules; the server reads one to make a chat from it, and writes them only for an
 admin's tooling and the tests."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..collection_schema import SAVED_COLLECTIONS, SavedCollection
+from ..schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
 
 if TYPE_CHECKING:
     from google.cloud import firestore

@@ -1,6 +1,6 @@
 """The words of chats as a search index stores them, and how a search ranks what it finds.
 
-A reader's index (collection_schema.ChatSearchHead / ChatSearchShard) keeps, per term, the
+A reader's index (schema/chat_search.ChatSearchHead / ChatSearchShard) keeps, per term, the
 messages holding it as postings "{chat key}.{message index}". A term is stored by a hash
 (`term_key`), in one of SHARDS shards by that hash, so a search of k terms reads the head and
 at most k shards, never a message it will not show: its work grows with the postings of its
