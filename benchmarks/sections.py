@@ -57,6 +57,7 @@ SECTIONS = [
     Section("offline"),
     Section("scrub"),
     Section("search_cards"),
+    Section("search_chats"),
     Section("index", default=False),
     Section("index_memory", default=False),
     Section("function_memory", default=False),

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions, ratelimit
+from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.history_window import token_bound
 from cardchat.chat.packed_cards import packed_owners, public_citations
@@ -105,13 +106,22 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     clock = _Stopwatch()
+    saved = saved_collections.resolve(db, uid, req) if req.collection_id is not None else None
+    req = saved.request if saved is not None else req
     spec = models.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     checked = clock.lap()
     chosen = select_background(
-        db, uid, req.source, req.initial_message, spec, req.background_fraction, req.collection.description
+        db,
+        uid,
+        req.source,
+        req.initial_message,
+        spec,
+        req.background_fraction,
+        req.collection.description,
+        saved.instructions if saved is not None else "",
     )
     clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
@@ -153,10 +163,12 @@ def select_background(
     spec: models.ModelSpec,
     fraction: float,
     description: str,
+    instructions: str = "",
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
-    and fit the best into `fraction` of `spec`'s window. Shared by
+    and fit the best into `fraction` of `spec`'s window, after the owner's
+    `instructions` of a saved collection (chat/saved_collections.py). Shared by
     createChat and continueChat (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
@@ -178,7 +190,7 @@ def select_background(
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
         authors = book.authors(c for _, c in ranked)
-        bg = _fit(ranked, budget, spec, description, authors)
+        bg = _fit(ranked, budget, spec, description, authors, instructions)
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
@@ -233,12 +245,17 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
 
 
 def _fit(
-    ranked: list[tuple[str, Card]], budget: int, spec: models.ModelSpec, description: str, authors: Authors
+    ranked: list[tuple[str, Card]],
+    budget: int,
+    spec: models.ModelSpec,
+    description: str,
+    authors: Authors,
+    instructions: str,
 ) -> Background:
     from cardchat.retrieval import background
 
     try:
-        return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
+        return background.fit_background(ranked, budget, spec.tokenizer, description, authors, instructions)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -308,6 +325,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
         cards_by_others=chosen.cards_by_others(bg.card_ids),
+        collection_id=req.collection_id,
     )
     return chat, private
 

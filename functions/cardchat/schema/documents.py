@@ -260,11 +260,14 @@ class ChatPrivate:
     collection_query: dict[str, Any] | None = None
     # Cards of other people the context has held (a count, never which): the owner's publish control says so.
     cards_by_others: int = 0
+    # A chat made from a saved collection (schema/saved_collections.SavedCollection): its id; absent otherwise.
+    collection_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
-        if d["collection_query"] is None:
-            del d["collection_query"]
+        for optional in ("collection_query", "collection_id"):
+            if d[optional] is None:
+                del d[optional]
         return d
 
     @classmethod
@@ -290,6 +293,7 @@ class ChatPrivate:
             context_turns=list(d.get("context_turns") or []),
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
+            collection_id=d.get("collection_id"),
         )
 
 

@@ -116,6 +116,7 @@ class ChatView {
         if (first) {
           this.transcript.follower.jumpToBottom();
           this.composer?.focus();
+          openAtMessage(this.transcript.el);
         }
       },
       (err) => {
@@ -200,4 +201,13 @@ class ChatView {
     if (citations.key !== this.citations?.key) this.citations = citations;
     this.transcript.show(messages);
   }
+}
+
+/** A search hit's link (?m=N) opens the chat at message N, marked, rather than at its end. */
+function openAtMessage(transcript: HTMLElement): void {
+  const at = new URLSearchParams(location.search).get('m');
+  const el = at === null ? null : transcript.querySelector<HTMLElement>(`[data-index="${Number(at)}"]`);
+  if (!el) return;
+  el.classList.add('search-hit');
+  el.scrollIntoView({ block: 'center' });
 }
