@@ -149,6 +149,7 @@ export function messageDoc(chat, over = {}) {
     uncited_claims: 0,
     sources: [1],
     own_key: false,
+    redrives: 0,
     ...over,
   });
 }
