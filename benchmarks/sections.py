@@ -57,7 +57,6 @@ SECTIONS = [
     Section("index", default=False),
     Section("index_memory", default=False),
     Section("function_memory", default=False),
-    Section("candidate_embedders", default=False),
     Section("scope", default=False),
     Section("pipeline", stack="pipeline"),
     Section("embed_burst", stack="functions"),
