@@ -1,4 +1,4 @@
-// cards, writes (issue 18): a signed-in user creates, edits and deletes the
+// cards, writes: a signed-in user creates, edits and deletes the
 // cards they own, directly with the SDK, and nothing else. Every field's
 // limit is tested at its boundary with the numbers of common/collections.json
 // (CARD_LIMITS), so firestore.rules cannot drift from the definition the CLI

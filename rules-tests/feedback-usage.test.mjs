@@ -1,4 +1,4 @@
-// answer_feedback and usage_daily (issue 16): the owner's ratings and daily
+// answer_feedback and usage_daily: the owner's ratings and daily
 // usage. The owner (lists filtered on their uid) and admins read them;
 // another user, a viewer and a visitor of a published chat never do, nor
 // learn whether one exists; no client writes them.

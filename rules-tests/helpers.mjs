@@ -118,7 +118,7 @@ export function chatPrivateDoc(over = {}) {
     cards_packed: 2,
     cards_cut: 1,
     context_turns: [{ message_index: 3, considered: 3, added: [{ card: 'card-b', n: 2, rank: 1, score: 0.5 }], cut: 0, dropped: [] }],
-    // issue 21: what a chat made from a query was made from (owner-only like the rest)
+    // what a chat made from a query was made from (owner-only like the rest)
     collection_query: { scope: 'mine', tag: 'ocean', text: 'spring tides' },
     // how many of the cards are other people's: the owner's publish control says so, no one else learns it
     cards_by_others: 1,

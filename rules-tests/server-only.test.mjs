@@ -42,7 +42,7 @@ const PLACES = [
   { name: C.embedding_handovers, coll: [C.embedding_handovers], id: UID.owner, data: { worker: 'w1', at: T0 }, change: { worker: 'w2' } },
   // a user's budget of email look-ups and the uids they found (resolveViewers): not even that user reads it
   { name: C.viewer_lookups, coll: [C.viewer_lookups], id: UID.owner, data: { window_start: T0, count: 3, found: [UID.other] }, change: { count: 0 } },
-  // the per-owner retrieval index (issue 21): head and shards, not even their owner reads them
+  // the per-owner retrieval index: head and shards, not even their owner reads them
   { name: C.retrieval_index, coll: [C.retrieval_index], id: UID.owner, data: { owner: UID.owner, version: 1, slots: 1, shards: [`${UID.owner}.1.0.ab`] }, change: { version: 2 } },
   { name: C.retrieval_index_shards, coll: [C.retrieval_index_shards], id: `${UID.owner}.1.0.ab`, data: { owner: UID.owner, version: 1, slot: 0, data: 'x' }, change: { version: 2 } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
