@@ -22,6 +22,17 @@ export default tseslint.config(
     rules: sizes,
   },
   { files: ['web/src/**/*.test.ts'], rules: { 'max-lines-per-function': 'off' } },
+  // Every Firestore read and write goes through the data layer (web/src/data/): the queries the
+  // rules allow and the stored shapes (data/docs.ts) live in one place.
+  {
+    files: ['web/src/**/*.ts'],
+    ignores: ['web/src/data/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['firebase/firestore', 'firebase/firestore/*'], message: 'Read and write Firestore through web/src/data/.' }],
+      }],
+    },
+  },
   {
     files: ['web/e2e/**/*.mjs', 'rules-tests/**/*.mjs', 'eslint.config.js'],
     extends: [js.configs.recommended],

@@ -1,4 +1,4 @@
-// The browser import's look-up (web/src/cardwrites.ts ownCardsAmong):
+// The browser import's look-up (web/src/data/cardwrites.ts ownCardsAmong):
 // of the ids an import would write, which are already the importer's cards.
 // It reads (a first import only counts) a range of the owner's card ids (owner == own uid,
 // documentId() between two ids): allowed, since the owner filter proves every

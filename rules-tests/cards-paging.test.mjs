@@ -1,4 +1,4 @@
-// The cards view's query shapes (web/src/cardqueries.ts). Pages in
+// The cards view's query shapes (web/src/data/cardqueries.ts). Pages in
 // title order with a cursor, the tag as a query (tags array-contains), the
 // aggregation counts per scope and the live feed of cards written since the
 // page loaded are allowed exactly where the plain list filters are; the same

@@ -1,5 +1,5 @@
 """One definition of a valid card, case by case from common/card_validity_cases.json:
-web/src/cardvalidity.test.ts checks the SPA's validator on the same cases."""
+web/src/cards/cardvalidity.test.ts checks the SPA's validator on the same cases."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Citations and claims without a source: the shared rule on the shared
-cases; the SPA runs the same cases (web/src/claims.test.ts,
-web/src/citations.test.ts)."""
+cases; the SPA runs the same cases (web/src/chat/claims.test.ts,
+web/src/chat/citations.test.ts)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A card id in its owner's namespace, case by case from common/card_id_cases.json:
-firestore.rules (rules-tests/cards-write.test.mjs) and the SPA (web/src/cardids.test.ts)
+firestore.rules (rules-tests/cards-write.test.mjs) and the SPA (web/src/cards/cardids.test.ts)
 are checked on the same cases."""
 
 from __future__ import annotations

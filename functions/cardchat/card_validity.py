@@ -2,7 +2,7 @@
 
 The limits are in common/collections.json (`card_limits`), so this module,
 firestore.rules (owners writing their own cards), the rules tests' fixtures
-and the SPA's editor and importer (web/src/cardvalidity.ts) agree;
+and the SPA's editor and importer (web/src/cards/cardvalidity.ts) agree;
 common/card_validity_cases.json holds cases both validators are tested on.
 """
 

@@ -1,5 +1,5 @@
 """The stall and retry rule, case by case from common/message_stall_cases.json:
-web/src/messagestate.test.ts checks the SPA against the same table, so the
+web/src/chat/messagestate.test.ts checks the SPA against the same table, so the
 Retry the SPA offers is the retry the server accepts."""
 
 import json

@@ -1,17 +1,17 @@
 // Boot: the shell (header + view outlet), the session and the router.
 import './styles.css';
-import { h, replaceChildren } from './dom';
-import { router, type Route } from './router';
-import { onSession, session, signOutNow, startSession, type Session } from './session';
-import { mountCard } from './views/card';
-import { mountCardEditor } from './views/cardeditor';
-import { mountCards } from './views/cards';
-import { mountChat } from './views/chat';
-import { mountChats } from './views/chats';
-import { mountSettings } from './views/settings';
-import { mountUsage } from './views/usage';
-import { mountImport } from './views/importpage';
-import { renderSignIn } from './views/signin';
+import { h, replaceChildren } from './app/dom';
+import { router, type Route } from './app/router';
+import { onSession, session, signOutNow, startSession, type Session } from './data/session';
+import { mountCard } from './cards/card';
+import { mountCardEditor } from './cards/cardeditor';
+import { mountCards } from './cards/cards';
+import { mountChat } from './chat/chat';
+import { mountChats } from './chat/chats';
+import { mountSettings } from './account/settings';
+import { mountUsage } from './account/usagepage';
+import { mountImport } from './importexport/importpage';
+import { renderSignIn } from './account/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
 const userBox = document.getElementById('user') as HTMLElement;

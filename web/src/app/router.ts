@@ -1,0 +1,135 @@
+// Client-side routing over the History API. Hosting rewrites every path to
+// index.html, so a reload of any of these URLs lands here.
+import { parseScope, type CardScope } from '../cards/cardfilter';
+
+export type Route =
+  // owner: that owner's public cards (a link to their deck, e.g. from one of their public cards)
+  | { name: 'cards'; tag: string | null; q: string; cards: string | null; chat: string | null; scope: CardScope | null; owner: string | null }
+  | { name: 'card'; id: string }
+  | { name: 'chats' }
+  | { name: 'chat'; id: string }
+  | { name: 'settings' }
+  | { name: 'usage' }
+  // issue 18: the owner's card editor (id null: a new card) and the import page
+  | { name: 'cardedit'; id: string | null }
+  | { name: 'import' }
+  | { name: 'notfound' };
+
+/** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+export function parseRoute(pathname: string, search: string): Route {
+  const params = new URLSearchParams(search);
+  const path = pathname.replace(/\/{2,}/g, '/');
+  if (path === '/' || path === '') {
+    return {
+      name: 'cards',
+      tag: params.get('tag') || null,
+      q: params.get('q') ?? '',
+      cards: params.get('cards'),
+      chat: params.get('chat') || null,
+      scope: params.get('owner') ? 'owner' : parseScope(params.get('scope')),
+      owner: params.get('owner') || null,
+    };
+  }
+  if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
+  if (/^\/settings\/?$/.test(path)) return { name: 'settings' };
+  if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
+  if (/^\/new\/?$/.test(path)) return { name: 'cardedit', id: null };
+  if (/^\/import\/?$/.test(path)) return { name: 'import' };
+  const edit = /^\/card\/([^/]+)\/edit\/?$/.exec(path);
+  const editId = edit ? decodeSegment(edit[1]) : null;
+  if (editId !== null) return { name: 'cardedit', id: editId };
+  const m = /^\/(card|chat)\/([^/]+)\/?$/.exec(path);
+  const id = m ? decodeSegment(m[2]) : null;
+  if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };
+  return { name: 'notfound' };
+}
+
+export function cardEditPath(id: string): string {
+  return `/card/${encodeURIComponent(id)}/edit`;
+}
+
+/** The Cards page's URL for its filter (the reader's own cards need no parameter). */
+export function cardsPath(r: Omit<Extract<Route, { name: 'cards' }>, 'name'>): string {
+  const p = new URLSearchParams();
+  if (r.tag) p.set('tag', r.tag);
+  if (r.q) p.set('q', r.q);
+  if (r.scope === 'owner' && r.owner) p.set('owner', r.owner);
+  else if (r.scope === 'shared') p.set('scope', 'shared');
+  if (r.cards) p.set('cards', r.cards);
+  if (r.chat) p.set('chat', r.chat);
+  const qs = p.toString();
+  return qs ? `/?${qs}` : '/';
+}
+
+/** One owner's public cards on the Cards page, all of them or those with `tag`. */
+export function deckPath(owner: string, tag?: string | null): string {
+  const p = new URLSearchParams({ owner });
+  if (tag) p.set('tag', tag);
+  return `/?${p.toString()}`;
+}
+
+export function chatPath(id: string): string {
+  return `/chat/${encodeURIComponent(id)}`;
+}
+
+/** Should a click on this link be handled in-app rather than by the browser? */
+export function isInAppClick(
+  e: Pick<MouseEvent, 'button' | 'metaKey' | 'ctrlKey' | 'shiftKey' | 'altKey' | 'defaultPrevented'>,
+  a: { href: string; target: string; hasDownload: boolean },
+  origin: string,
+): boolean {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return false;
+  if (a.target && a.target !== '_self') return false;
+  if (a.hasDownload) return false;
+  try {
+    return new URL(a.href, origin).origin === origin;
+  } catch {
+    return false;
+  }
+}
+
+type Listener = (route: Route) => void;
+
+export class Router {
+  private listener: Listener | null = null;
+
+  start(listener: Listener): void {
+    this.listener = listener;
+    window.addEventListener('popstate', () => this.emit());
+    document.addEventListener('click', (e) => {
+      const a = (e.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
+      if (!a) return;
+      const link = { href: a.href, target: a.target, hasDownload: a.hasAttribute('download') };
+      if (!isInAppClick(e, link, location.origin)) return;
+      e.preventDefault();
+      const url = new URL(a.href);
+      this.navigate(url.pathname + url.search + url.hash);
+    });
+    this.emit();
+  }
+
+  navigate(url: string, opts: { replace?: boolean } = {}): void {
+    if (url === location.pathname + location.search + location.hash && !opts.replace) return;
+    if (opts.replace) history.replaceState(null, '', url);
+    else history.pushState(null, '', url);
+    this.emit();
+  }
+
+  current(): Route {
+    return parseRoute(location.pathname, location.search);
+  }
+
+  private emit(): void {
+    this.listener?.(this.current());
+  }
+}
+
+export const router = new Router();

@@ -1,0 +1,136 @@
+// Typed wrappers for the backend's callables (names from common/collections.json).
+import { httpsCallable } from 'firebase/functions';
+import { functions } from './firebase';
+import { FUNCTIONS } from './names';
+
+/** A model the caller may chat with (listModels). */
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  label: string;
+  context_window: number;
+  max_output_tokens: number;
+  tokenizer: string;
+  offline: boolean;
+  /** Offered on the caller's own API key (Settings). */
+  own_key?: boolean;
+}
+
+export interface ModelList {
+  models: ModelInfo[];
+  default: string;
+}
+
+/**
+ * A collection described by a query (functions/cardchat/collection_query.py): the server resolves it.
+ * scope: the caller's own ("mine", the server's default), others' cards shared with them minus the
+ * sharers they hide ("shared"), both ("mine_and_shared"), or `owner`'s public cards ("owner").
+ */
+export interface CollectionQuery {
+  scope?: 'mine' | 'shared' | 'mine_and_shared' | 'owner';
+  owner?: string;
+  tag?: string;
+  visibility?: 'public' | 'private';
+  text?: string;
+}
+
+/** Exactly one of card_ids (an explicit selection) and query (a whole filtered collection). */
+export interface CreateChatRequest {
+  card_ids?: string[];
+  query?: CollectionQuery;
+  initial_message: string;
+  model?: string;
+  background_percentage?: number;
+  collection?: { description: string; configuration?: Record<string, unknown> };
+}
+
+function call<Req, Res>(name: string) {
+  const fn = httpsCallable<Req, Res>(functions, name);
+  return async (req: Req): Promise<Res> => (await fn(req)).data;
+}
+
+let modelsPromise: Promise<ModelList> | null = null;
+
+/** Cached for the session; a failure is not cached so the dialog can retry. */
+export function listModels(): Promise<ModelList> {
+  if (!modelsPromise) {
+    modelsPromise = call<Record<string, never>, ModelList>(FUNCTIONS.listModels)({});
+    modelsPromise.catch(() => (modelsPromise = null));
+  }
+  return modelsPromise;
+}
+
+export const createChat = call<CreateChatRequest, { chat_id: string }>(FUNCTIONS.createChat);
+export const postMessage = call<{ chat_id: string; content: string }, { message_id: string }>(FUNCTIONS.postMessage);
+export const retryMessage = call<{ message_id: string }, { message_id: string }>(FUNCTIONS.retryMessage);
+export const deleteChat = call<{ chat_id: string }, Record<string, never>>(FUNCTIONS.deleteChat);
+export const branchChat = call<{ chat_id: string; message_index: number; content: string }, { chat_id: string }>(
+  FUNCTIONS.branchChat,
+);
+
+/** After the user's own keys change, the models they may pick change too. */
+export function forgetModels(): void {
+  modelsPromise = null;
+}
+
+// A chat of the caller's own carrying on one shared with them or published.
+export const continueChat = call<{ chat_id: string; model?: string }, { chat_id: string }>(FUNCTIONS.continueChat);
+
+/** A user's own API key as the server shows it: never the key, only its last 4 characters. */
+export interface ApiKeyInfo {
+  provider: string;
+  last4: string;
+  updated: string | null;
+}
+export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
+export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
+export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
+// Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
+export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
+export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);
+/** One person a chat is shared with, as the owner's Share dialog shows them. */
+export interface Viewer {
+  uid: string;
+  email: string;
+  display_name: string;
+}
+
+export interface ShareChatRequest {
+  chat_id: string;
+  add?: string[];
+  remove?: string[];
+  /** Show the owner's name to visitors of the published link (off by default). */
+  show_author?: boolean;
+}
+
+export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author: boolean }>(FUNCTIONS.shareChat);
+export const rateAnswer = call<
+  { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
+>(FUNCTIONS.rateAnswer);
+
+/** One card of a searchCards answer: never one the caller may not read. */
+export interface SearchHit {
+  id: string;
+  title: string;
+  snippet: string;
+  tags: string[];
+  visibility: 'public' | 'private';
+  owner: string;
+  score: number;
+}
+export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
+  text: string;
+  limit?: number;
+}
+/** `considered`: the cards ranked; `matching`: those holding a word of the text (what a chat over it takes). */
+export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
+  FUNCTIONS.searchCards,
+);
+// A card's viewers by email (issue 18): uids for addresses, and the owner's card's uids named back
+// (only those the caller once found by email; others come back with an empty email).
+export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
+  FUNCTIONS.resolveViewers,
+);
+
+/** Deletes the caller's data and account (the server deletes only the caller's own). */
+export const deleteAccount = call<Record<string, never>, Record<string, never>>(FUNCTIONS.deleteAccount);

@@ -1,0 +1,63 @@
+// Who is signed in, and what their users/{uid} document allows.
+import { onAuthStateChanged, signOut, type User } from 'firebase/auth';
+import { doc, getDoc } from 'firebase/firestore';
+import { listApiKeys } from './api';
+import { auth, db } from './firebase';
+import { COLLECTIONS } from './names';
+import { mark, timed } from '../app/timing';
+
+export interface Session {
+  user: User | null;
+  /** May start chats: AI use granted, or a key of their own (the server judges per model). */
+  mayUseAi: boolean;
+  /**
+   * mayUseAi is known: the user is published as soon as Firebase knows them
+   * (the first screen waits for nothing else) and published again once their
+   * profile (and, without the grant, their own keys) said whether they may chat.
+   */
+  aiChecked: boolean;
+  /** false until Firebase has restored (or ruled out) a signed-in user */
+  resolved: boolean;
+}
+
+let current: Session = { user: null, mayUseAi: false, aiChecked: false, resolved: false };
+const listeners = new Set<(s: Session) => void>();
+
+export function session(): Session {
+  return current;
+}
+
+export function onSession(fn: (s: Session) => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function publish(next: Session): void {
+  current = next;
+  listeners.forEach((fn) => fn(current));
+}
+
+export function startSession(): void {
+  onAuthStateChanged(auth, async (user) => {
+    mark(user ? 'auth-user' : 'auth-none');
+    if (!user) {
+      publish({ user: null, mayUseAi: false, aiChecked: true, resolved: true });
+      return;
+    }
+    publish({ user, mayUseAi: false, aiChecked: false, resolved: true });
+    let mayUseAi = false;
+    try {
+      const snap = await timed('profile', getDoc(doc(db, COLLECTIONS.users, user.uid)));
+      mayUseAi = snap.exists() && snap.get('may_use_ai') === true;
+      // Without the grant, a key of their own (Settings) lets them chat on that provider's models.
+      if (!mayUseAi) mayUseAi = (await timed('listApiKeys', listApiKeys({}))).keys.length > 0;
+    } catch {
+      // Unreadable profile: the server stays the judge; the UI just won't offer chat.
+    }
+    if (auth.currentUser?.uid === user.uid) publish({ user, mayUseAi, aiChecked: true, resolved: true });
+  });
+}
+
+export function signOutNow(): Promise<void> {
+  return signOut(auth);
+}
