@@ -155,3 +155,23 @@ def sign_up(functions_base):
         return out["localId"], out["idToken"]
 
     return make
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import index_usage
+
+    index_usage.install()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fails the run when a query made during it filters or orders on a field that
+    firestore.indexes.json exempts from indexing (index_usage.py says why)."""
+    import index_usage
+
+    found = index_usage.breaches(index_usage.seen, index_usage.exempted())
+    if found:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "queries filter or order on fields firestore.indexes.json exempts: " + ", ".join(found)
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
