@@ -16,12 +16,12 @@ FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 
 PROBES = {
     "import main.py (every endpoint's cold start)": "import main",
-    "+ first listModels answer": "import main; from cardchat import llms; llms.available_models()",
+    "+ first listModels answer": "import main; from cardchat.llm import models; models.available_models()",
     "+ MiniLM loaded and one embedding (createChat, embedCard)": (
         "import main; from cardchat.embeddings import get_embedder; get_embedder().embed(['hello'])"
     ),
     "+ tiktoken o200k loaded (token counting)": (
-        "import main; from cardchat.tokens import count_tokens; count_tokens(['hello'], 'o200k_base')"
+        "import main; from cardchat.llm.tokens import count_tokens; count_tokens(['hello'], 'o200k_base')"
     ),
     "+ anthropic SDK imported": "import main; import anthropic",
     "+ openai SDK imported": "import main; import openai",

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import sized
-from cardchat import parsing
+from cardchat.access.ratelimit import Limits
 from cardchat.chat import create as chats
 from cardchat.chat.create import CreateChatTimings
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
-from cardchat.ratelimit import Limits
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.parsing import requests
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 VOCAB = [
     "branch",
@@ -120,7 +120,7 @@ def run(db: Any) -> list[str]:
     lines = []
     for n in sized((1_000, 10_000), (5,)):
         ids = _seed(db, n, f"bench{n}")
-        req = parsing.create_chat(
+        req = requests.create_chat(
             {
                 "card_ids": ids,
                 "initial_message": "how do I rebase my branch onto main?",

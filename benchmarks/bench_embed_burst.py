@@ -19,9 +19,9 @@ from typing import Any
 from google.cloud.firestore import FieldFilter
 
 from benchmarks.common import sized
-from cardchat.embedding_schema import EmbeddingProgress
 from cardchat.repo.embed_queue import read_progress
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card
+from cardchat.schema.embedding_queue import EmbeddingProgress
 
 #: How long a run may take before it is reported as stuck.
 PATIENCE_S = 900.0

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import sized
-from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder, normalise, pack
+from cardchat.llm.tokens import count_tokens
 from cardchat.repo import embeddings as repo
+from cardchat.retrieval.background import fit_background
 from cardchat.retrieval.dense import rank_dense
-from cardchat.schema import CARD_EMBEDDINGS, Card, CardEmbedding
-from cardchat.tokens import count_tokens
+from cardchat.schema.documents import CARD_EMBEDDINGS, Card, CardEmbedding
 
 VECTOR_COLLECTION = "bench_vector_embeddings"
 MODEL = "all-MiniLM-L6-v2-int8"

@@ -38,7 +38,7 @@ from benchmarks.bench_create_chat import VOCAB
 from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
 from cardchat.repo import retrieval_index
 from cardchat.retrieval.index_entries import make_entry
-from cardchat.schema import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
+from cardchat.schema.documents import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 
 QUESTION = "how do I rebase my branch onto main?"
 #: The owner's index alone (read and decoded: a cold instance's first step), then
@@ -53,7 +53,7 @@ def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
     from cardchat.embeddings import get_embedder, pack
     from cardchat.embeddings.text import text_hash
     from cardchat.repo import retrieval_rebuild  # here: a baseline's child imports this module too
-    from cardchat.schema import CARD_EMBEDDINGS, CardEmbedding
+    from cardchat.schema.documents import CARD_EMBEDDINGS, CardEmbedding
 
     model = get_embedder().model_id
     rng, vr = random.Random(n), np.random.default_rng(n)
@@ -114,8 +114,8 @@ def _child(call: str, owner: str) -> ColdCall:
 
 
 def _call(db: Any, call: str, owner: str) -> None:
-    from cardchat import llms
-    from cardchat.collection_query import CollectionQuery
+    from cardchat.llm import models
+    from cardchat.parsing.collection_query import CollectionQuery
 
     query = CollectionQuery(scope="mine")
     if call == "load":
@@ -125,7 +125,7 @@ def _call(db: Any, call: str, owner: str) -> None:
     elif call in ("createChat", "createChatNoIndex"):
         from cardchat.chat import create
 
-        spec = llms.MODELS["claude-sonnet-4-6"]
+        spec = models.MODELS["claude-sonnet-4-6"]
         create.select_background(db, owner, query, QUESTION, spec, 0.5, "")
     elif call == "generateAnswer":
         from cardchat.chat import turn_context
@@ -133,7 +133,7 @@ def _call(db: Any, call: str, owner: str) -> None:
         turn_context.rank_source(db, owner, query, "and how do I undo a stash?", QUESTION)
     elif call == "searchCards":
         from cardchat.chat import card_search
-        from cardchat.parsing import search_cards
+        from cardchat.parsing.requests import search_cards
 
         card_search.search_cards(db, owner, search_cards({"text": "rebase branch", "scope": "mine"}))
     elif call == "mcp":

@@ -22,16 +22,17 @@ import numpy as np
 
 from benchmarks.bench_create_chat import UNLIMITED, VOCAB
 from benchmarks.common import sized
-from cardchat import llms, parsing
 from cardchat.chat import create as chats
 from cardchat.chat import turn_context
-from cardchat.collection_query import CollectionQuery
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
+from cardchat.llm import models
+from cardchat.parsing import requests
+from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as emb_repo
 from cardchat.repo import retrieval_index
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 R = TypeVar("R")
 
@@ -107,7 +108,7 @@ def _before(db: Any, owner: str, ids: list[str]) -> float:
 
 
 def _select(db: Any, owner: str, query: CollectionQuery) -> Callable[[], chats.Selection]:
-    spec = llms.MODELS["claude-sonnet-4-6"]
+    spec = models.MODELS["claude-sonnet-4-6"]
     return lambda: chats.select_background(db, owner, query, QUESTION, spec, 0.5, "")
 
 
@@ -139,7 +140,7 @@ def _one_deck(db: Any, n: int) -> list[str]:
         f"{len(chosen.background.card_ids)} cards packed"
     )
     if n <= 20_000:
-        req = parsing.create_chat(
+        req = requests.create_chat(
             {"card_ids": ids, "initial_message": QUESTION, "model": "claude-sonnet-4-6", "background_percentage": 0.5},
             env={"ANTHROPIC_API_KEY": "bench-only"},
         )

@@ -20,7 +20,7 @@ from benchmarks.common import sized
 from cardchat.embeddings import get_embedder
 from cardchat.retrieval.index_entries import encode_shard, make_entry, unpack_shard
 from cardchat.retrieval.index_snapshot import Part, from_packed, rank_pool
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 QUESTION = "how do I rebase my branch onto main?"
 #: Entries per shard: about what a rebuild aims at (repo/retrieval_index.TARGET_SHARD_BYTES).

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import sized
-from cardchat import background
 from cardchat.admin.demo_deck import build_deck
 from cardchat.admin.evaluation import load_set
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers import offline
+from cardchat.retrieval import background
 from cardchat.retrieval import rank as retrieval
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 SET = Path(__file__).resolve().parents[1] / "eval" / "sets" / "git-demo.json"
 
@@ -38,7 +38,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _background(question: str, ids: list[str], cards: dict[str, Card], texts: list[str]) -> background.Background:
     from cardchat.chat.create import background_budget
-    from cardchat.parsing import DEFAULT_BACKGROUND_PERCENTAGE
+    from cardchat.parsing.requests import DEFAULT_BACKGROUND_PERCENTAGE
 
     spec = MODELS[OFFLINE_MODEL_ID]
     scores = retrieval.sparse_scores(question, ids, texts)

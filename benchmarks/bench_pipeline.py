@@ -37,12 +37,19 @@ import numpy as np
 
 from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
-from cardchat.access import grant_ai
+from cardchat.access.permissions import grant_ai
 from cardchat.admin.demo_deck import build_deck
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import embeddable_and_hash
-from cardchat.llms import OFFLINE_MODEL_ID
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Card, CardEmbedding
+from cardchat.llm.models import OFFLINE_MODEL_ID
+from cardchat.schema.documents import (
+    CARD_EMBEDDINGS,
+    CARDS,
+    CHAT_MESSAGES,
+    CHAT_MESSAGES_STREAMING,
+    Card,
+    CardEmbedding,
+)
 
 KEYED = "claude-haiku-4-5"
 QUESTIONS = [

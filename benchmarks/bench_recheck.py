@@ -10,9 +10,9 @@ import statistics
 import time
 
 from benchmarks.common import sized
-from cardchat.background import fit_background
 from cardchat.chat import recheck
-from cardchat.schema import CARDS, Card
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.documents import CARDS, Card
 
 N = sized(1_000, 5)
 OWNER = "bench-owner"

@@ -111,7 +111,7 @@ def _seed(db: Any, owner: str, n: int, visibility: str, index_public: bool) -> N
     from cardchat.embeddings import get_embedder, pack
     from cardchat.embeddings.text import text_hash
     from cardchat.retrieval.index_entries import make_entry
-    from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+    from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
     model = get_embedder().model_id
     rng, vr = random.Random(owner), np.random.default_rng(abs(hash(owner)) % 2**32)
@@ -137,7 +137,7 @@ def _seed(db: Any, owner: str, n: int, visibility: str, index_public: bool) -> N
 
 def _write_index(db: Any, owner: str, entries: list[Any], model: str, public: bool) -> None:
     from cardchat.repo import retrieval_index, retrieval_rebuild
-    from cardchat.schema import RETRIEVAL_INDEX, now
+    from cardchat.schema.documents import RETRIEVAL_INDEX, now
 
     key = retrieval_index.index_key(owner, public)
     blobs = retrieval_rebuild._shard_blobs(entries, 384)
@@ -170,18 +170,18 @@ def _child(call: str) -> dict[str, Any]:
     os.environ.setdefault("FUNCTIONS_EMULATOR", "true")
     os.environ.setdefault("GCLOUD_PROJECT", "demo-cardchat-bench")
     import main  # from the functions directory the parent put first on PYTHONPATH
-    from cardchat import parsing
+    from cardchat.access.ratelimit import Limits
     from cardchat.chat import create as chats
-    from cardchat.ratelimit import Limits
+    from cardchat.parsing import requests
     from cardchat.repo import cards as card_repo
     from cardchat.repo import retrieval_index
-    from cardchat.schema import CHAT_PRIVATE
+    from cardchat.schema.documents import CHAT_PRIVATE
 
     _count_streamed()
     db, unlimited = main.db(), Limits(per_minute=10**6, daily_tokens=10**12)
     query = {"scope": "owner", "owner": owner_uid(0)} if call == "owner" else {}
     data = {"query": query, "initial_message": QUESTION, "model": "claude-sonnet-4-6", "background_percentage": 0.5}
-    req = parsing.create_chat(data, env={"ANTHROPIC_API_KEY": "bench-only"})
+    req = requests.create_chat(data, env={"ANTHROPIC_API_KEY": "bench-only"})
     start = time.perf_counter()
     chats.create_chat(db, ME, req, limits=unlimited)
     cold_ms = (time.perf_counter() - start) * 1000

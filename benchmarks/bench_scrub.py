@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from benchmarks.common import sized
-from cardchat.scrub import remove_echo
+from cardchat.providers.scrub import remove_echo
 
 GOAL_S = 2.0
 BACKGROUND = "\n\n".join(

@@ -13,11 +13,11 @@ import time
 
 from benchmarks.bench_create_chat import _seed
 from benchmarks.common import sized
-from cardchat import parsing
 from cardchat.chat import candidates, card_search
 from cardchat.embeddings import get_embedder
+from cardchat.parsing import requests
 from cardchat.repo import retrieval_index
-from cardchat.schema import CARD_EMBEDDINGS, CARDS
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS
 
 OWNER = "bench-owner"
 QUERIES = ["rebase branch", "pension insurance tax", "how do I undo a merge", "schema migration cache"]
@@ -34,14 +34,14 @@ def run(db) -> list[str]:
             db.recursive_delete(db.collection(name))
         _seed(db, n, f"search{n}")
         retrieval_index.rebuild(db, OWNER)
-        req = parsing.search_cards({"text": QUERIES[0], "scope": "mine"})
+        req = requests.search_cards({"text": QUERIES[0], "scope": "mine"})
         start = time.perf_counter()
         first = card_search.search_cards(db, OWNER, req)  # fills the caches, as a warm instance has them
         first_ms = (time.perf_counter() - start) * 1000
         runs = []
         for text in sized(QUERIES * 2, QUERIES[:1]):
             start = time.perf_counter()
-            out = card_search.search_cards(db, OWNER, parsing.search_cards({"text": text, "scope": "mine"}))
+            out = card_search.search_cards(db, OWNER, requests.search_cards({"text": text, "scope": "mine"}))
             runs.append((time.perf_counter() - start) * 1000)
         lines.append(
             f"searchCards over {first.considered:6d} cards, warm: median {statistics.median(runs):6.0f} ms, "

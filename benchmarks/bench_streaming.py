@@ -26,9 +26,9 @@ from benchmarks.common import tiny
 from cardchat import providers
 from cardchat.generation import engine
 from cardchat.generation.accounting import AnswerTimings
-from cardchat.llms import OFFLINE_MODEL_ID
+from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.repo.chats import delete_chat, write_new_chat
-from cardchat.schema import (
+from cardchat.schema.documents import (
     CHAT_MESSAGES,
     CHAT_MESSAGES_STREAMING,
     Chat,

@@ -14,14 +14,14 @@ from functools import partial
 import numpy as np
 
 from benchmarks.common import sized
-from cardchat.background import fit_background
 from cardchat.chat import turn_context
-from cardchat.context_schema import ChatSource
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding, Chat, ChatBackground, ChatPrivate
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding, Chat, ChatBackground, ChatPrivate
 
 OWNER = "bench-owner"
 SPEC = MODELS[OFFLINE_MODEL_ID]

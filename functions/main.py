@@ -12,16 +12,17 @@ from typing import TYPE_CHECKING, Any
 from firebase_functions import firestore_fn, https_fn, options
 from flask import Request  # what https_fn.on_request hands over; Flask is already loaded by firebase_functions
 
-from cardchat import keys, llms
-from cardchat.embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
 from cardchat.errors import CardchatError, Unauthenticated
-from cardchat.schema import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
+from cardchat.llm import models, secret_keys
+from cardchat.parsing import requests
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
+from cardchat.schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
 
 if TYPE_CHECKING:
     from firebase_functions.core import Change
     from google.cloud.firestore_v1 import DocumentSnapshot
 
-    from cardchat.schema import Card
+    from cardchat.schema.documents import Card
 
     #: What a document trigger receives: the document before and after the write.
     DocumentWritten = firestore_fn.Event[Change[DocumentSnapshot[Any] | None]]
@@ -30,10 +31,10 @@ log = logging.getLogger("cardchat")
 
 options.set_global_options(region=REGION, max_instances=20)
 
-# The API keys this deployment holds as Firebase secrets (keys.py: the ones
+# The API keys this deployment holds as Firebase secrets (llm/secret_keys.py: the ones
 # listed in CARDCHAT_SECRETS in functions/.env, plus a remote embedder's);
 # locally the keys come from functions/.secret.local or the environment.
-SECRETS = keys.bound_secrets()
+SECRETS = secret_keys.bound_secrets()
 #: Every function that can reach a model provider or a remote embedder, or answers by whether a key
 #: is present, binds SECRETS, and no other does (tests/test_secrets.py holds every function to it).
 #: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
@@ -88,13 +89,13 @@ def _uid(req: https_fn.CallableRequest[Any]) -> str:
 
 
 def _ai(uid: str) -> Any:
-    """The caller's access.AIAccess: AI use granted, and the providers they hold their own key for.
+    """The caller's permissions.AIAccess: AI use granted, and the providers they hold their own key for.
     Every call that makes a model answer passes its admit(model) (PermissionDenied, else the
     rate limits that apply); the slot and token reservation are taken by the domain, in the
     transaction that checks and writes, so a refused call spends nothing."""
-    from cardchat import access
+    from cardchat.access import permissions
 
-    return access.ai_access(db(), uid)
+    return permissions.ai_access(db(), uid)
 
 
 def _endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[https_fn.CallableRequest[Any]], Any]:
@@ -125,20 +126,19 @@ def _endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[h
 def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     own = _ai(req.auth.uid).own_keys if req.auth is not None and req.auth.uid else frozenset()
     return {
-        "models": [dict(m.public(), own_key=m.provider in own) for m in llms.available_models(own_keys=own)],
-        "default": llms.default_model_id(own_keys=own),
+        "models": [dict(m.public(), own_key=m.provider in own) for m in models.available_models(own_keys=own)],
+        "default": models.default_model_id(own_keys=own),
     }
 
 
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
     from cardchat.chat import create as chats
 
     uid = _uid(req)
     ai = _ai(uid)
-    parsed = parsing.create_chat(req.data, own_keys=ai.own_keys)
+    parsed = requests.create_chat(req.data, own_keys=ai.own_keys)
     result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings.as_dict())
     return result.answer()
@@ -147,36 +147,36 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_512)
 @_endpoint
 def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import access, parsing
+    from cardchat.access import permissions
     from cardchat.chat import turns as conversation
 
     uid = _uid(req)
-    chat_id, content = parsing.post_message(req.data)
-    limits = _ai(uid).admit(access.model_of_chat(db(), chat_id))
+    chat_id, content = requests.post_message(req.data)
+    limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
     return {"message_id": conversation.post_message(db(), uid, chat_id, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import access, parsing
+    from cardchat.access import permissions
     from cardchat.chat import turns as conversation
 
     uid = _uid(req)
-    message_id = parsing.doc_id(req.data, "message_id")
-    limits = _ai(uid).admit(access.model_of_message(db(), message_id))
+    message_id = requests.doc_id(req.data, "message_id")
+    limits = _ai(uid).admit(permissions.model_of_message(db(), message_id))
     return {"message_id": conversation.retry_message(db(), uid, message_id, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import access, parsing
+    from cardchat.access import permissions
     from cardchat.chat import branch as branches
 
     uid = _uid(req)
-    chat_id, index, content = parsing.branch_chat(req.data)
-    limits = _ai(uid).admit(access.model_of_chat(db(), chat_id))
+    chat_id, index, content = requests.branch_chat(req.data)
+    limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
     return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
 
 
@@ -184,54 +184,52 @@ def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @_endpoint
 def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """A chat of the caller's own carrying on one they may read (chat/continuation.py)."""
-    from cardchat import parsing
     from cardchat.chat import continuation
 
     uid = _uid(req)
     ai = _ai(uid)
-    chat_id, model, percentage = parsing.continue_chat(req.data, own_keys=ai.own_keys)
+    chat_id, model, percentage = requests.continue_chat(req.data, own_keys=ai.own_keys)
     return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
 
 
-# --- bring your own key (personal_keys.py): the key goes in, only its last 4 characters come out ---
+# --- bring your own key (access/own_keys.py): the key goes in, only its last 4 characters come out ---
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
 @_endpoint
 def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing, personal_keys
+    from cardchat.access import own_keys
 
     uid = _uid(req)
-    provider, key = parsing.api_key(req.data)
-    return personal_keys.set_key(db(), uid, provider, key)
+    provider, key = requests.api_key(req.data)
+    return own_keys.set_key(db(), uid, provider, key)
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def deleteApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing, personal_keys
+    from cardchat.access import own_keys
 
     uid = _uid(req)
-    personal_keys.delete_key(db(), uid, parsing.key_provider(req.data))
-    return {"keys": personal_keys.list_keys(db(), uid)}
+    own_keys.delete_key(db(), uid, requests.key_provider(req.data))
+    return {"keys": own_keys.list_keys(db(), uid)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import personal_keys
+    from cardchat.access import own_keys
 
-    return {"keys": personal_keys.list_keys(db(), _uid(req))}
+    return {"keys": own_keys.list_keys(db(), _uid(req))}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
     from cardchat.chat import create as chats
 
     uid = _uid(req)
-    chats.delete_chat(db(), uid, parsing.doc_id(req.data, "chat_id"))
+    chats.delete_chat(db(), uid, requests.doc_id(req.data, "chat_id"))
     return {}
 
 
@@ -239,9 +237,9 @@ def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @_endpoint
 def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """The caller's data, then their Auth account; run again, it finishes an interrupted one."""
-    from cardchat import account_deletion, parsing
+    from cardchat.access import account_deletion
 
-    account_deletion.delete_account(db(), _uid(req), parsing.account_uid(req.data))
+    account_deletion.delete_account(db(), _uid(req), requests.account_uid(req.data))
     return {}
 
 
@@ -251,20 +249,20 @@ def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import access_tokens, parsing
+    from cardchat.access import access_tokens
 
     uid = _uid(req)
-    made = access_tokens.create(db(), uid, parsing.access_token_label(req.data))
+    made = access_tokens.create(db(), uid, requests.access_token_label(req.data))
     return {"token": made.token, "id": made.token_id}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import access_tokens, parsing
+    from cardchat.access import access_tokens
 
     uid = _uid(req)
-    token, token_id = parsing.revoke_access_token(req.data)
+    token, token_id = requests.revoke_access_token(req.data)
     access_tokens.revoke(db(), uid, token=token, token_id=token_id)
     return {}
 
@@ -273,11 +271,10 @@ def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @_endpoint
 def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """The Cards page's text filter, ranked over the chosen collection (1 GiB: as createChat, it embeds and ranks)."""
-    from cardchat import parsing
     from cardchat.chat import card_search
 
     uid = _uid(req)
-    return card_search.search_cards(db(), uid, parsing.search_cards(req.data)).to_dict()
+    return card_search.search_cards(db(), uid, requests.search_cards(req.data)).to_dict()
 
 
 @https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("mcp"))
@@ -285,7 +282,7 @@ def mcp(req: Request) -> Any:
     """MCP over Streamable HTTP (cardchat/mcpserver/): a personal access token
     as the bearer, then the SDK. Refusals are HTTP statuses with a JSON-RPC
     error body: 401 (with WWW-Authenticate), 429 (with Retry-After), 405."""
-    from cardchat import access_tokens
+    from cardchat.access import access_tokens
     from cardchat.mcpserver import server
 
     if req.method != "POST":
@@ -301,31 +298,31 @@ def mcp(req: Request) -> Any:
 @_endpoint
 def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """Issue 14: the owner shares a chat by email; answers the viewers now."""
-    from cardchat import address_parsing
     from cardchat.chat import share
+    from cardchat.parsing import addresses
 
     uid = _uid(req)
-    return share.share_chat(db(), uid, address_parsing.share_chat(req.data))
+    return share.share_chat(db(), uid, addresses.share_chat(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
-    from cardchat import address_parsing, card_viewers
+    from cardchat.access import card_viewers
+    from cardchat.parsing import addresses
 
     uid = _uid(req)
-    return card_viewers.resolve_viewers(db(), uid, address_parsing.resolve_viewers(req.data))
+    return card_viewers.resolve_viewers(db(), uid, addresses.resolve_viewers(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat import parsing
     from cardchat.chat import feedback
 
     uid = _uid(req)
-    feedback.rate_answer(db(), uid, parsing.rate_answer(req.data))
+    feedback.rate_answer(db(), uid, requests.rate_answer(req.data))
     return {}
 
 
@@ -362,7 +359,7 @@ def resumeEmbedding(event: DocumentWritten) -> None:
 
 
 def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
-    from cardchat.schema import Card
+    from cardchat.schema.documents import Card
 
     data = snap.to_dict() if snap is not None and snap.exists else None  # None: no card (created or deleted)
     return Card.from_dict(data) if data is not None else None

@@ -121,7 +121,7 @@ export_stack_env() {
   export FIREBASE_AUTH_EMULATOR_HOST="127.0.0.1:$AUTH_PORT"
   export CARDCHAT_FUNCTIONS_HOST="127.0.0.1:$FUNCTIONS_PORT"
   export CARDCHAT_APP_URL="http://127.0.0.1:$HOSTING_PORT"
-  # Seals users' own API keys (functions/cardchat/keycrypt.py). For the emulators only, a fixed and
+  # Seals users' own API keys (functions/cardchat/llm/keycrypt.py). For the emulators only, a fixed and
   # published value ("cardchat emulators only, public!"); a deployment keeps its own as a Firebase secret.
   export CARDCHAT_KEY_ENCRYPTION_KEY="${CARDCHAT_KEY_ENCRYPTION_KEY:-Y2FyZGNoYXQgZW11bGF0b3JzIG9ubHksIHB1YmxpYyE=}"
 }

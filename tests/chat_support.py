@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from cardchat.background import fit_background
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
-from cardchat.schema import (
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.documents import (
     CARDS,
     Card,
     Chat,
@@ -19,7 +19,7 @@ from cardchat.schema import (
     ChatPrivate,
     Collection,
 )
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import now as utc_now
 
 T0 = utc_now() - timedelta(hours=1)
 SPEC = MODELS[OFFLINE_MODEL_ID]

@@ -17,11 +17,11 @@ from google.cloud import firestore
 
 from cardchat import providers
 from cardchat.embeddings import get_embedder
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import NO_CARDS, NOTE
 from cardchat.repo import embeddings as emb_repo
-from cardchat.schema import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, ChatMessage, UserDoc
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, ChatMessage, UserDoc
 from chat_support import write_chat
 from provider_wire import Wire
 
@@ -87,7 +87,7 @@ def make_chat(
     )
     write_chat(db, chat_id, messages, owner, model, background_tokens, background, card_ids)
     # admitted as createChat/postMessage admit: the owner may use the AI (the engine checks it again
-    # before answering on the deployment's key: personal_keys.run_key)
+    # before answering on the deployment's key: own_keys.run_key)
     db.collection(USERS).document(owner).set(UserDoc(may_use_ai=True).to_dict(), merge=True)
     return stub_id
 

@@ -12,10 +12,10 @@ import urllib.request
 import pytest
 from test_endpoints import wait_for
 
-from cardchat.embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, Handover
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_queue
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, now
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
+from cardchat.schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, Handover
 
 pytestmark = pytest.mark.functions
 OWNER = "burst-owner"

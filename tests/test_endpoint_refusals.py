@@ -13,8 +13,8 @@ from conftest import CallError
 from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
-from cardchat.parsing import MAX_CONFIGURATION_DEPTH
-from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
+from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions

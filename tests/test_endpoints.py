@@ -13,7 +13,7 @@ import pytest
 from conftest import APP_PROJECT, CallError
 from google.cloud.firestore import FieldFilter
 
-from cardchat.schema import (
+from cardchat.schema.documents import (
     CARD_EMBEDDINGS,
     CARDS,
     CHAT_BACKGROUND_PARTS,

@@ -8,9 +8,9 @@ from conftest import CallError
 from google.cloud.firestore import FieldFilter
 from test_endpoints import SECRET_SENTENCE, ai_user, deck, wait_for
 
-from cardchat.account_schema import USER_API_KEYS
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, USERS, UserDoc
+from cardchat.schema.accounts import USER_API_KEYS
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, USERS, UserDoc
 
 pytestmark = pytest.mark.functions
 __all__ = ["ai_user", "deck"]  # fixtures, used by name

@@ -31,4 +31,4 @@ def test_importing_main_loads_no_heavy_module():
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
     heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert heavy == [], f"importing main loaded {heavy}: import them inside the function that needs them"
-    assert "main" in loaded and "cardchat.llms" in loaded  # the probe really imported main
+    assert "main" in loaded and "cardchat.llm.models" in loaded  # the probe really imported main

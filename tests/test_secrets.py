@@ -46,7 +46,7 @@ CASES = [
         {"CARDCHAT_SECRETS": "ANTHROPIC_API_KEY", "CARDCHAT_EMBEDDINGS": "Gemini"},
         ["ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
     ),
-    # the key that seals users' own API keys (keycrypt.py) is bound like the model keys, when listed
+    # the key that seals users' own API keys (llm/keycrypt.py) is bound like the model keys, when listed
     (
         {"CARDCHAT_SECRETS": "ANTHROPIC_API_KEY,CARDCHAT_KEY_ENCRYPTION_KEY"},
         ["ANTHROPIC_API_KEY", "CARDCHAT_KEY_ENCRYPTION_KEY"],

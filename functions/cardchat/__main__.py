@@ -89,7 +89,7 @@ def _reindex(args: argparse.Namespace) -> int:
 
 
 def _grant_ai(args: argparse.Namespace) -> int:
-    from cardchat.access import grant_ai
+    from cardchat.access.permissions import grant_ai
 
     admin = (not args.revoke) if args.admin else None
     doc = grant_ai(_client(args.project), args.uid, not args.revoke, admin)
@@ -121,7 +121,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _feedback(args: argparse.Namespace) -> int:
     from cardchat.admin import feedback
-    from cardchat.schema import now
+    from cardchat.schema.documents import now
 
     try:
         since = feedback.parse_since(args.since, now())

@@ -4,7 +4,7 @@ import secrets
 import string
 import uuid
 
-from cardchat.schema import SHARED
+from cardchat.schema.documents import SHARED
 
 _ID_ALPHABET = string.ascii_letters + string.digits
 

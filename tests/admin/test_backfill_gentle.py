@@ -6,7 +6,7 @@ from __future__ import annotations
 from cardchat.admin.backfill import backfill
 from cardchat.repo.embeddings import clear_cache
 from cardchat.repo.messages import answer_in_progress
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, Card
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, Card
 
 
 def test_a_gentle_backfill_waits_while_an_answer_generates(db):

@@ -11,7 +11,7 @@ import pytest
 from cardchat.__main__ import main
 from cardchat.admin import demo_deck
 from cardchat.admin.importer import read_json_export, validate
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 
 @lru_cache(maxsize=1)

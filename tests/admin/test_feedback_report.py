@@ -12,9 +12,9 @@ import pytest
 from conftest import PROJECT
 
 from cardchat.__main__ import main
-from cardchat.account_schema import AnswerFeedback
 from cardchat.admin.feedback import parse_since, rows
 from cardchat.repo.feedback import put_feedback
+from cardchat.schema.accounts import AnswerFeedback
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator

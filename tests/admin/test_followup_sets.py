@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardchat.admin.turn_evaluation import FOLLOWUPS_DIR, load_followups
-from cardchat.llms import MODELS
+from cardchat.llm.models import MODELS
 
 SETS = sorted(FOLLOWUPS_DIR.glob("*.json"))
 

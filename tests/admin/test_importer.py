@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from cardchat.__main__ import main as cli_main
-from cardchat.schema import CARDS, USERS
+from cardchat.schema.documents import CARDS, USERS
 
 pytestmark = pytest.mark.emulator
 
@@ -212,7 +212,7 @@ def test_a_card_written_by_someone_else_after_the_read_is_not_overwritten(db):
     writer creates one card and changes another. Each batch's preconditions
     refuse it, and neither card is overwritten."""
     from cardchat.repo import card_writes
-    from cardchat.schema import Card
+    from cardchat.schema.documents import Card
 
     cards = db.collection(CARDS)
     cards.document("mine").set(Card("Mine", "old", "u2").to_dict())
@@ -272,7 +272,7 @@ def test_grant_ai_writes_user_doc(db):
 def test_backfill_embeds_missing_and_stale_only(db, tmp_path, capsys):
     from cardchat.embeddings.text import text_hash
     from cardchat.repo.embeddings import clear_cache
-    from cardchat.schema import CARD_EMBEDDINGS
+    from cardchat.schema.documents import CARD_EMBEDDINGS
 
     clear_cache()  # the process cache must not vouch for vectors of an emptied database
     cards = [

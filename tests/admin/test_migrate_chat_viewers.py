@@ -11,7 +11,7 @@ from google.cloud.firestore import FieldFilter
 from cardchat.__main__ import main
 from cardchat.ids import chat_viewer_id
 from cardchat.repo import sharing
-from cardchat.schema import CHAT_VIEWERS, CHATS, ChatViewer
+from cardchat.schema.documents import CHAT_VIEWERS, CHATS, ChatViewer
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator

@@ -6,16 +6,16 @@ from datetime import timedelta
 
 import pytest
 
+from cardchat.access.ratelimit import Limits
 from cardchat.chat import branch as branches
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.ids import first_message_id
-from cardchat.llms import OFFLINE_MODEL_ID
-from cardchat.parsing import branch_chat as parse_branch
-from cardchat.ratelimit import Limits
+from cardchat.llm.models import OFFLINE_MODEL_ID
+from cardchat.parsing.requests import branch_chat as parse_branch
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_MESSAGES, CHAT_PRIVATE, CHATS
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_PRIVATE, CHATS
+from cardchat.schema.documents import now as utc_now
 from chat_support import BIG_CARDS, T0, make_chat
 
 pytestmark = pytest.mark.emulator

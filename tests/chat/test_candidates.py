@@ -1,5 +1,5 @@
 """Resolving a chat's candidates through the retrieval index (chat/candidates.py):
-culled exactly as access.readable_cards / CollectionQuery.admits cull, and a
+culled exactly as permissions.readable_cards / CollectionQuery.admits cull, and a
 warm call's reads do not grow with the collection."""
 
 from __future__ import annotations
@@ -7,16 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardchat import access, llms
+from cardchat.access import permissions
 from cardchat.chat import candidates
 from cardchat.chat import create as chats
-from cardchat.collection_query import CollectionQuery
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import embeddable_and_hash, text_hash
+from cardchat.llm import models
+from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo import retrieval_index
 from cardchat.retrieval.rank import sparse_scores
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
 
@@ -50,7 +51,7 @@ def test_an_id_list_is_culled_as_readable_cards_culls_it(db):
     _put(db, "m4", Card("late", "made after the index", "me"), embed=False)  # not indexed yet
     ids = ["y2", "m2", "nope", "y1", "m4", "m1", "y3", "m2"]
     pool = candidates.resolve(db, "me", ids)
-    want = access.readable_cards(card_repo.load_cards(db, ids), "me", ids)
+    want = permissions.readable_cards(card_repo.load_cards(db, ids), "me", ids)
     assert pool.ids == list(want) == ["m2", "y1", "m4", "m1", "y3"]
     assert "y2" not in pool.ids and cards["y2"].owner == "you"
 
@@ -88,7 +89,7 @@ def test_a_card_deleted_or_withdrawn_after_indexing_is_never_packed(db):
     _world(db)
     retrieval_index.rebuild(db, "me")
     db.collection(CARDS).document("m1").delete()  # the index still lists it
-    spec = llms.MODELS["offline-extractive"]
+    spec = models.MODELS["offline-extractive"]
     chosen = chats.select_background(db, "me", ["m1", "m2", "y1"], "rebase", spec, 0.5, "")
     assert "m1" not in chosen.background.card_ids and "m1" not in chosen.cards
     assert set(chosen.background.card_ids) == {"m2", "y1"}
@@ -113,7 +114,7 @@ def _deck(db, owner: str, n: int) -> list[str]:
 
 
 def test_a_warm_call_reads_the_head_and_the_packed_cards_whatever_the_collection(db):
-    spec = llms.MODELS["claude-sonnet-4-6"]
+    spec = models.MODELS["claude-sonnet-4-6"]
     reads = {}
     for n in (200, 600):
         owner = f"reader{n}"

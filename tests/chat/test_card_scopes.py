@@ -9,21 +9,22 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
-from cardchat import llms, parsing
-from cardchat.access import grant_ai
-from cardchat.account_schema import CARD_SOURCES, CardSources, FollowedSource
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import candidates, card_search
 from cardchat.chat import create as chats
 from cardchat.chat.collection import source_of
 from cardchat.chat.turns import post_message
-from cardchat.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, CollectionQuery
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
 from cardchat.generation.engine import generate
+from cardchat.llm import models
+from cardchat.parsing import requests
+from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo import embed_batches, retrieval_index
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_PRIVATE, Card, CardEmbedding
+from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_PRIVATE, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
 
@@ -91,7 +92,7 @@ def test_a_stored_old_scope_reads_as_mine_and_shared_and_never_as_everyones(db):
 
 def test_a_followed_owner_who_made_their_cards_private_is_an_empty_source_with_a_reason(db):
     seed(db, {"mine": DECK["mine"], "carol-private": Card("Closed", "The moon, private now.", "carol")})
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {
             "initial_message": "When do tides come?",
             "model": "offline-extractive",
@@ -103,11 +104,11 @@ def test_a_followed_owner_who_made_their_cards_private_is_an_empty_source_with_a
     assert db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered") == 0
     assert retrieval_index.read_head(db, "carol", public=True) is None  # nothing written for an empty source
     search = card_search.search_cards(
-        db, ME, parsing.search_cards({"text": "moon", "scope": "owner", "owner": "carol"})
+        db, ME, requests.search_cards({"text": "moon", "scope": "owner", "owner": "carol"})
     )
     assert search.to_dict() == {"cards": [], "considered": 0, "matching": 0, "empty_reason": OWNER_HAS_NO_PUBLIC_CARDS}
     own = chats.create_chat(
-        db, ME, parsing.create_chat({"initial_message": "Tides?", "model": "offline-extractive", "query": {}})
+        db, ME, requests.create_chat({"initial_message": "Tides?", "model": "offline-extractive", "query": {}})
     )
     assert own.answer() == {"chat_id": own.chat_id}
 
@@ -116,7 +117,9 @@ def test_follow_ups_over_a_followed_owner_find_their_new_public_cards_and_never_
     seed(db, DECK)
     grant_ai(db, ME)
     query = {"scope": "owner", "owner": "bob", "tag": "sea"}
-    req = parsing.create_chat({"initial_message": "When do tides come?", "model": "offline-extractive", "query": query})
+    req = requests.create_chat(
+        {"initial_message": "When do tides come?", "model": "offline-extractive", "query": query}
+    )
     chat_id = chats.create_chat(db, ME, req).chat_id
     assert generate(db, messages_repo.chat_messages(db, chat_id)[-1][0]) == "complete"
     lens = "The lighthouse on the headland uses a first-order Fresnel lens, ground in Paris in 1871."
@@ -139,15 +142,15 @@ def _strangers(n: int) -> dict[str, Card]:
 
 
 def _reads_of_a_default_chat_and_search(db) -> dict[str, object]:
-    spec = llms.MODELS["claude-sonnet-4-6"]
-    query = parsing.create_chat({"initial_message": "q", "query": {}}, env={}).query
+    spec = models.MODELS["claude-sonnet-4-6"]
+    query = requests.create_chat({"initial_message": "q", "query": {}}, env={}).query
     assert query is not None
     chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")  # warms the caches
-    card_search.best_cards(db, ME, "moon and sea", 5, parsing.search_cards({"text": "moon"}).query)
+    card_search.best_cards(db, ME, "moon and sea", 5, requests.search_cards({"text": "moon"}).query)
     card_repo.READS.clear()
     retrieval_index.reads.heads = retrieval_index.reads.shards = 0
     chosen = chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")
-    found = card_search.best_cards(db, ME, "moon and sea", 5, parsing.search_cards({"text": "moon"}).query)
+    found = card_search.best_cards(db, ME, "moon and sea", 5, requests.search_cards({"text": "moon"}).query)
     return {
         **asdict(retrieval_index.read_stats()),
         **card_repo.READS,

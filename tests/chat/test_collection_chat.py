@@ -10,20 +10,20 @@ import itertools
 
 import pytest
 
-from cardchat import parsing
-from cardchat.access import grant_ai
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import branch as branches
 from cardchat.chat import candidates
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
-from cardchat.collection_query import SCOPES, CollectionQuery
-from cardchat.context_schema import CHAT_SOURCES
 from cardchat.embeddings import get_embedder
 from cardchat.errors import InvalidArgument
 from cardchat.generation.engine import generate
+from cardchat.parsing import requests
+from cardchat.parsing.collection_query import SCOPES, CollectionQuery
 from cardchat.repo import embed_batches
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import CARDS, CHAT_PRIVATE, Card
+from cardchat.schema.chat_sources import CHAT_SOURCES
+from cardchat.schema.documents import CARDS, CHAT_PRIVATE, Card
 
 pytestmark = pytest.mark.emulator
 
@@ -50,7 +50,7 @@ def seed(db, cards: dict[str, Card] = DECK) -> None:
 
 def test_a_query_is_parsed_strictly_and_never_beside_ids():
     def parse(**data):
-        return parsing.create_chat({"initial_message": "q", **data}, env={})
+        return requests.create_chat({"initial_message": "q", **data}, env={})
 
     req = parse(query={"scope": "mine", "tag": " sea ", "text": "  "})
     assert req.query == CollectionQuery("mine", "sea") and req.card_ids == [] and req.source == req.query
@@ -111,7 +111,7 @@ def test_a_query_resolves_to_exactly_the_cards_it_admits_for_the_caller(db):
 
 
 def new_chat(db, **data) -> str:
-    req = parsing.create_chat({"initial_message": "When do the tides come?", "model": "offline-extractive", **data})
+    req = requests.create_chat({"initial_message": "When do the tides come?", "model": "offline-extractive", **data})
     return chats.create_chat(db, ME, req).chat_id
 
 

@@ -7,17 +7,17 @@ import re
 
 import pytest
 
-from cardchat.access import AIAccess
+from cardchat.access.permissions import AIAccess
 from cardchat.chat import continuation
 from cardchat.chat.turns import post_message
 from cardchat.errors import InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
 from cardchat.generation.engine import generate
 from cardchat.ids import chat_viewer_id
-from cardchat.llms import OFFLINE_MODEL_ID
-from cardchat.parsing import continue_chat as parse_continue
+from cardchat.llm.models import OFFLINE_MODEL_ID
+from cardchat.parsing.requests import continue_chat as parse_continue
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_BACKGROUNDS, CHAT_PRIVATE, CHAT_VIEWERS, CHATS, RATE_LIMITS, ChatViewer
+from cardchat.schema.documents import CHAT_BACKGROUNDS, CHAT_PRIVATE, CHAT_VIEWERS, CHATS, RATE_LIMITS, ChatViewer
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator

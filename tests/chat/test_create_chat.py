@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 from google.cloud.firestore import FieldFilter
 
-from cardchat import llms, parsing
 from cardchat.chat import create as chats
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
 from cardchat.errors import InvalidArgument
+from cardchat.llm import models
+from cardchat.parsing import requests
 from cardchat.repo.chats import read_background
 from cardchat.repo.embeddings import clear_cache as clear_vector_cache
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
 
@@ -99,7 +100,7 @@ def big_deck_db(firestore_host):
 )
 def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_id, pct):
     db, ids = big_deck_db
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {
             "card_ids": ids,
             "initial_message": "how do I rebase a branch?",
@@ -110,13 +111,13 @@ def test_background_fills_at_least_97_percent_and_never_more(big_deck_db, model_
     )
     result = chats.create_chat(db, "owner", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
-    spec = llms.MODELS[model_id]
+    spec = models.MODELS[model_id]
     assert chat["background_length"] == int(pct * spec.context_window)
     assert chat["background_tokens"] <= chat["background_length"]
     assert chat["background_tokens"] >= 0.97 * chat["background_length"]
     assert len(chat["card_ids"]) < len(ids)  # the budget, not the deck, was the limit
     # the stored text really is that long by the model's own count
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
     assert count_tokens([read_background(db, result.chat_id)], spec.tokenizer)[0] <= chat["background_length"]
 
@@ -126,7 +127,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
     db.collection(CARDS).document("theirs").set(Card("Secret", "Mallory's vault code.", "them").to_dict())
     db.collection(CARDS).document("shared").set(Card("Shared", "Shared with me.", "them", viewers=["me"]).to_dict())
     db.collection(CARDS).document("open").set(Card("Open", "Public card.", "them", visibility="public").to_dict())
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {"card_ids": ["mine", "theirs", "ghost", "shared", "open"], "initial_message": "what pulls the sea?"}, env={}
     )
     result = chats.create_chat(db, "me", req)
@@ -160,7 +161,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
 def test_cards_without_embeddings_are_embedded_on_the_spot(db):
     db.collection(CARDS).document("a").set(Card("Sourdough", "Feed the starter daily.", "me").to_dict())
     db.collection(CARDS).document("b").set(Card("Tides", "The moon's gravity raises tides.", "me").to_dict())
-    req = parsing.create_chat({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
+    req = requests.create_chat({"card_ids": ["a", "b"], "initial_message": "why are there tides?"}, env={})
     result = chats.create_chat(db, "me", req)
     chat = db.collection(CHAT_PRIVATE).document(result.chat_id).get().to_dict()
     assert chat["card_ids"][0] == "b" and chat["cards_unranked"] == 0
@@ -177,7 +178,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
         db.collection(CARDS).document(i).set(Card(f"Recipe {i}", "Knead the dough and let it rest.", "me").to_dict())
     db.collection(CARDS).document("moon").set(Card("Moon", "The moon's gravity pulls the oceans.", "me").to_dict())
     db.collection(CARDS).document("tides").set(Card("Tides", "Why tides rise twice a day.", "me").to_dict())
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {"card_ids": ids, "initial_message": "why are there tides and what does the moon do?"}, env={}
     )
 
@@ -201,15 +202,15 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
 
 def test_parse_request_errors():
     with pytest.raises(InvalidArgument, match=r"^model:"):
-        parsing.create_chat({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
-    assert parsing.create_chat({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
+        requests.create_chat({"card_ids": ["a"], "initial_message": "q", "model": "gpt-4.1"}, env={})
+    assert requests.create_chat({"card_ids": ["a", "a"], "initial_message": " q "}, env={}).card_ids == ["a"]
 
 
 def test_a_full_background_share_still_leaves_room_for_the_question_and_answer():
     from cardchat.chat.turns import output_reserve
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
-    spec = llms.MODELS["offline-extractive"]
+    spec = models.MODELS["offline-extractive"]
     question = "why do tides happen? " * 200
     budget = chats.background_budget(spec, 1.0, question)
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0]

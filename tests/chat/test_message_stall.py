@@ -10,7 +10,7 @@ from typing import get_args
 import pytest
 
 from cardchat.chat.turns import is_stalled, may_retry
-from cardchat.schema import MESSAGE_STATUS, Status
+from cardchat.schema.documents import MESSAGE_STATUS, Status
 
 CASES = json.loads((Path(__file__).resolve().parents[2] / "common" / "message_stall_cases.json").read_text())["cases"]
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)

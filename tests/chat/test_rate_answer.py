@@ -9,8 +9,8 @@ import pytest
 from conftest import CallError
 from test_endpoints import ai_user
 
-from cardchat.account_schema import ANSWER_FEEDBACK
-from cardchat.schema import CHAT_MESSAGES
+from cardchat.schema.accounts import ANSWER_FEEDBACK
+from cardchat.schema.documents import CHAT_MESSAGES
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from cardchat.background import parse_background
 from cardchat.chat import branch as branches
 from cardchat.chat.turns import post_message
 from cardchat.generation.engine import generate
+from cardchat.llm.tokens import count_tokens
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card
-from cardchat.tokens import count_tokens
+from cardchat.retrieval.background import parse_background
+from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card
 from chat_support import SPEC, make_chat, revoke
 from engine_support import quick
 

@@ -11,16 +11,16 @@ from datetime import timedelta
 
 import pytest
 
-from cardchat.account_schema import TokenReservation
+from cardchat.access.ratelimit import Limits, admit
 from cardchat.chat import branch as branches
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message, retry_message
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted
-from cardchat.parsing import create_chat as parse_create
-from cardchat.ratelimit import Limits, admit
+from cardchat.parsing.requests import create_chat as parse_create
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import CHAT_BACKGROUNDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, RATE_LIMITS
-from cardchat.schema import now as utc_now
+from cardchat.schema.accounts import TokenReservation
+from cardchat.schema.documents import CHAT_BACKGROUNDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, RATE_LIMITS
+from cardchat.schema.documents import now as utc_now
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.emulator

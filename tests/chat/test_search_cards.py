@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from conftest import CallError
 
-from cardchat import parsing
 from cardchat.chat.card_search import SNIPPET_CHARS, snippet
 from cardchat.errors import InvalidArgument
-from cardchat.schema import CARDS, Card
+from cardchat.parsing import requests
+from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.functions
 
@@ -100,10 +100,10 @@ def test_a_search_is_refused_unless_signed_in_and_well_formed(people, call):
 
 
 def test_search_parsing_defaults():
-    req = parsing.search_cards({"text": " tides "})
+    req = requests.search_cards({"text": " tides "})
     assert (req.text, req.limit, req.query.to_dict()) == ("tides", 20, {"scope": "mine"})
     with pytest.raises(InvalidArgument, match=r"^tag: must be text"):
-        parsing.search_cards({"text": "t", "tag": ["a"]})
+        requests.search_cards({"text": "t", "tag": ["a"]})
 
 
 def test_the_snippet_is_short_and_around_the_best_match():

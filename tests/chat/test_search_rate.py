@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import CallError
 
-from cardchat import parsing
 from cardchat.chat.card_search import search_cards
 from cardchat.errors import ResourceExhausted
-from cardchat.schema import RATE_LIMITS, RATE_WINDOWS, SEARCH_WINDOW
+from cardchat.parsing import requests
+from cardchat.schema.documents import RATE_LIMITS, RATE_WINDOWS, SEARCH_WINDOW
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -23,7 +23,7 @@ def window(db, uid: str) -> list:
 
 @pytest.mark.emulator
 def test_searches_past_the_users_minute_are_refused_until_it_passes(db):
-    req = parsing.search_cards({"text": "tides"})
+    req = requests.search_cards({"text": "tides"})
     for i in range(3):
         search_cards(db, "alice", req, now=T0 + timedelta(seconds=i), per_minute=3)
     with pytest.raises(ResourceExhausted) as e:
@@ -47,7 +47,7 @@ def test_a_search_spends_one_slot_and_a_malformed_one_none(app_db, sign_up, call
 
 
 def test_the_search_rate_is_configurable():
-    from cardchat import ratelimit
+    from cardchat.access import ratelimit
 
     assert ratelimit.window_limit(SEARCH_WINDOW, {}) == ratelimit.DEFAULT_SEARCHES_PER_MINUTE
     assert ratelimit.window_limit(SEARCH_WINDOW, {"CARDCHAT_SEARCH_RATE_PER_MINUTE": "5"}) == 5

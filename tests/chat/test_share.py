@@ -15,11 +15,11 @@ from conftest import CallError, _post
 from google.cloud.firestore import FieldFilter
 from test_endpoints import _rest_get
 
-from cardchat import card_viewers
-from cardchat.account_schema import VIEWER_LOOKUPS
-from cardchat.address_parsing import MAX_SHARE_EMAILS
+from cardchat.access import card_viewers
 from cardchat.ids import chat_viewer_id
-from cardchat.schema import (
+from cardchat.parsing.addresses import MAX_SHARE_EMAILS
+from cardchat.schema.accounts import VIEWER_LOOKUPS
+from cardchat.schema.documents import (
     CHAT_AUTHORS,
     CHAT_MESSAGES,
     CHAT_PRIVATE,

@@ -7,7 +7,7 @@ import httpx2
 
 from cardchat import providers
 from cardchat.chat.titles import clean_title, fallback_title, make_title
-from cardchat.llms import OFFLINE_MODEL_ID
+from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from provider_wire import Wire, anthropic_text, api_key, sse
 

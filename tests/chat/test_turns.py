@@ -25,12 +25,12 @@ from cardchat.chat.turns import (
 )
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.ids import chunk_id
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
-from cardchat.parsing import MAX_CONTENT_CHARS
-from cardchat.parsing import post_message as parse_post
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.parsing.requests import MAX_CONTENT_CHARS
+from cardchat.parsing.requests import post_message as parse_post
 from cardchat.repo import messages as repo
-from cardchat.schema import CHAT_MESSAGES, CHATS, StreamChunk
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS, StreamChunk
+from cardchat.schema.documents import now as utc_now
 from chat_support import answered_chat
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
@@ -252,7 +252,7 @@ def test_window_counts_tokens_only_when_the_byte_bound_does_not_fit():
     calls: list[int] = []
 
     def count(texts, tokenizer):
-        from cardchat.tokens import count_tokens
+        from cardchat.llm.tokens import count_tokens
 
         calls.append(len(texts))
         return count_tokens(texts, tokenizer)

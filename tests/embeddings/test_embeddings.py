@@ -126,7 +126,7 @@ def test_openai_cuts_texts_over_the_input_limit():
     route = respx.post(OPENAI_URL).mock(side_effect=lambda req: httpx.Response(200, json=_openai_body(req)))
     OpenAIEmbedder(api_key="sk-test").embed(["token " * 9000])
     sent = json.loads(route.calls[0].request.content)["input"][0]
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
     assert count_tokens([sent], "cl100k_base")[0] <= 8000
 

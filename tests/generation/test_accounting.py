@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cardchat.account_schema import USAGE_DAILY, usage_day_id
 from cardchat.generation.accounting import LOG_EVENT
 from cardchat.generation.engine import generate
-from cardchat.llms import cost_usd
-from cardchat.schema import CARDS, Card
+from cardchat.llm.models import cost_usd
+from cardchat.schema.accounts import USAGE_DAILY, usage_day_id
+from cardchat.schema.documents import CARDS, Card
 from engine_support import CLAUDE, OFFLINE_ANSWER, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
 from provider_wire import anthropic_text, sse
 

@@ -13,16 +13,16 @@ import threading
 import pytest
 from google.cloud import firestore
 
-from cardchat.account_schema import TokenReservation
+from cardchat.access.ratelimit import Limits, admit
 from cardchat.chat.turns import output_reserve, post_message, retry_message
 from cardchat.errors import FailedPrecondition
 from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
-from cardchat.ratelimit import Limits, admit
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.schema import CHAT_MESSAGES, CHATS
-from cardchat.schema import now as utc_now
+from cardchat.schema.accounts import TokenReservation
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS
+from cardchat.schema.documents import now as utc_now
 from engine_support import (
     CLAUDE,
     OFFLINE_ANSWER,
@@ -172,7 +172,7 @@ def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
     assert old is not None and is_stalled(message(db, stub), utc_now())
     retry_message(db, "u1", stub)
     assert generate(db, stub) == "complete"
-    from cardchat.schema import StreamChunk
+    from cardchat.schema.documents import StreamChunk
 
     late = StreamChunk(chat="chat1", message=stub, message_index=1, index=0, content="stale")
     with pytest.raises(repo.LostOwnership):

@@ -17,14 +17,14 @@ import pytest
 from conftest import PROJECT
 from google.cloud.firestore import FieldFilter
 
-from cardchat import parsing
-from cardchat.access import grant_ai
-from cardchat.background import FOREIGN_NOTE
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message
 from cardchat.generation.engine import generate
+from cardchat.parsing import requests
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from cardchat.retrieval.background import FOREIGN_NOTE
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
 from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
 
@@ -83,7 +83,7 @@ def seed(db) -> list[str]:
 
 def new_chat(db) -> str:
     grant_ai(db, OWNER)
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {
             "card_ids": seed(db),
             "initial_message": "Why are there two tides a day?",

@@ -1,5 +1,5 @@
 """What a client can read about a failed or delayed answer, on the real
-emulator: a fixed headline (headlines.py) and never the provider's words,
+emulator: a fixed headline (providers/headlines.py) and never the provider's words,
 however they echo the prompt; and every stored string is well-formed, so a
 lone surrogate in an error or in the streamed text still ends the answer.
 
@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from cardchat.generation.engine import generate
-from cardchat.headlines import all_headlines
+from cardchat.providers.headlines import all_headlines
 from engine_support import CLAUDE, FAKE_KEY, SECRET_BACKGROUND, Renewals, anthropic_wire, make_chat, message, quick
 from provider_wire import anthropic_text, event_stream, sse
 

@@ -10,13 +10,14 @@ import logging
 import httpx2
 import pytest
 
-from cardchat import keycrypt, personal_keys
-from cardchat.access import AIAccess
+from cardchat.access import own_keys
+from cardchat.access.permissions import AIAccess
 from cardchat.chat.titles import retitle
 from cardchat.chat.turns import post_message, retry_message
 from cardchat.generation.engine import generate
 from cardchat.ids import first_message_id
-from cardchat.schema import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, ChatMessage, UserDoc
+from cardchat.llm import keycrypt
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, ChatMessage, UserDoc
 from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message
 from provider_wire import anthropic_text
 
@@ -31,7 +32,7 @@ def own_key(db, monkeypatch, anthropic_wire):
     """u1 holds their own Anthropic key and the deployment holds no Anthropic key."""
     monkeypatch.setenv(keycrypt.KEY_ENV, base64.b64encode(bytes(range(32))).decode())
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    personal_keys.set_key(db, "u1", "anthropic", OWN)
+    own_keys.set_key(db, "u1", "anthropic", OWN)
     return anthropic_wire
 
 
@@ -71,7 +72,7 @@ def test_an_own_key_deleted_before_the_run_is_not_replaced_by_the_deployments(db
     stub = make_chat(db, model=CLAUDE)
     no_grant(db)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-DEPLOYMENT0123456789abcdefghijklmnop")
-    personal_keys.delete_key(db, "u1", "anthropic")
+    own_keys.delete_key(db, "u1", "anthropic")
     assert generate(db, stub) == "failed"
     assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
     assert own_key.requests == []
@@ -89,7 +90,7 @@ def test_an_answer_admitted_on_an_own_key_never_falls_back_to_the_deployments(db
     assert generate(db, first) == "complete"
     stub = post_message(db, "u1", "c0", "And then?", limits=AIAccess(True, frozenset({"anthropic"})).admit(CLAUDE))
     monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
-    personal_keys.delete_key(db, "u1", "anthropic")
+    own_keys.delete_key(db, "u1", "anthropic")
     assert generate(db, stub) == "failed"
     assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
     assert [r.headers["authorization"] for r in own_key.requests] == [f"Bearer {OWN}"]
@@ -106,7 +107,7 @@ def test_a_title_after_an_own_key_answer_never_falls_back_to_the_deployments_key
     db.collection(CHAT_MESSAGES).document(first_message_id("c0", 0)).set(question.to_dict())
     db.collection(CHAT_MESSAGES).document(first_message_id("c0", 1)).set(answer.to_dict())
     monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
-    personal_keys.delete_key(db, "u1", "anthropic")
+    own_keys.delete_key(db, "u1", "anthropic")
     own_key.responses = [anthropic_text("Tides Explained")]
     before = db.collection(CHATS).document("c0").get().get("title")
     retitle(db, "c0", CLAUDE)
@@ -123,7 +124,7 @@ def test_a_retry_is_admitted_anew_and_keeps_to_the_key_it_was_admitted_on(db, ow
     retry_message(db, "u1", stub, limits=AIAccess(True, frozenset({"anthropic"})).admit(CLAUDE))
     assert message(db, stub)["own_key"] is True
     monkeypatch.setenv("ANTHROPIC_API_KEY", DEPLOYMENT)
-    personal_keys.delete_key(db, "u1", "anthropic")
+    own_keys.delete_key(db, "u1", "anthropic")
     assert generate(db, stub) == "failed"
     assert message(db, stub)["error"] == "Your own Anthropic API key was removed before the answer started"
     assert len(own_key.requests) == 1

@@ -11,15 +11,15 @@ import json
 import pytest
 from google.cloud.firestore import FieldFilter
 
-from cardchat import parsing
-from cardchat.access import grant_ai
+from cardchat.access.permissions import grant_ai
 from cardchat.chat import branch as branches
 from cardchat.chat import create as chats
 from cardchat.chat.turns import post_message, retry_message
 from cardchat.generation.engine import generate
+from cardchat.parsing import requests
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
 from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
 
@@ -52,7 +52,7 @@ def seed(db) -> list[str]:
 
 def new_chat(db, model: str = "offline-extractive") -> str:
     grant_ai(db, "u1")  # an answer on the deployment's key needs AI use granted (checked again by the run)
-    req = parsing.create_chat(
+    req = requests.create_chat(
         {
             "card_ids": seed(db),
             "initial_message": "Why are there two tides a day?",

@@ -19,8 +19,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from cardchat.account_schema import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
-from cardchat.schema import CARDS, USERS, Card, UserDoc
+from cardchat.schema.accounts import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
+from cardchat.schema.documents import CARDS, USERS, Card, UserDoc
 
 pytestmark = pytest.mark.functions
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from cardchat.chat import card_search
-from cardchat.collection_query import CollectionQuery
 from cardchat.mcpserver.search import search_cards
+from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo import retrieval_index
-from cardchat.schema import CARDS, Card
+from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.emulator
 A, B = "mcp-a", "mcp-b"
@@ -51,9 +51,9 @@ def test_search_reads_the_index_and_only_its_hits(db, deck):
 
 
 def test_each_result_says_whose_card_it_is(db, deck):
-    from cardchat.background import FOREIGN_NOTE
     from cardchat.mcpserver import tools
     from cardchat.mcpserver.provenance import provenance
+    from cardchat.retrieval.background import FOREIGN_NOTE
 
     best = search_cards(db, A, "why the sea has tides", 1)[0].to_dict()
     assert best["id"] == "a-tides" and (best["owner"], best["yours"]) == (A, True) and "foreign" not in best

@@ -13,10 +13,10 @@ import httpx2
 import pytest
 
 from cardchat import providers
-from cardchat.llms import MODELS
+from cardchat.llm.models import MODELS
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.base import ProviderError
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 from provider_wire import (
     BACKGROUND,
     FIXTURES,

@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import pytest
 
 from cardchat import providers
-from cardchat.background import fit_background
 from cardchat.embeddings import get_embedder
-from cardchat.llms import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.llm.tokens import count_tokens
 from cardchat.providers import offline
 from cardchat.providers.offline import NO_CARDS, NOTE, NOTHING_RELATED, split_sentences
-from cardchat.schema import Card, Usage
-from cardchat.tokens import count_tokens
+from cardchat.retrieval.background import fit_background
+from cardchat.schema.documents import Card, Usage
 
 CARDS = [
     (

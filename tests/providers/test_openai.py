@@ -12,10 +12,10 @@ import httpx2
 import pytest
 
 from cardchat import providers
-from cardchat.llms import MODELS
+from cardchat.llm.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.providers.openai import OpenAIProvider
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 from provider_wire import BACKGROUND, Wire, api_key, fixture_response, sse, until_failure
 
 KEY = "sk-proj-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789ABCDEFwxyz"

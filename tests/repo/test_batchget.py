@@ -17,7 +17,7 @@ from google.cloud.firestore_v1.vector import Vector
 
 from cardchat.repo import batchget
 from cardchat.repo.cards import load_cards
-from cardchat.schema import CARDS, Card
+from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.emulator
 

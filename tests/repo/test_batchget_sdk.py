@@ -13,7 +13,7 @@ import pytest
 
 from cardchat.repo import batchget
 from cardchat.repo.cards import load_cards
-from cardchat.schema import CARDS, Card
+from cardchat.schema.documents import CARDS, Card
 
 REQUIREMENTS = Path(__file__).resolve().parents[2] / "functions" / "requirements.txt"
 

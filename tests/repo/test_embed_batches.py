@@ -12,13 +12,13 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from cardchat.embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from cardchat.embeddings import get_embedder, unpack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue, retrieval_index
 from cardchat.repo import embeddings as repo
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, now
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
+from cardchat.schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 
 pytestmark = pytest.mark.emulator
 OWNER = "u1"

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cardchat.admin.backfill import backfill, requeue_skipped
-from cardchat.card_quota import CARD_LIMIT, EMBEDDING_SKIPS, WRITE_RATE, skip_id
 from cardchat.embeddings import get_embedder
+from cardchat.embeddings.card_quota import CARD_LIMIT, EMBEDDING_SKIPS, WRITE_RATE, skip_id
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue
 from cardchat.repo import embeddings as repo
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card
 
 pytestmark = pytest.mark.emulator
 OWNER = "u1"

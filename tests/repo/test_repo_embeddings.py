@@ -9,7 +9,7 @@ from cardchat.repo import batchget, embed_batches
 from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as repo
 from cardchat.repo.cards import load_cards
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from cardchat.embeddings import pack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import retrieval_index as index
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
 

@@ -15,7 +15,7 @@ from cardchat.repo import embeddings as vectors
 from cardchat.repo import retrieval_index as index
 from cardchat.repo import retrieval_rebuild as rebuilding
 from cardchat.retrieval.index_entries import Entry, encode_shard, make_entry
-from cardchat.schema import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
 
 MODEL = "test-model"
 DIM = 8

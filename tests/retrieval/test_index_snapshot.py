@@ -15,7 +15,7 @@ from cardchat.embeddings.text import embeddable_and_hash
 from cardchat.retrieval.index_entries import decode_shard, dequantise, encode_shard, make_entry, quantise, unpack_shard
 from cardchat.retrieval.index_snapshot import Part, from_entries, from_packed, rank_pool
 from cardchat.retrieval.rank import RankingConfig, rank_with_scores
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 WORDS = (
     "rebase merge branch commit onto HEAD~3 stash reflog cherry-pick partnerpensioen pensioen tide moon ocean "

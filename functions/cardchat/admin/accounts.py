@@ -1,5 +1,5 @@
 """An admin deletes a user (`python -m cardchat delete-account --uid …`): the
-same deletion as the deleteAccount callable (account_deletion.py), run with the
+same deletion as the deleteAccount callable (access/account_deletion.py), run with the
 admin's credentials; run again, it finishes one that was interrupted."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from cardchat import account_deletion
+from cardchat.access import account_deletion
 
 
 def _auth_app(project: str) -> Any:

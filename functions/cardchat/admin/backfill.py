@@ -2,7 +2,7 @@
 
 Stale means the card's text hash or the embedding model changed; the
 comparison is repo.embeddings.load_embeddings's, so backfill and createChat
-agree on what is fresh. Cards skipped over a card quota (card_quota.py) are
+agree on what is fresh. Cards skipped over a card quota (embeddings/card_quota.py) are
 left to requeue_skipped, which puts them through the quota again.
 """
 
@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 BATCH = 64
 #: Gentle mode (`scripts/dev`'s backfill beside a live app, issue 17): small
@@ -97,7 +97,7 @@ def requeue_skipped(db: Any, owner: str | None = None, model: str | None = None)
     owner -> what the worker did ("drained n", or "queued": a live worker has them)."""
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embed_batches, embed_queue, embed_quota
-    from cardchat.schema import now
+    from cardchat.schema.documents import now
 
     embedder = get_embedder(model)
     done: dict[str, str] = {}

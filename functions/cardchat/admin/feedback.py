@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from cardchat.claims import sources
+from cardchat.generation.claims import sources
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as feedback_repo
 from cardchat.repo import messages as messages_repo

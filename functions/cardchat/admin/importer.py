@@ -31,8 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from cardchat import card_validity, ids
-from cardchat.schema import Card, Visibility, now
+from cardchat import ids
+from cardchat.parsing import card_validity
+from cardchat.schema.documents import Card, Visibility, now
 
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
 #: Records one problem of the card being validated: (field, why).

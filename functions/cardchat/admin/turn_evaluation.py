@@ -70,7 +70,7 @@ class _Deck:
 
     def __init__(self, fs: FollowupSet, embedder: Any, cache: VectorCache) -> None:
         from cardchat.embeddings.text import embeddable_text, text_hash
-        from cardchat.schema import Card
+        from cardchat.schema.documents import Card
 
         self.ids = [c["id"] for c in fs.cards]
         self.cards = {c["id"]: Card(c["title"], c["body"], "owner") for c in fs.cards}
@@ -93,11 +93,11 @@ class _Deck:
 
 
 def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
-    from cardchat.background import card_numbers, fit_background
     from cardchat.chat.create import background_budget
     from cardchat.chat.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
     from cardchat.chat.turns import turn_budget
-    from cardchat.llms import MODELS
+    from cardchat.llm.models import MODELS
+    from cardchat.retrieval.background import card_numbers, fit_background
 
     spec = MODELS[fs.model]
     index = {c: i for i, c in enumerate(deck.ids)}

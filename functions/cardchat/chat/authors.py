@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from cardchat.background import Authors
-from cardchat.schema import Card
+from cardchat.retrieval.background import Authors
+from cardchat.schema.documents import Card
 
 log = logging.getLogger(__name__)
 

@@ -16,21 +16,22 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from cardchat import llms, ratelimit
-from cardchat.access import require_owner
-from cardchat.account_schema import TokenReservation
-from cardchat.background import card_numbers
+from cardchat.access import ratelimit
+from cardchat.access.permissions import require_owner
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turn_context import branch_context
 from cardchat.chat.turns import question_and_stub, said_before, token_bound, turn_budget
-from cardchat.context_schema import ChatSource
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
+from cardchat.llm import models
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import Chat, ChatBackground, ChatMessage, ChatPrivate
-from cardchat.schema import now as utc_now
+from cardchat.retrieval.background import card_numbers
+from cardchat.schema.accounts import TokenReservation
+from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.documents import Chat, ChatBackground, ChatMessage, ChatPrivate
+from cardchat.schema.documents import now as utc_now
 
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"
@@ -51,14 +52,14 @@ def branch_chat(
     limits: ratelimit.Limits | None = None,
 ) -> str:
     """A new chat that re-asks question `message_index` of `chat_id` as
-    `text` (parsed: parsing.branch_chat); returns its id. Only the owner may
+    `text` (parsed: parsing.requests.branch_chat); returns its id. Only the owner may
     branch their chat. Admission (slot and token reservation) is checked
     before the history is copied and taken in the commit that makes the chat."""
     when = now or utc_now()
     rules = limits or ratelimit.Limits.from_env()
     source = Chat.from_dict(require_owner(chats_repo.get_chat(db, chat_id), uid))
-    spec = llms.MODELS.get(source.model)
-    if spec is None or not (rules.own_key or llms.key_present(spec)):  # own_key: admitted on the caller's key
+    spec = models.MODELS.get(source.model)
+    if spec is None or not (rules.own_key or models.key_present(spec)):  # own_key: admitted on the caller's key
         raise FailedPrecondition(f"the chat's model {source.model!r} is not available any more")
     earlier = _said_before_question(messages_repo.chat_messages(db, chat_id), message_index)
     bound = token_bound(
@@ -158,7 +159,7 @@ def _write(
     checked: Checked,
     history: list[tuple[str, ChatMessage]],
     text: str,
-    spec: llms.ModelSpec,
+    spec: models.ModelSpec,
     bound: int,
     when: datetime,
     rules: ratelimit.Limits,

@@ -2,7 +2,7 @@
 
 One entry point, `resolve(db, uid, card_ids=…)` or `resolve(db, uid,
 query=…)`, for createChat, continueChat, branch and every follow-up: the
-candidates `uid` may read, culled as `access.readable_cards` culls (an id
+candidates `uid` may read, culled as `permissions.readable_cards` culls (an id
 list) or as `CollectionQuery.admits` admits (a query; its `text` keeps the
 cards with a positive BM25 score). `Pool.rank` ranks them exactly as
 `rank.rank_cards` would; `packed_cards` then reads only the cards a budget
@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardchat.collection_query import CollectionQuery
+from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.retrieval.index_snapshot import Part, Snapshot
 
 if TYPE_CHECKING:
     from cardchat.chat.collection import CardSource
     from cardchat.retrieval.rank import Ranking, RankingConfig
-    from cardchat.schema import Card
+    from cardchat.schema.documents import Card
 
 #: Cards read for packing beyond what the budget's characters suggest (the
 #: packer looks a little past the last card that fits, `background._TAIL_SCAN`).
@@ -142,12 +142,12 @@ def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
 
 
 def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
-    from cardchat import access
+    from cardchat.access import permissions
     from cardchat.repo import cards as card_repo
 
     indexed = [(i, own.row_of[c]) for i, c in enumerate(ids) if c in own.row_of]
     rest = [c for c in ids if c not in own.row_of]
-    loose = access.readable_cards(card_repo.load_cards(db, rest), uid, rest) if rest else {}
+    loose = permissions.readable_cards(card_repo.load_cards(db, rest), uid, rest) if rest else {}
     kept = set(loose)
     order = [c for c in ids if c in own.row_of or c in kept]
     position = {c: i for i, c in enumerate(order)}
@@ -167,7 +167,7 @@ def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
 def _by_query(db: Any, uid: str, query: CollectionQuery) -> Pool:
     """`query`'s collection: indexed parts first (own cards, or the followed owner's public
     ones, in index order), then cards shared with `uid` by id."""
-    from cardchat.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, WITH_MINE, WITH_SHARED
+    from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, WITH_MINE, WITH_SHARED
 
     indexed: list[tuple[Snapshot, np.ndarray]] = []
     reason = None
@@ -246,8 +246,8 @@ def packed_cards(
 ) -> tuple[list[tuple[str, Card]], bool]:
     """The best-ranked candidates a `budget_tokens` background can hold (by
     their characters, `margin` times over), read and culled again
-    (`access.readable_cards`), in ranking order; and whether that is all of them."""
-    from cardchat import access
+    (`permissions.readable_cards`), in ranking order; and whether that is all of them."""
+    from cardchat.access import permissions
     from cardchat.repo import cards as card_repo
 
     want_chars = budget_tokens * CHARS_PER_TOKEN * margin
@@ -261,7 +261,7 @@ def packed_cards(
         missing = [c for c in chunk if c not in pool.loose]
         read = card_repo.load_cards(db, missing) if missing else {}
         found = {**read, **{c: pool.loose[c] for c in chunk if c in pool.loose}}
-        out += list(access.readable_cards(found, uid, chunk).items())
+        out += list(permissions.readable_cards(found, uid, chunk).items())
         # Cards gone or withdrawn since they were indexed leave a gap: read further to fill it.
         if sum(len(k.title) + len(k.body) for _, k in out) >= want_chars:
             break

@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cardchat.parsing import SearchCardsRequest
+from cardchat.parsing.requests import SearchCardsRequest
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from cardchat.collection_query import CollectionQuery
-    from cardchat.schema import Card
+    from cardchat.parsing.collection_query import CollectionQuery
+    from cardchat.schema.documents import Card
 
 #: Characters of a result's snippet, the ellipses included.
 SNIPPET_CHARS = 200
@@ -70,7 +70,7 @@ def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery)
     the retrieval index (chat/candidates.py) like a chat's collection; only the
     hits are read, and culled again on what was read. Shared by searchCards
     and the MCP tool search_cards."""
-    from cardchat import access
+    from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
@@ -84,7 +84,7 @@ def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery)
     best = ranking.order[: limit + READ_SLACK]
     top = [pool.ids[i] for i in best]
     read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
-    cards = access.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
+    cards = permissions.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
     kept = dict(list(cards.items())[:limit])
     sims, has = pool.similarities(query_vec), pool.has_vector()
     return Found(
@@ -103,10 +103,10 @@ def search_cards(
     hybrid ranker's (comparable within one answer only). With `considered` and
     `matching` (SearchResult) the page can say how many a chat would take.
     One slot of the user's search minute first (ResourceExhausted past it)."""
-    from cardchat import ratelimit
+    from cardchat.access import ratelimit
     from cardchat.chat import candidates
     from cardchat.embeddings.text import embeddable_and_hash
-    from cardchat.schema import SEARCH_WINDOW
+    from cardchat.schema.documents import SEARCH_WINDOW
 
     ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
 

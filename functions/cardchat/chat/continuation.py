@@ -19,24 +19,25 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from cardchat import llms, ratelimit
+from cardchat.access import ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turns import said_before
-from cardchat.context_schema import ChatSource
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
+from cardchat.llm import models
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.repo import sharing
-from cardchat.schema import Chat, ChatBackground, ChatPrivate
-from cardchat.schema import now as utc_now
+from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.documents import Chat, ChatBackground, ChatPrivate
+from cardchat.schema.documents import now as utc_now
 
 if TYPE_CHECKING:
-    from cardchat.access import AIAccess
-    from cardchat.background import Background
+    from cardchat.access.permissions import AIAccess
+    from cardchat.retrieval.background import Background
 
 #: Appended to the source's title in the caller's list.
 TITLE_SUFFIX = " · continued"
@@ -59,12 +60,12 @@ def continue_chat(
     ai: AIAccess,
     now: datetime | None = None,
 ) -> str:
-    """A new chat of `uid`'s continuing `chat_id` (parsed: parsing.continue_chat); returns its id.
+    """A new chat of `uid`'s continuing `chat_id` (parsed: parsing.requests.continue_chat); returns its id.
     An unknown chat and one the caller may not read are the same NOT_FOUND, so a guessed id
     learns nothing. `model_id` None: the source's model if the caller may use it, else the default."""
     when = now or utc_now()
     source, private = _readable_source(db, uid, chat_id)
-    spec = llms.MODELS[model_id or _default_model(source, ai)]
+    spec = models.MODELS[model_id or _default_model(source, ai)]
     rules = ai.admit(spec.id)  # AI use, or the caller's own key for this provider
     ratelimit.check(db, uid, 0, when, rules)
 
@@ -125,8 +126,8 @@ def _continued_title(source: dict[str, Any]) -> str:
 
 
 def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
-    spec = llms.MODELS.get(source.get("model") or "")
-    return spec.id if spec is not None and ai.offers(spec) else llms.default_model_id(own_keys=ai.own_keys)
+    spec = models.MODELS.get(source.get("model") or "")
+    return spec.id if spec is not None and ai.offers(spec) else models.default_model_id(own_keys=ai.own_keys)
 
 
 def _query(said: list[dict[str, Any]]) -> str:
@@ -136,12 +137,12 @@ def _query(said: list[dict[str, Any]]) -> str:
 
 
 def _background(
-    db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: llms.ModelSpec, percentage: float
+    db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: models.ModelSpec, percentage: float
 ) -> tuple[Background, Selection, int, int]:
     """The caller's background over the source's cards, numbered as the
     source numbers them: (background, its visible cards, unranked, budget)."""
-    from cardchat.background import Background, fit_background, renumber
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
+    from cardchat.retrieval.background import Background, fit_background, renumber
 
     number = {cid: n for n, cid in enumerate(source_ids, start=1) if cid}
     chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "")

@@ -13,21 +13,22 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from cardchat import access, llms, ratelimit
-from cardchat.account_schema import TokenReservation
+from cardchat.access import permissions, ratelimit
 from cardchat.chat.collection import CardSource
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.turns import question_and_stub, token_bound
-from cardchat.context_schema import ChatSource
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
-from cardchat.parsing import CreateChatRequest
-from cardchat.schema import Card, Chat, ChatBackground, ChatPrivate, now
+from cardchat.llm import models
+from cardchat.parsing.requests import CreateChatRequest
+from cardchat.schema.accounts import TokenReservation
+from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate, now
 
 if TYPE_CHECKING:
-    from cardchat.background import Authors, Background
     from cardchat.chat.candidates import Pool
     from cardchat.embeddings import Embedder
+    from cardchat.retrieval.background import Authors, Background
 
 #: Tokens a provider adds around the system text and one user turn.
 QUESTION_OVERHEAD = 64
@@ -84,12 +85,12 @@ class CreateChatResult:
         return {"chat_id": self.chat_id, **({"empty_reason": self.empty_reason} if self.empty_reason else {})}
 
 
-def background_budget(spec: llms.ModelSpec, percentage: float, question: str) -> int:
+def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
     """percentage × the window, but never so much that the first question and
     the answer's reserve no longer fit beside it (at 100 % every answer would
     fail with the context too small, and so would every retry)."""
     from cardchat.chat.turns import output_reserve
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0] - QUESTION_OVERHEAD
     return max(0, min(int(percentage * spec.context_window), room))
@@ -103,7 +104,7 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     clock = _Stopwatch()
-    spec = llms.MODELS[req.model]
+    spec = models.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
@@ -148,7 +149,7 @@ def select_background(
     uid: str,
     source: CardSource,
     question: str,
-    spec: llms.ModelSpec,
+    spec: models.ModelSpec,
     percentage: float,
     description: str,
 ) -> Selection:
@@ -200,7 +201,7 @@ class _Stopwatch:
 def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: str) -> Pool:
     """Embed (and store) candidates without a fresh vector, best BM25 match first, within
     EMBED_ON_THE_SPOT and EMBED_BUDGET_S; the pool ranks them with what it made."""
-    from cardchat import access
+    from cardchat.access import permissions
     from cardchat.chat.candidates import with_vectors
     from cardchat.embeddings.text import embeddable_and_hash
     from cardchat.repo import cards as card_repo
@@ -215,7 +216,7 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
     if until - time.perf_counter() <= 0:
         return pool
     need = [c for c in missing if c not in pool.loose]
-    cards = {**access.readable_cards(card_repo.load_cards(db, need), uid, need), **pool.loose}
+    cards = {**permissions.readable_cards(card_repo.load_cards(db, need), uid, need), **pool.loose}
     # Stored since the index was written (a trigger not through yet, an earlier call's on-the-spot work).
     hashes = {c: embeddable_and_hash(cards[c].title, cards[c].body)[1] for c in missing if c in cards}
     vectors = emb_repo.load_embeddings(db, hashes, embedder.model_id)
@@ -231,9 +232,9 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
 
 
 def _fit(
-    ranked: list[tuple[str, Card]], budget: int, spec: llms.ModelSpec, description: str, authors: Authors
+    ranked: list[tuple[str, Card]], budget: int, spec: models.ModelSpec, description: str, authors: Authors
 ) -> Background:
-    from cardchat import background
+    from cardchat.retrieval import background
 
     try:
         return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
@@ -247,7 +248,7 @@ def _write(
     chat: Chat,
     private: ChatPrivate,
     bg: Background,
-    spec: llms.ModelSpec,
+    spec: models.ModelSpec,
     question: str,
     stamp: datetime,
     rules: ratelimit.Limits,
@@ -313,6 +314,6 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
 def delete_chat(db: Any, uid: str, chat_id: str) -> None:
     from cardchat.repo import chats as chat_repo
 
-    access.require_owner(chat_repo.get_chat(db, chat_id), uid)
+    permissions.require_owner(chat_repo.get_chat(db, chat_id), uid)
     ratelimit.release_unclaimed(db, uid, chat_id)
     chat_repo.delete_chat(db, chat_id)

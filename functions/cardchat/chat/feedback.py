@@ -8,15 +8,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cardchat.access import require_owner
-from cardchat.account_schema import AnswerFeedback
+from cardchat.access.permissions import require_owner
 from cardchat.errors import FailedPrecondition, NotFound
-from cardchat.parsing import RateAnswerRequest
+from cardchat.parsing.requests import RateAnswerRequest
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema import MESSAGE_STATUS, ChatMessage
-from cardchat.schema import now as utc_now
+from cardchat.schema.accounts import AnswerFeedback
+from cardchat.schema.documents import MESSAGE_STATUS, ChatMessage
+from cardchat.schema.documents import now as utc_now
 
 
 def rate_answer(db: Any, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:

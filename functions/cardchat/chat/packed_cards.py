@@ -5,7 +5,7 @@ withdraw a card whose id was made again by someone else)."""
 
 from __future__ import annotations
 
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 
 def packed_owners(card_ids: list[str], cards: dict[str, Card], known: list[str] | None = None) -> list[str]:

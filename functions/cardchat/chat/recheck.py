@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cardchat import access
+from cardchat.access import permissions
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.schema import Chat, ChatPrivate
+from cardchat.schema.documents import Chat, ChatPrivate
 
 
 @dataclass
@@ -47,13 +47,13 @@ def check(
     from cardchat.repo import cards as card_repo
 
     cards = card_repo.load_access(db, [c for c in card_ids if c])
-    readable = access.readable_cards(cards, owner)
+    readable = permissions.readable_cards(cards, owner)
     known = packed_owners(card_ids, cards, owners)
     kept = [c if c in readable and cards[c].owner == known[i] else "" for i, c in enumerate(card_ids)]
     gone = {n for n, (was, now) in enumerate(zip(card_ids, kept), start=1) if was and not now}
     if gone:
-        from cardchat.background import drop_cards
-        from cardchat.tokens import count_tokens
+        from cardchat.llm.tokens import count_tokens
+        from cardchat.retrieval.background import drop_cards
 
         text = drop_cards(text, gone)
         tokens = count_tokens([text], tokenizer)[0]

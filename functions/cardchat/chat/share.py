@@ -17,13 +17,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cardchat.access import require_owner
-from cardchat.address_parsing import ShareChatRequest
-from cardchat.card_viewers import spend_lookups
+from cardchat.access.card_viewers import spend_lookups
+from cardchat.access.permissions import require_owner
 from cardchat.errors import FailedPrecondition, NotFound
+from cardchat.parsing.addresses import ShareChatRequest
 from cardchat.repo import accounts, sharing
 from cardchat.repo import chats as chats_repo
-from cardchat.schema import MAX_VIEWERS, ChatAuthor
+from cardchat.schema.documents import MAX_VIEWERS, ChatAuthor
 
 
 def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = None) -> dict[str, Any]:

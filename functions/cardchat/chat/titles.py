@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cardchat.llms import MODELS
+from cardchat.llm.models import MODELS
+from cardchat.parsing.utf8 import well_formed
 from cardchat.providers import Message, ProviderError, complete
-from cardchat.utf8 import well_formed
 
 MAX_WORDS = 7
 MAX_CHARS = 80
@@ -44,7 +44,7 @@ def make_title(model_id: str, question: str, api_key: str | None = None) -> tupl
         return fallback_title(question), 0
     used = usage.input_tokens + usage.output_tokens
     if not used:
-        from cardchat.tokens import count_tokens
+        from cardchat.llm.tokens import count_tokens
 
         used = sum(count_tokens([_INSTRUCTION, question, text], spec.tokenizer))
     return clean_title(text) or fallback_title(question), used
@@ -56,9 +56,9 @@ def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
     After an answer admitted on the owner's own key, only that key may pay: if
     it is gone, the first words stay (the deployment's key would skip the cap,
     as run_key refuses for the answer)."""
-    from cardchat import ratelimit
+    from cardchat.access import ratelimit
+    from cardchat.access.own_keys import key_for
     from cardchat.ids import first_message_id
-    from cardchat.personal_keys import key_for
     from cardchat.repo import chats as chat_repo
     from cardchat.repo import messages as messages_repo
 

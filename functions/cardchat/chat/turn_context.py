@@ -14,7 +14,7 @@ Citation numbers never change: a card keeps its [n] once given (a card
 dropped for room and added again gets its old number back), a new card gets
 the next one, and ChatPrivate.card_ids grows in that order so the owner's
 citation links keep working. The owner's record of each turn
-(ChatPrivate.context_turns, context_schema.ContextTurn) says which cards came in,
+(ChatPrivate.context_turns, chat_sources.ContextTurn) says which cards came in,
 with their rank and score; nothing of it reaches a client-readable document.
 
 Ranking runs in the generation run rather than in postMessage: the callable
@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.chat.collection import CardSource, source_of
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.context_schema import ContextTurn
-from cardchat.llms import ModelSpec
-from cardchat.schema import Card, ChatPrivate
+from cardchat.llm.models import ModelSpec
+from cardchat.retrieval.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
+from cardchat.schema.chat_sources import ContextTurn
+from cardchat.schema.documents import Card, ChatPrivate
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def plan_turn(
     `text`, and older additions are dropped to make it at least `budget`.
     A redo of answer `index` (a retry) first takes out what its last run added.
     A card not of `authors.owner` goes in marked as someone else's."""
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
     ctx = _Context(text, tokens, set(card_numbers(text)), room, tokenizer)
     ctx.drop({a["n"] for t in turns if t.message_index == index for a in t.added})
@@ -179,7 +179,7 @@ class _Context:
     tokenizer: str
 
     def drop(self, numbers: set[int]) -> list[int]:
-        from cardchat.tokens import count_tokens
+        from cardchat.llm.tokens import count_tokens
 
         gone = numbers & self.present
         if gone:
@@ -205,7 +205,7 @@ def rank_source(
     ranked by BM25 alone (no embedding on the spot: the answer is waiting).
     Only the cards a turn can use are read: the best TURN_CANDIDATES past
     those in the context (`context_ids`), and those (for their citations)."""
-    from cardchat import access
+    from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
@@ -222,7 +222,7 @@ def rank_source(
     head = ids[: len(in_context) + TURN_CANDIDATES]
     wanted = list(dict.fromkeys(head + [c for c in context_ids if c]))
     loaded = {**card_repo.load_cards(db, [c for c in wanted if c not in pool.loose]), **pool.loose}
-    cards = access.readable_cards(loaded, owner, wanted)
+    cards = permissions.readable_cards(loaded, owner, wanted)
     gone = {c for c in head if c not in cards}
     sims = pool.similarities(query_vec) if len(pool) else np.zeros(0)
     has = pool.has_vector()

@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from cardchat.access import require_owner
-from cardchat.account_schema import TokenReservation
+from cardchat.access.permissions import require_owner
+from cardchat.access.ratelimit import Limits, admit
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.ids import new_message_id
-from cardchat.llms import MODELS, ModelSpec
+from cardchat.llm.models import MODELS, ModelSpec
 from cardchat.providers.base import Message
-from cardchat.ratelimit import Limits, admit
 from cardchat.repo import messages as repo
-from cardchat.schema import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat, ChatMessage
-from cardchat.schema import now as utc_now
+from cardchat.schema.accounts import TokenReservation
+from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat, ChatMessage
+from cardchat.schema.documents import now as utc_now
 
 #: Tokens a provider adds around each message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 8
@@ -103,7 +103,7 @@ def _background_tokens(db: Any, chat_id: str) -> int:
 def post_message(
     db: Any, uid: str, chat_id: str, text: str, now: datetime | None = None, limits: Limits | None = None
 ) -> str:
-    """Append the user's message (parsed: parsing.post_message) and an
+    """Append the user's message (parsed: parsing.requests.post_message) and an
     assistant stub; returns the stub's id. The caller's rate-limit slot and
     token reservation are taken in the same transaction, after the checks."""
     when = now or utc_now()
@@ -255,7 +255,7 @@ def byte_bounds(texts: Sequence[str], tokenizer: str) -> list[int]:
     """An upper bound on each text's token count without loading a tokenizer:
     a byte-level BPE token covers at least one UTF-8 byte, and the estimated
     tokenizers scale an o200k count by a known factor."""
-    from cardchat.tokens import ESTIMATE_FACTORS
+    from cardchat.llm.tokens import ESTIMATE_FACTORS
 
     factor = ESTIMATE_FACTORS.get(tokenizer, 1.0)
     return [math.ceil(len(t.encode("utf-8")) * factor) for t in texts]
@@ -282,7 +282,7 @@ def window_for(
     except ContextTooSmall:
         pass  # the bound is loose: only the real count can say
     if count is None:
-        from cardchat.tokens import count_tokens
+        from cardchat.llm.tokens import count_tokens
 
         count = count_tokens
     return fit_history(history, count(texts, spec.tokenizer) if texts else [], background_tokens, spec)

@@ -1,4 +1,4 @@
-"""Text embeddings: one interface, three implementations.
+"""Text embeddings: one interface, three implementations (and card_quota: which cards get one).
 
 MiniLM runs locally (no key, no network) and is the default; OpenAI and
 Gemini are real API calls, chosen with CARDCHAT_EMBEDDINGS. Every stored
@@ -17,11 +17,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from cardchat import keys
+from cardchat.llm import secret_keys
 
-ENV_VAR = keys.EMBEDDINGS_ENV
-DEFAULT = keys.DEFAULT_EMBEDDINGS
-NAMES = tuple(keys.EMBEDDER_KEYS)
+ENV_VAR = secret_keys.EMBEDDINGS_ENV
+DEFAULT = secret_keys.DEFAULT_EMBEDDINGS
+NAMES = tuple(secret_keys.EMBEDDER_KEYS)
 
 
 class EmbeddingError(RuntimeError):
@@ -50,7 +50,7 @@ _lock = threading.Lock()
 
 
 def resolve_name(name: str | None = None) -> str:
-    resolved = (name or keys.embeddings_name()).strip().lower()
+    resolved = (name or secret_keys.embeddings_name()).strip().lower()
     if resolved not in NAMES:
         raise ValueError(f"unknown embeddings {resolved!r}: expected one of {', '.join(NAMES)}")
     return resolved

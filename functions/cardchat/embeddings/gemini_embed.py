@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..keys import EMBEDDER_KEYS
+from ..llm.secret_keys import EMBEDDER_KEYS
 from .remote import RemoteEmbedder
 
 MODEL_ID = "gemini-embedding-001"
@@ -25,7 +25,7 @@ DIM = 768
 #: What stored vectors record: the model, its width and the task types used.
 STORED_ID = f"{MODEL_ID}/{DIM}/retrieval"
 MAX_BATCH = 100
-# No Gemini tokenizer offline: cut with the conservative estimate (tokens.py),
+# No Gemini tokenizer offline: cut with the conservative estimate (llm/tokens.py),
 # which errs high, so a cut text is within the 2,048-token limit.
 TOKENIZER = "estimate-gemini"
 MAX_INPUT_TOKENS = 2_000

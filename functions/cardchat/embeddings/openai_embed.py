@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..keys import EMBEDDER_KEYS
+from ..llm.secret_keys import EMBEDDER_KEYS
 from .remote import RemoteEmbedder
 
 MODEL_ID = "text-embedding-3-small"

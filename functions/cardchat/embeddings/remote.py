@@ -69,7 +69,7 @@ class RemoteEmbedder(ABC):
         max_batch_tokens: int | None = None,
         query: bool = False,
     ) -> np.ndarray:
-        from ..tokens import count_tokens, truncate_tokens
+        from ..llm.tokens import count_tokens, truncate_tokens
 
         texts = [t if t.strip() else " " for t in texts]  # the APIs reject empty strings
         out = np.empty((len(texts), self.dim), dtype=np.float32)

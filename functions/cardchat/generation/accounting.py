@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from cardchat import claims
-from cardchat.account_schema import UsageDay
-from cardchat.llms import ModelSpec, cost_usd
-from cardchat.schema import Usage
+from cardchat.generation import claims
+from cardchat.llm.models import ModelSpec, cost_usd
+from cardchat.schema.accounts import UsageDay
+from cardchat.schema.documents import Usage
 
 #: jsonPayload.event of the per-answer log line (the log-based metrics filter on it).
 LOG_EVENT = "cardchat.answer"

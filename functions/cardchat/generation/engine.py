@@ -15,7 +15,7 @@ a second attempt would start a different answer. An answer still streaming
 near the function's time limit is cut off and kept, marked as such.
 
 What a client reads about a failure or a wait (`error`, `provider_wait.reason`)
-is a fixed headline (headlines.py); the provider's words go to the log only.
+is a fixed headline (providers/headlines.py); the provider's words go to the log only.
 """
 
 from __future__ import annotations
@@ -29,20 +29,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat import providers
+from cardchat.access.own_keys import run_key
+from cardchat.access.ratelimit import reconcile
 from cardchat.chat import turn_context
 from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
 from cardchat.generation import accounting, run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
-from cardchat.headlines import headline
 from cardchat.ids import new_run_id
-from cardchat.llms import MODELS
-from cardchat.personal_keys import run_key
+from cardchat.llm.models import MODELS
 from cardchat.providers.base import ProviderError
-from cardchat.ratelimit import reconcile
+from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
-from cardchat.schema import GENERATE_TIMEOUT_S, Chat, ChatMessage, ChatPrivate, StreamChunk, Usage
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatMessage, ChatPrivate, StreamChunk, Usage
+from cardchat.schema.documents import now as utc_now
 
 __all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
 
@@ -114,7 +114,7 @@ class _Run:
         self.background = ""
         self.background_tokens = 0
         self.secrets: list[str | None] = []
-        self.api_key: str | None = None  # the chat owner's own key (personal_keys.py), else None
+        self.api_key: str | None = None  # the chat owner's own key (access/own_keys.py), else None
         self.writer: StreamWriter | None = None
         self.parts: list[str] = []
         self.usage: Usage | None = None
@@ -329,7 +329,7 @@ def _wait_renewing(run: _Run, seconds: float) -> None:
 
 
 def _estimated_usage(spec: Any, messages: list[Any], background_tokens: int, content: str) -> Usage:
-    from cardchat.tokens import count_tokens
+    from cardchat.llm.tokens import count_tokens
 
     counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
     return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 from cardchat.providers.base import ProviderError
-from cardchat.scrub import scrub_error
+from cardchat.providers.scrub import scrub_error
 
 log = logging.getLogger("cardchat.generation.engine")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardchat.background import FOREIGN_NOTE
-from cardchat.schema import Card
+from cardchat.retrieval.background import FOREIGN_NOTE
+from cardchat.schema.documents import Card
 
 #: Per tool, whether its results can hold text the user did not write (the MCP `openWorldHint`):
 #: cards of other people, and answers a model drew from them. The chat list is the user's own.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardchat.collection_query import CollectionQuery
+from cardchat.parsing.collection_query import CollectionQuery
 
 #: Characters of a card's text around its best match (chat/card_search.snippet).
 SNIPPET_CHARS = 240

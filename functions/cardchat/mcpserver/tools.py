@@ -16,9 +16,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from cardchat.collection_query import DEFAULT_SCOPE, MAX_OWNER_CHARS, SCOPES, from_request
 from cardchat.errors import InvalidArgument, NotFound
-from cardchat.parsing import doc_id
+from cardchat.parsing.collection_query import DEFAULT_SCOPE, MAX_OWNER_CHARS, SCOPES, from_request
+from cardchat.parsing.requests import doc_id
 
 MAX_QUERY_CHARS = 2_000
 MAX_SEARCH_RESULTS = 50

@@ -1,6 +1,6 @@
 """Model providers behind one call: `stream(model_id, messages, system)`.
 
-Adding a model is one entry in llms.MODELS; adding a provider is one module
+Adding a model is one entry in models.MODELS; adding a provider is one module
 here and one entry in PROVIDERS. Provider modules import their SDKs, so they
 load only when a model of theirs is first used.
 """
@@ -11,10 +11,10 @@ import importlib
 import os
 from collections.abc import Callable, Generator
 
-from cardchat.llms import MODELS, ModelSpec, key_present
+from cardchat.llm.models import MODELS, ModelSpec, key_present
 from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
-from cardchat.schema import Usage
-from cardchat.scrub import scrub_error
+from cardchat.providers.scrub import scrub_error
+from cardchat.schema.documents import Usage
 
 __all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "stream"]
 
@@ -48,7 +48,7 @@ def stream(
     model_id: str, messages: list[Message], system: str, max_tokens: int | None = None, api_key: str | None = None
 ) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only.
-    `api_key`: the user's own key (personal_keys.py), used instead of the
+    `api_key`: the user's own key (access/own_keys.py), used instead of the
     deployment's; a failure then says it is theirs that failed."""
     spec = resolve(model_id, own_key=api_key is not None)
     if not messages or messages[-1]["role"] != "user":

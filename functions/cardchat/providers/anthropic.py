@@ -6,13 +6,13 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, client_options
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
     import anthropic
     import httpx2
 
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
 
 
 class AnthropicProvider(SDKProvider):

@@ -2,7 +2,7 @@
 
 A provider turns (model, messages, hidden background, token budget) into text
 deltas and a final Usage, and turns every failure into a ProviderError: a
-fixed headline (headlines.py) a client may read, and the provider's own words,
+fixed headline (providers/headlines.py) a client may read, and the provider's own words,
 scrubbed, for the server log only. The engine owns retries and decides by
 `kind`, so SDK retries stay off.
 """
@@ -16,14 +16,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
-from cardchat.headlines import headline
-from cardchat.schema import Usage
-from cardchat.scrub import scrub_error
+from cardchat.providers.headlines import headline
+from cardchat.providers.scrub import scrub_error
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
     import httpx2
 
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
 
 
 class Message(TypedDict):
@@ -218,7 +218,7 @@ class SDKProvider(ABC):
     provider: str
     #: The key's environment variable when the model's spec names none.
     key_env: str
-    #: The user's own API key (personal_keys.py), set by providers.stream: used instead of the deployment's.
+    #: The user's own API key (access/own_keys.py), set by providers.stream: used instead of the deployment's.
     api_key: str | None = None
 
     def __init__(self, http_client: httpx2.Client | None = None):

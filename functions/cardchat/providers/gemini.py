@@ -8,13 +8,13 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Literal
 
 from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
     import httpx2
     from google import genai
 
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
 
 #: Below this output budget a request is a short task (a title): Gemini 2.5
 #: spends the output budget on thinking first and could return no text at all.

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardchat.providers.base import Message, ProviderError
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
     from cardchat.retrieval.bm25 import Bm25
 
 NOTE = (
@@ -89,7 +89,7 @@ class Sentence:
 
 class OfflineProvider:
     def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
-        from cardchat.tokens import count_tokens, truncate_tokens
+        from cardchat.llm.tokens import count_tokens, truncate_tokens
 
         question = messages[-1]["content"]
         pace = _pace_seconds()
@@ -115,7 +115,7 @@ def sentences_of(background: str) -> list[Sentence]:
     """The background's card bodies as quotable sentences, in card order."""
     if not background.strip():
         return []
-    from cardchat.background import parse_background
+    from cardchat.retrieval.background import parse_background
 
     try:
         cards = parse_background(background)

@@ -11,13 +11,13 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, client_options
-from cardchat.schema import Usage
+from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
     import httpx2
     import openai
 
-    from cardchat.llms import ModelSpec
+    from cardchat.llm.models import ModelSpec
 
 
 class OpenAIProvider(SDKProvider):

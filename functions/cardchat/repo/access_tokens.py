@@ -10,16 +10,16 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
-from cardchat.account_schema import (
+from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo.transactions import run_in_transaction
+from cardchat.schema.accounts import (
     ACCESS_TOKEN_HASHES,
     ACCESS_TOKEN_OWNERS,
     ACCESS_TOKENS,
     AccessToken,
     AccessTokenHash,
 )
-from cardchat.repo import ratelimit as ratelimit_repo
-from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import MCP_WINDOW
+from cardchat.schema.documents import MCP_WINDOW
 
 
 def create_within(

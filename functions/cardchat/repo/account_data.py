@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from google.cloud.firestore import ArrayRemove, FieldFilter
 
-from ..account_schema import (
+from ..embeddings.card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS
+from ..schema.accounts import (
     ACCESS_TOKEN_HASHES,
     ACCESS_TOKEN_OWNERS,
     ACCESS_TOKENS,
@@ -31,9 +32,7 @@ from ..account_schema import (
     USER_API_KEYS,
     VIEWER_LOOKUPS,
 )
-from ..card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS
-from ..embedding_schema import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
-from ..schema import (
+from ..schema.documents import (
     CARD_EMBEDDINGS,
     CARDS,
     CHAT_VIEWERS,
@@ -44,6 +43,7 @@ from ..schema import (
     RETRIEVAL_INDEX_SHARDS,
     USERS,
 )
+from ..schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from . import chats as chats_repo
 from .retrieval_index import index_key
 

@@ -1,5 +1,5 @@
 """user_api_keys/{uid}: a user's own provider API keys, sealed
-(personal_keys.py, keycrypt.py), one map entry per provider. Server-only:
+(access/own_keys.py, llm/keycrypt.py), one map entry per provider. Server-only:
 the rules deny every client, the owner and admins included."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import USER_API_KEYS, StoredApiKey
+from cardchat.schema.accounts import USER_API_KEYS, StoredApiKey
 
 
 def get(db: firestore.Client, uid: str) -> dict[str, dict[str, Any]]:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from google.cloud.firestore import FieldFilter
 
-from ..account_schema import CARD_SOURCES, CardSources
-from ..schema import CARDS, Card
+from ..schema.accounts import CARD_SOURCES, CardSources
+from ..schema.documents import CARDS, Card
 from .cards import READS
 
 if TYPE_CHECKING:

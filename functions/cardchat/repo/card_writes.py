@@ -10,7 +10,7 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from cardchat.schema import CARDS, Card
+from cardchat.schema.documents import CARDS, Card
 
 BATCH = 500  # Firestore's limit of writes per batch
 #: Bytes of card text per commit: Firestore takes requests of up to 10 MiB and

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.api_core import exceptions as gexc
 
-from ..schema import CARDS, Card
+from ..schema.documents import CARDS, Card
 from .batchget import batch_get
 
 #: Ids per stream: fewer, longer streams measured fastest (2,500: 380 ms for
@@ -77,7 +77,7 @@ def load_cards(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]
     return {i: found[i] for i in dict.fromkeys(card_ids) if i in found}
 
 
-#: The fields that decide who may read a card (schema.Card.visible_to).
+#: The fields that decide who may read a card (documents.Card.visible_to).
 ACCESS_FIELDS = ("owner", "visibility", "viewers")
 
 

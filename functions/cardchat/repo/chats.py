@@ -17,11 +17,11 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import ANSWER_FEEDBACK
-from cardchat.context_schema import CHAT_SOURCES, ChatSource
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import (
+from cardchat.schema.accounts import ANSWER_FEEDBACK
+from cardchat.schema.chat_sources import CHAT_SOURCES, ChatSource
+from cardchat.schema.documents import (
     CHAT_AUTHORS,
     CHAT_BACKGROUND_PARTS,
     CHAT_BACKGROUNDS,
@@ -201,7 +201,7 @@ def replace_background(
 ) -> None:
     """The background after cards were withdrawn from it (chat/recheck.py), with the
     counts, owners and citations that follow, in one atomic batch."""
-    from cardchat.background import card_numbers
+    from cardchat.retrieval.background import card_numbers
 
     packed = len(card_numbers(text))
     fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
@@ -209,7 +209,7 @@ def replace_background(
 
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
-    """The chat's server-only source (context_schema.ChatSource), None for a chat made before sources were kept."""
+    """The chat's server-only source (chat_sources.ChatSource), None for a chat made before sources were kept."""
     return _get(db, CHAT_SOURCES, chat_id)
 
 

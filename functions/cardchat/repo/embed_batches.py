@@ -21,7 +21,7 @@ worker's last look finds the entry. A crashed worker's notice and leases
 run out (NOTICE, LEASE); the owner's next card write drains again, and
 `python -m cardchat backfill` embeds whatever is left.
 
-Over a per-user card quota (card_quota.py) a card is not embedded: the batch
+Over a per-user card quota (embeddings/card_quota.py) a card is not embedded: the batch
 records why (repo/embed_quota.py), and a worker with room (a raised limit,
 deleted cards, a later minute) takes it back when its queue is empty.
 
@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as gexc
 
-from ..card_quota import CARD_LIMIT, EMBEDDING_SKIPS, CardQuota, skip_id
-from ..embedding_schema import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from ..embeddings import Embedder
+from ..embeddings.card_quota import CARD_LIMIT, EMBEDDING_SKIPS, CardQuota, skip_id
 from ..embeddings.text import embeddable_and_hash
-from ..schema import CARD_EMBEDDINGS, Card, now
+from ..schema.documents import CARD_EMBEDDINGS, Card, now
+from ..schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from . import embed_queue as queue
 from . import embed_quota, retrieval_index
 from .cards import load_cards, read_many

@@ -21,7 +21,8 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from ..embedding_schema import (
+from ..schema.documents import CARDS, Card
+from ..schema.embedding_queue import (
     EMBEDDING_HANDOVERS,
     EMBEDDING_PROGRESS,
     EMBEDDING_QUEUE,
@@ -31,7 +32,6 @@ from ..embedding_schema import (
     QueuedCard,
     WorkerNotice,
 )
-from ..schema import CARDS, Card
 from .transactions import TX_PATIENCE_S, run_in_transaction
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""The card quotas on the store (card_quota.py): the embedding worker asks,
+"""The card quotas on the store (embeddings/card_quota.py): the embedding worker asks,
 once per batch, which of the batch's cards may be embedded, and records why
 the others were not.
 
@@ -19,8 +19,8 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_query import FieldFilter
 
-from ..card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS, CardQuota, Gate, gate, minute_of, skip_id
-from ..schema import CARD_EMBEDDINGS
+from ..embeddings.card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS, CardQuota, Gate, gate, minute_of, skip_id
+from ..schema.documents import CARD_EMBEDDINGS
 from .cards import read_many
 from .transactions import run_in_transaction
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..embeddings import Embedder, pack, unpack
 from ..embeddings.text import embeddable_and_hash
-from ..schema import CARD_EMBEDDINGS, Card, CardEmbedding
+from ..schema.documents import CARD_EMBEDDINGS, Card, CardEmbedding
 from .cards import batched, read_many
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import ANSWER_FEEDBACK, AnswerFeedback
+from cardchat.schema.accounts import ANSWER_FEEDBACK, AnswerFeedback
 
 
 def _ref(db: firestore.Client, message_id: str) -> firestore.DocumentReference:

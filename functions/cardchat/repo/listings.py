@@ -9,11 +9,11 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
-from cardchat.schema import CARDS, CHATS, Card
+from cardchat.schema.documents import CARDS, CHATS, Card
 
 
 def visible_cards(db: firestore.Client, uid: str) -> dict[str, Card]:
-    """Every card `uid` may view (schema.Card.visible_to): their own, those
+    """Every card `uid` may view (documents.Card.visible_to): their own, those
     whose viewers name them, and public ones; each once, by id."""
     cards = db.collection(CARDS)
     queries = [

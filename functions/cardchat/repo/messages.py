@@ -21,13 +21,13 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from cardchat.account_schema import UsageDay
 from cardchat.ids import chunk_id
+from cardchat.parsing.utf8 import well_formed_fields
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
-from cardchat.utf8 import well_formed_fields
+from cardchat.schema.accounts import UsageDay
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450

@@ -7,9 +7,9 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import RateLimit, TokenReservation
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema import RATE_LIMITS, RATE_WINDOWS
+from cardchat.schema.accounts import RateLimit, TokenReservation
+from cardchat.schema.documents import RATE_LIMITS, RATE_WINDOWS
 
 #: (uid, change): a caller's transaction applies `change` to rate_limits/{uid}
 #: beside its own writes; `change` raises to refuse, and then nothing is written.

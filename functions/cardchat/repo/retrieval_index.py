@@ -35,7 +35,7 @@ import numpy as np
 
 from ..retrieval.index_entries import Entry, Packed, encode_shard, entries_of, make_entry, unpack_shard
 from ..retrieval.index_snapshot import Snapshot, from_packed
-from ..schema import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
+from ..schema.documents import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 from .transactions import run_in_transaction
 
 if TYPE_CHECKING:

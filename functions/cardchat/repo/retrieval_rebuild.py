@@ -27,7 +27,7 @@ from google.cloud.firestore import FieldFilter
 
 from ..embeddings.text import embeddable_and_hash
 from ..retrieval.index_entries import Entry, decode_shard, encode_shard, make_entry
-from ..schema import CARDS, RETRIEVAL_INDEX_SHARDS, Card, now
+from ..schema.documents import CARDS, RETRIEVAL_INDEX_SHARDS, Card, now
 from .embeddings import load_embeddings
 from .retrieval_index import (
     ATTEMPTS,

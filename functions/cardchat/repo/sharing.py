@@ -10,8 +10,8 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.ids import chat_viewer_id
-from cardchat.schema import CHAT_AUTHORS, CHAT_VIEWERS, CHATS, ChatAuthor, ChatViewer
-from cardchat.schema import now as utc_now
+from cardchat.schema.documents import CHAT_AUTHORS, CHAT_VIEWERS, CHATS, ChatAuthor, ChatViewer
+from cardchat.schema.documents import now as utc_now
 
 #: (the chat as stored or None, its viewers' uids now, the author doc as stored or None) → (viewers, author).
 Decide = Callable[[dict[str, Any] | None, list[str], dict[str, Any] | None], tuple[list[str], ChatAuthor]]

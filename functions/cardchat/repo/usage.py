@@ -10,7 +10,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import USAGE_DAILY, UsageDay, usage_day_id
+from cardchat.schema.accounts import USAGE_DAILY, UsageDay, usage_day_id
 
 
 def add_in(tx: firestore.Transaction, db: firestore.Client, day: UsageDay) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardchat.schema import USERS, UserDoc
+from cardchat.schema.documents import USERS, UserDoc
 
 
 def get_user(db: Any, uid: str) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
 """Firestore adapter for viewer_lookups/{uid} (server-only): a user's budget
-of email look-ups and the uids they found by email (card_viewers.py)."""
+of email look-ups and the uids they found by email (access/card_viewers.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.account_schema import VIEWER_LOOKUPS, ViewerLookups
 from cardchat.repo.transactions import run_in_transaction
+from cardchat.schema.accounts import VIEWER_LOOKUPS, ViewerLookups
 
 
 def _from_dict(d: dict[str, Any] | None) -> ViewerLookups:

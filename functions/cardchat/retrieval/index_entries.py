@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
 from cardchat.retrieval.index_entries import Entry, Packed
-from cardchat.schema import Card
+from cardchat.schema.documents import Card
 
 if TYPE_CHECKING:
-    from cardchat.collection_query import CollectionQuery
+    from cardchat.parsing.collection_query import CollectionQuery
     from cardchat.retrieval.rank import Ranking, RankingConfig
 
 #: Rows converted to float32 at a time for the dense scores (a 12 MB block at 384 dimensions).

@@ -1,0 +1,86 @@
+"""Bring your own key: a user stores their own Anthropic / OpenAI / Gemini
+API key, and their chats on that provider's models are answered with it.
+
+The key is sealed (llm/keycrypt.py: AES-GCM under a key held in env / Firebase
+secrets) into the server-only `user_api_keys/{uid}`; only its last four
+characters are ever shown back. With a key of their own a user sees the
+provider's models even when the deployment holds no key for it, may chat
+without `may_use_ai`, and is not held to the deployment's daily token cap
+(the per-minute limit still applies: permissions.AIAccess). A failure on their key
+says it is theirs that failed (headlines.OWN_KEY_PREFIX). The key is
+unsealed only for the call that uses it and scrubbed from anything logged.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cardchat.access.permissions import may_use_ai
+from cardchat.llm import keycrypt
+from cardchat.llm.models import ModelSpec
+from cardchat.providers.base import ProviderError
+from cardchat.repo import api_keys as repo
+from cardchat.schema.accounts import StoredApiKey
+from cardchat.schema.documents import now as utc_now
+
+
+def _context(uid: str, provider: str) -> str:
+    return f"{uid}/{provider}"
+
+
+def _shown(provider: str, record: dict[str, Any]) -> dict[str, Any]:
+    """What a client may see of a stored key."""
+    updated = record.get("updated")
+    when = updated.isoformat() if isinstance(updated, datetime) else None
+    return {"provider": provider, "last4": str(record.get("last4") or ""), "updated": when}
+
+
+def set_key(db: Any, uid: str, provider: str, key: str, now: datetime | None = None) -> dict[str, Any]:
+    """Stores (or replaces) `uid`'s key for `provider` (parsed: parsing.requests.api_key); returns what may be shown."""
+    ciphertext, nonce = keycrypt.seal(key, _context(uid, provider))
+    record = StoredApiKey(ciphertext=ciphertext, nonce=nonce, last4=key[-4:], updated=now or utc_now())
+    repo.put(db, uid, provider, record)
+    return _shown(provider, record.to_dict())
+
+
+def delete_key(db: Any, uid: str, provider: str) -> None:
+    repo.delete(db, uid, provider)
+
+
+def list_keys(db: Any, uid: str) -> list[dict[str, Any]]:
+    """The keys `uid` holds, as may be shown: provider, last 4 characters, when stored."""
+    return [_shown(p, r) for p, r in sorted(repo.get(db, uid).items())]
+
+
+def providers_of(db: Any, uid: str) -> frozenset[str]:
+    """The providers `uid` holds a key for (nothing is unsealed)."""
+    return frozenset(repo.get(db, uid))
+
+
+def key_for(db: Any, uid: str, provider: str) -> str | None:
+    """`uid`'s own key for `provider`, unsealed; None when they hold none."""
+    record = repo.get(db, uid).get(provider)
+    if record is None:
+        return None
+    return keycrypt.unseal(bytes(record["ciphertext"]), bytes(record["nonce"]), _context(uid, provider))
+
+
+def run_key(db: Any, owner: str, spec: ModelSpec, admitted_on_own_key: bool = False) -> str | None:
+    """The key an answer of `owner`'s chat on `spec` is made with: their own
+    when they hold one (None: the deployment's). An answer admitted on their
+    own key (ChatMessage.own_key) skipped the daily cap and reserved nothing:
+    if that key was deleted since, it fails (own_key_gone) rather than run,
+    uncounted, on the deployment's key, even for an owner granted AI use:
+    otherwise storing a key, posting and deleting it would skip the cap. One
+    admitted on the deployment's key needs AI use still granted."""
+    if spec.key_env is None or not owner:
+        return None
+    own = key_for(db, owner, spec.provider)
+    if own is not None:
+        return own
+    from cardchat.repo.users import get_user
+
+    if admitted_on_own_key or not may_use_ai(get_user(db, owner)):
+        raise ProviderError("own_key_gone", provider=spec.provider, detail="the owner's own key was deleted")
+    return None

@@ -1,0 +1,384 @@
+"""One typed definition per Firestore document shape.
+
+Writers (endpoints, importer, engine) and tests both build documents through
+these, so a field renamed here is renamed everywhere. Timestamps are
+`datetime` (timezone-aware, UTC); Firestore stores them as Timestamps.
+Nothing here imports Firebase: the store adapter turns these into dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+_COMMON = Path(__file__).resolve().parents[1] / "common" / "collections.json"
+if not _COMMON.exists():  # running from the repository, not a deployed copy
+    _COMMON = Path(__file__).resolve().parents[3] / "common" / "collections.json"
+_SHARED = json.loads(_COMMON.read_text())
+#: common/collections.json as read (parsing/card_validity.py takes its `card_limits`).
+SHARED: dict[str, Any] = _SHARED
+
+#: Collection names, shared with the SPA through common/collections.json.
+COLLECTIONS: dict[str, str] = _SHARED["collections"]
+CARDS = COLLECTIONS["cards"]
+USERS = COLLECTIONS["users"]
+CARD_EMBEDDINGS = COLLECTIONS["card_embeddings"]
+CHATS = COLLECTIONS["chats"]
+#: The owner's data about a chat (cards, collection, counts): owner and admins only.
+CHAT_PRIVATE = COLLECTIONS["chat_private"]
+CHAT_MESSAGES = COLLECTIONS["chat_messages"]
+CHAT_MESSAGES_STREAMING = COLLECTIONS["chat_messages_streaming"]
+#: Server-only: the hidden background of each chat. Rules deny every client.
+CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
+#: Subcollection of a background: the text split into parts below the 1 MiB
+#: document limit (a 1M-token window at 50 % is several MB of text).
+CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
+RATE_LIMITS = COLLECTIONS["rate_limits"]
+#: rate_limits/{uid}/windows/{name}: server-only, a user's minute of calls that make no answer
+#: (ratelimit.WINDOWS: searches, MCP requests), apart from the answers' own slots.
+RATE_WINDOWS = COLLECTIONS["rate_windows"]
+SEARCH_WINDOW = "search"
+MCP_WINDOW = "mcp"
+#: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
+#: anyone only while the chat is published and the owner shows their name.
+CHAT_AUTHORS = COLLECTIONS["chat_authors"]
+#: chat_viewers/{chat}_{uid} (ids.chat_viewer_id): whom a chat is shared with, one doc each, readable by
+#: the chat's owner and that viewer alone; the rules let a viewer read the chat while theirs exists.
+CHAT_VIEWERS = COLLECTIONS["chat_viewers"]
+#: At most this many people a chat is shared with (ChatViewer docs per chat).
+MAX_VIEWERS = 50
+#: Server-only (issue 21): per owner, the retrieval index's head (version, shard list) and its shards.
+RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
+RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
+FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
+REGION: str = _SHARED["region"]
+#: Message statuses and the stall rule, shared with the SPA (scripts/gen-common: web/src/generated/messagestatus.ts).
+MESSAGE_STATUS: dict[str, str] = _SHARED["message_status"]
+LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
+STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
+RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
+
+#: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
+GENERATE_TIMEOUT_S = 540
+SCRATCH_TTL = timedelta(days=2)  # a streaming chunk's `expires` after its writing (firestore.indexes.json TTL)
+
+Visibility = Literal["public", "private"]
+Role = Literal["user", "assistant"]
+Status = Literal["ready", "streaming", "complete", "failed"]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _dict(obj: Any) -> dict[str, Any]:
+    return asdict(obj)
+
+
+@dataclass
+class Card:
+    """cards/{card_id}"""
+
+    title: str
+    body: str  # Markdown
+    owner: str  # uid
+    visibility: Visibility = "private"
+    viewers: list[str] = field(default_factory=list)  # uids that may read a private card
+    tags: list[str] = field(default_factory=list)
+    created: datetime = field(default_factory=now)
+    updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Card:
+        return cls(
+            title=d.get("title", ""),
+            body=d.get("body", ""),
+            owner=d.get("owner", ""),
+            visibility=d.get("visibility", "private"),
+            viewers=list(d.get("viewers") or []),
+            tags=list(d.get("tags") or []),
+            created=d.get("created") or now(),
+            updated=d.get("updated") or now(),
+        )
+
+    def visible_to(self, uid: str | None) -> bool:
+        """firestore.rules' cardIsVisible() without its admin clause: the server
+        culls for the caller as a user, admins included."""
+        if self.visibility == "public":
+            return True
+        return uid is not None and (uid == self.owner or uid in self.viewers)
+
+
+@dataclass
+class UserDoc:
+    """users/{uid}: written only by the server or the admin CLI."""
+
+    may_use_ai: bool = False
+    admin: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class CardEmbedding:
+    """card_embeddings/{card_id}: server-only.
+
+    `vector` is little-endian float32 bytes (see embeddings.pack): 1.5 KB for
+    384-d, read back with one numpy.frombuffer and no per-element decoding.
+    `owner` is the card's: its owner may count their embeddings (an import's
+    "embedded n / N"); no one else reads any.
+    """
+
+    model: str
+    dim: int
+    vector: bytes
+    text_hash: str
+    updated: datetime = field(default_factory=now)
+    owner: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class Collection:
+    description: str = ""
+    configuration: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Chat:
+    """chats/{chat_id}: what a reader of the conversation needs, and no more.
+    Readable by the owner and, once published, by anyone with the link, so it
+    names no private card, no collection and none of the owner's other chats:
+    those are in ChatPrivate."""
+
+    owner: str
+    title: str
+    model: str
+    # "n" → id of the card cited as [n], public cards only: a visitor's links; others "a card you cannot view"
+    public_citations: dict[str, str] = field(default_factory=dict)
+    published: bool = False
+    created: datetime = field(default_factory=now)
+    last_updated: datetime = field(default_factory=now)
+    message_count: int = 2  # next message_index; bumped in the same transaction as appends
+    # Whom it is shared with is not here (anyone who may read the chat would read it): see ChatViewer.
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Chat:
+        """A stored chat, missing fields at their defaults (one place for `or 0`)."""
+        return cls(
+            owner=d.get("owner") or "",
+            title=d.get("title") or "",
+            model=d.get("model") or "",
+            public_citations=dict(d.get("public_citations") or {}),
+            published=bool(d.get("published")),
+            created=d.get("created") or now(),
+            last_updated=d.get("last_updated") or now(),
+            message_count=int(d.get("message_count") or 0),
+        )
+
+
+@dataclass
+class ChatViewer:
+    """chat_viewers/{chat}_{viewer}: `viewer` may read `chat` as a visitor of a
+    published chat does (written by shareChat). Apart from the chat, which
+    visitors read, so only the owner and the viewer learn whom it is shared with."""
+
+    chat: str
+    owner: str
+    viewer: str  # a uid, never an email
+    added: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatAuthor:
+    """chat_authors/{chat_id}: the name on a chat's author chip, written by
+    shareChat. Apart from the chat (which anyone may read once published) so
+    the name never reaches a visitor unless the owner shows it."""
+
+    owner: str
+    name: str  # the owner's display name, else their email (the owner's own choice to show)
+    shown: bool = False  # visitors of the published link see the chip
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class ChatPrivate:
+    """chat_private/{chat_id}: the owner's data about a chat. Readable by the
+    owner and admins, written by the server alone; nothing of the cards' text."""
+
+    owner: str
+    background_length: int  # target tokens
+    background_tokens: int  # tokens used
+    # included cards in rank order; citation [n] is card_ids[n-1]. A card the
+    # owner may no longer read is withdrawn from the background (chat/recheck.py)
+    # and its entry becomes "": numbers are never reused.
+    card_ids: list[str]
+    card_count_requested: int
+    collection: Collection = field(default_factory=Collection)
+    # the owner of each card of card_ids when it was packed ("" for a withdrawn card, or one packed
+    # before owners were kept): a card whose owner changed since (deleted, and its id made again by
+    # someone else) is withdrawn like a deleted one (chat/recheck.py)
+    card_owners: list[str] = field(default_factory=list)
+    # how many requested cards had no usable embedding: ranked by BM25 alone (retrieval/rank.py)
+    cards_unranked: int = 0
+    # set on a branch (chat/branch.py): {"chat": source chat id, "message_index": the question it re-asks}
+    branched_from: dict[str, Any] | None = None
+    # set on a continued chat (chat/continuation.py): {"chat": the chat it continues, "messages": turns copied}
+    continued_from: dict[str, Any] | None = None
+    # What the context holds, for the owner's "why" (chat/turn_context.py): cards ranked when the chat
+    # was made, cards in the context now, cards the first budget left out, and per follow-up a ContextTurn.
+    cards_considered: int = 0
+    cards_packed: int = 0
+    cards_cut: int = 0
+    context_turns: list[dict[str, Any]] = field(default_factory=list)
+    # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
+    # owner-only like the rest; absent (not null) for a chat made from ids.
+    collection_query: dict[str, Any] | None = None
+    # Cards of other people the context has held (a count, never which): the owner's publish control says so.
+    cards_by_others: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _dict(self)
+        if d["collection_query"] is None:
+            del d["collection_query"]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChatPrivate:
+        collection = d.get("collection") or {}
+        return cls(
+            owner=d.get("owner") or "",
+            background_length=int(d.get("background_length") or 0),
+            background_tokens=int(d.get("background_tokens") or 0),
+            card_ids=list(d.get("card_ids") or []),
+            card_count_requested=int(d.get("card_count_requested") or 0),
+            card_owners=list(d.get("card_owners") or []),
+            collection=Collection(
+                description=collection.get("description") or "",
+                configuration=dict(collection.get("configuration") or {}),
+            ),
+            cards_unranked=int(d.get("cards_unranked") or 0),
+            branched_from=d.get("branched_from"),
+            continued_from=d.get("continued_from"),
+            cards_considered=int(d.get("cards_considered") or 0),
+            cards_packed=int(d.get("cards_packed") or 0),
+            cards_cut=int(d.get("cards_cut") or 0),
+            context_turns=list(d.get("context_turns") or []),
+            collection_query=d.get("collection_query"),
+            cards_by_others=int(d.get("cards_by_others") or 0),
+        )
+
+
+@dataclass
+class ChatBackground:
+    """chat_backgrounds/{chat_id} (+ parts/{i} with `text`): server-only, the
+    hidden system text. Rules deny every client, admins included."""
+
+    chat: str
+    owner: str
+    model: str
+    tokens: int
+    parts: int
+    created: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0  # the whole prompt, cached tokens included
+    output_tokens: int = 0
+    # of input_tokens, those the provider read from / wrote to its prompt cache,
+    # which it bills at other prices (models.PRICES); 0 where it reports none
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass
+class ChatMessage:
+    """chat_messages/{message_id}"""
+
+    chat: str
+    message_index: int
+    role: Role
+    content: str
+    status: Status
+    timestamp: datetime = field(default_factory=now)
+    model: str | None = None
+    # engine bookkeeping (assistant messages)
+    run_id: str | None = None
+    lease_expires: datetime | None = None
+    attempts: int = 0
+    usage: Usage | None = None
+    timings: dict[str, float] | None = None
+    error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
+    dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
+    cut_off: str | None = None  # why a complete answer stops early: "time_limit" (SPA shows a notice)
+    # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
+    provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
+    uncited_claims: int | None = None  # a complete answer's claims with no citation (generation/claims.py)
+    sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
+    # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
+    # only that key, never fall back to the deployment's (own_keys.run_key)
+    own_key: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChatMessage:
+        usage = d.get("usage")
+        return cls(
+            chat=d.get("chat") or "",
+            message_index=int(d.get("message_index") or 0),
+            role=d.get("role") or "user",
+            content=d.get("content") or "",
+            status=d.get("status") or "ready",
+            timestamp=d.get("timestamp") or now(),
+            model=d.get("model"),
+            run_id=d.get("run_id"),
+            lease_expires=d.get("lease_expires"),
+            attempts=int(d.get("attempts") or 0),
+            usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)) if usage else None,
+            timings=d.get("timings"),
+            error=d.get("error"),
+            dropped_turns=int(d.get("dropped_turns") or 0),
+            cut_off=d.get("cut_off"),
+            provider_wait=d.get("provider_wait"),
+            uncited_claims=d.get("uncited_claims"),
+            sources=d.get("sources"),
+            own_key=d.get("own_key") is True,
+        )
+
+
+@dataclass
+class StreamChunk:
+    """chat_messages_streaming/{message_id}_{index:06d}: coalesced deltas, deleted at the answer's end or by TTL."""
+
+    chat: str
+    message: str
+    message_index: int
+    index: int
+    content: str
+    timestamp: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_dict(self), "expires": self.timestamp + SCRATCH_TTL}  # the TTL policy's field

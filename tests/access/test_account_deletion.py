@@ -1,0 +1,247 @@
+"""Nothing left behind: deleting a chat or an account leaves no trace of it in
+any collection the product writes, through the real Functions, Auth and
+Firestore emulators. Every collection of common/collections.json is classified
+here, so a new one fails `test_every_collection_is_classified` until someone
+says whose data it holds and how it is removed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import APP_PROJECT, CallError, _post
+from google.cloud.firestore import FieldFilter
+from test_endpoints import add_cards, wait_for
+
+from cardchat.__main__ import main as cli
+from cardchat.repo import account_data
+from cardchat.repo.chats import read_background
+from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
+from cardchat.schema.documents import (
+    CARD_EMBEDDINGS,
+    CHAT_BACKGROUND_PARTS,
+    CHAT_MESSAGES,
+    CHATS,
+    COLLECTIONS,
+    RETRIEVAL_INDEX,
+    RETRIEVAL_INDEX_SHARDS,
+    SCRATCH_TTL,
+    USERS,
+    Card,
+    StreamChunk,
+    UserDoc,
+)
+
+#: Whose data each collection holds: "per-user" (removed by deleteAccount), "per-chat" (by
+#: deleteChat, and so by deleteAccount for each of the user's chats), "per-card" (with the
+#: card, and so with its owner's account), or "global" (shared by everyone: the reason why
+#: it holds nothing of one user or chat).
+KINDS: dict[str, tuple[str, str]] = {
+    "cards": ("per-user", "`owner`; public and shared cards go too"),
+    "users": ("per-user", "keyed by uid"),
+    "card_embeddings": ("per-card", "keyed by card id, `owner`"),
+    "chats": ("per-chat", "keyed by chat id, `owner`"),
+    "chat_viewers": ("per-chat", "keyed by chat id_uid, `chat`; others' chats shared with the user: `viewer`"),
+    "chat_private": ("per-chat", "keyed by chat id"),
+    "chat_messages": ("per-chat", "`chat`"),
+    "chat_messages_streaming": ("per-chat", "`chat`; `expires` under a TTL policy"),
+    "chat_backgrounds": ("per-chat", "keyed by chat id"),
+    "chat_background_parts": ("per-chat", "a subcollection of the chat's background"),
+    "rate_limits": ("per-user", "keyed by uid"),
+    "user_api_keys": ("per-user", "keyed by uid"),
+    "access_tokens": ("per-user", "`owner`"),
+    "access_token_hashes": ("per-user", "`owner`"),
+    "chat_authors": ("per-chat", "keyed by chat id"),
+    "answer_feedback": ("per-user", "`owner` (and `chat`: deleteChat removes it too)"),
+    "usage_daily": ("per-user", "`owner`"),
+    "chat_sources": ("per-chat", "keyed by chat id"),
+    "embedding_queue": ("per-card", "keyed by card id, `owner`"),
+    "embedding_workers": ("per-user", "keyed by uid"),
+    "embedding_progress": ("per-user", "keyed by uid"),
+    "embedding_handovers": ("per-user", "keyed by uid"),
+    "viewer_lookups": ("per-user", "keyed by uid; others' `found` lose the uid"),
+    "retrieval_index": ("per-user", "keyed by uid and uid~public"),
+    "retrieval_index_shards": ("per-user", "`owner`: the head's key"),
+    "card_sources": ("per-user", "keyed by uid; others' `hidden_sharers` lose the uid"),
+    "rate_windows": ("per-user", "a subcollection of rate_limits/{uid}"),
+    "embedding_skips": ("per-card", "keyed by uid:card id, `owner`"),
+    "card_write_minutes": ("per-user", "keyed by uid"),
+    "access_token_owners": ("per-user", "keyed by uid"),
+}
+#: Where another user's document may still hold the leaver's card text: the answers that
+#: user already got are their transcript (chunks are that transcript while it streams).
+TRANSCRIPTS = {COLLECTIONS["chat_messages"], COLLECTIONS["chat_messages_streaming"]}
+SECRET = "The lighthouse keeper's door code is 90210"
+#: Some of what the leaver's activity writes, which the scan must see before the deletion.
+SEEN_BEFORE = (
+    "chat_viewers/",
+    "rate_limits/",
+    "/windows/",
+    "card_write_minutes/",
+    "access_token_owners/",
+    "retrieval_index_shards/",
+)
+
+
+def test_streaming_chunks_expire_under_the_ttl_policy_the_repository_declares():
+    overrides = json.loads((Path(__file__).parents[2] / "firestore.indexes.json").read_text())["fieldOverrides"]
+    ttl = {(o["collectionGroup"], o["fieldPath"]) for o in overrides if o.get("ttl")}
+    assert ttl == {(COLLECTIONS["chat_messages_streaming"], "expires")}
+    chunk = StreamChunk("chat", "message", 1, 0, "text")
+    assert chunk.to_dict()["expires"] == chunk.timestamp + SCRATCH_TTL
+
+
+def test_every_collection_is_classified():
+    assert set(KINDS) == set(COLLECTIONS), "classify the new collection in KINDS (and delete it with its owner)"
+    for name, (kind, reason) in KINDS.items():
+        assert kind in {"per-user", "per-chat", "per-card", "global"} and reason, name
+
+
+def traces(db, markers: list[str], others_chats: set[str] = frozenset()) -> list[str]:
+    """Every document, in every collection, whose id or fields hold one of `markers`;
+    the SECRET is allowed only in the transcripts of `others_chats`."""
+    found = []
+    for name in COLLECTIONS.values():
+        for doc in db.collection_group(name).stream():  # top-level documents and subcollections alike
+            data = doc.to_dict() or {}
+            text = doc.reference.path + repr(data)
+            for marker in markers:
+                allowed = marker == SECRET and name in TRANSCRIPTS and data.get("chat") in others_chats
+                if marker in text and not allowed:
+                    found.append(f"{doc.reference.path} holds {marker!r}")
+    return found
+
+
+def _account(app_db, sign_up) -> tuple[str, str, str]:
+    email = f"leave{os.urandom(4).hex()}@cardchat.test"
+    uid, token = sign_up(email)
+    app_db.collection(USERS).document(uid).set(UserDoc(may_use_ai=True).to_dict())
+    return uid, token, email
+
+
+def _answered(app_db, chat_id: str, message_id: str | None = None) -> str:
+    message_id = message_id or f"{chat_id}-0001"  # a chat's first answer
+    wait_for(
+        lambda: app_db.collection(CHAT_MESSAGES).document(message_id).get().get("status") == "complete",
+        what=f"answer {message_id}",
+    )
+    return message_id
+
+
+def _leaver_with_everything(call, app_db, leaver, stayer) -> dict[str, str]:
+    """The leaver's cards (private, public, shared with the stayer), index, a chat shared
+    with the stayer and rated, a token, an own key, look-ups, card sources; the stayer
+    shares a card with them and hides their shared cards. Returns the leaver's chat id."""
+    (me, token, my_email), (other, other_token, other_email) = leaver, stayer
+    add_cards(
+        app_db,
+        me,
+        {
+            "leaver-private": Card("Lighthouse door", SECRET, me),
+            "leaver-public": Card("Lighthouse lens", f"A Fresnel lens. {SECRET}", me, visibility="public"),
+            "leaver-shared": Card("Lighthouse keeper", f"Keeps the light. {SECRET}", me, viewers=[other]),
+        },
+    )
+    add_cards(app_db, other, {"stayer-card": Card("Harbour", "The harbour opens at dawn.", other, viewers=[me])})
+    for public in ("", "~public"):
+        wait_for(lambda p=public: app_db.collection(RETRIEVAL_INDEX).document(me + p).get().exists, what="index")
+    ids = ["leaver-private", "leaver-public", "leaver-shared"]
+    chat_id = call("createChat", {"card_ids": ids, "initial_message": "What is the door code?"}, token)["chat_id"]
+    call("rateAnswer", {"message_id": _answered(app_db, chat_id), "rating": "up", "comment": "yes"}, token)
+    call("shareChat", {"chat_id": chat_id, "add": [other_email]}, token)
+    call("createAccessToken", {"label": "laptop"}, token)
+    call("searchCards", {"text": "lighthouse"}, token)  # the search minute: rate_limits/{uid}/windows
+    call("setApiKey", {"provider": "anthropic", "key": "sk-ant-api03-" + "LEAVER0123456789" * 3}, token)
+    call("resolveViewers", {"emails": [other_email]}, token)
+    call("resolveViewers", {"emails": [my_email]}, other_token)
+    app_db.collection(CARD_SOURCES).document(me).set(CardSources(me, [FollowedSource(other)]).to_dict())
+    app_db.collection(CARD_SOURCES).document(other).set(CardSources(other, hidden_sharers=[me]).to_dict())
+    return {"chat": chat_id}
+
+
+def _signs_in(email: str) -> bool:
+    host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+    url = f"http://{host}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo-key"
+    return "idToken" in _post(url, {"email": email, "password": "secret-pass", "returnSecureToken": True})
+
+
+def _events_delivered(app_db, owner: str) -> None:
+    """The Functions emulator delivers trigger events one at a time, in order: once a card
+    written now is embedded, the events of the cards deleted before it have run."""
+    add_cards(app_db, owner, {"barrier": Card("Barrier", "Written after the deletion.", owner)})
+    wait_for(lambda: app_db.collection(CARD_EMBEDDINGS).document("barrier").get().exists, what="the barrier card")
+
+
+@pytest.mark.functions
+def test_a_user_leaves_and_nothing_of_theirs_is_left_but_what_others_were_told(call, app_db, sign_up):
+    leaver, stayer = _account(app_db, sign_up), _account(app_db, sign_up)
+    (me, token, email), (other, other_token, _) = leaver, stayer
+    mine = _leaver_with_everything(call, app_db, leaver, stayer)
+    cited = call("createChat", {"card_ids": ["stayer-card", "leaver-public"], "initial_message": "Lens?"}, other_token)
+    _answered(app_db, cited["chat_id"])
+    call("shareChat", {"chat_id": cited["chat_id"], "add": [email]}, other_token)  # a viewer doc names the leaver
+    assert SECRET in read_background(app_db, cited["chat_id"])
+    before = traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})
+    for name in SEEN_BEFORE:
+        assert any(name in t for t in before), name  # the scan sees them
+
+    assert call("deleteAccount", {}, token) == {}
+    assert not _signs_in(email)
+    _events_delivered(app_db, other)
+    # The stayer's chat cited the leaver's public card: withdrawn before its next answer.
+    asked = call("postMessage", {"chat_id": cited["chat_id"], "content": "And the harbour?"}, other_token)
+    _answered(app_db, cited["chat_id"], asked["message_id"])
+    assert SECRET not in read_background(app_db, cited["chat_id"])
+    assert traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]}) == []
+    assert app_db.collection(CHATS).document(cited["chat_id"]).get().exists  # the stayer's own data stays
+    assert app_db.collection("cards").document("stayer-card").get().get("viewers") == []
+    assert call("deleteAccount", {}, token) == {}  # run again: nothing left, no error
+
+
+@pytest.mark.functions
+def test_a_deletion_interrupted_at_any_step_leaves_a_whole_index_or_none_and_finishes_when_run_again(
+    call, app_db, sign_up
+):
+    leaver, stayer = _account(app_db, sign_up), _account(app_db, sign_up)
+    mine = _leaver_with_everything(call, app_db, leaver, stayer)
+    me = leaver[0]
+    for step in account_data.STEPS[:-1]:  # a deletion that stops after each step in turn
+        step(app_db, me)
+        for key in (me, me + "~public"):
+            head = app_db.collection(RETRIEVAL_INDEX).document(key).get()
+            if head.exists:  # a reader finds every shard its head names
+                refs = [app_db.collection(RETRIEVAL_INDEX_SHARDS).document(s) for s in head.get("shards")]
+                assert all(s.exists for s in app_db.get_all(refs)), step.__name__
+        if step is account_data.delete_cards:
+            break  # interrupted here: the cards are gone, the index shards and records are not
+    assert app_db.collection(RETRIEVAL_INDEX_SHARDS).where(filter=FieldFilter("owner", "==", me)).get()
+    assert traces(app_db, [me])  # half done
+    # The next run, an admin's from the CLI, finishes it.
+    assert cli(["--project", APP_PROJECT, "delete-account", "--uid", me]) == 0
+    assert not _signs_in(leaver[2])
+    _events_delivered(app_db, stayer[0])
+    assert traces(app_db, [me, mine["chat"]]) == []
+
+
+@pytest.mark.functions
+def test_deleting_a_chat_leaves_nothing_of_it(call, app_db, sign_up):
+    leaver, stayer = _account(app_db, sign_up), _account(app_db, sign_up)
+    chat_id = _leaver_with_everything(call, app_db, leaver, stayer)["chat"]
+    assert app_db.collection_group(CHAT_BACKGROUND_PARTS).get()
+    call("deleteChat", {"chat_id": chat_id}, leaver[1])
+    assert traces(app_db, [chat_id]) == []
+
+
+@pytest.mark.functions
+def test_nobody_deletes_another_users_account(call, app_db, sign_up):
+    (me, _, email), (_, other_token, _) = _account(app_db, sign_up), _account(app_db, sign_up)
+    add_cards(app_db, me, {"mine": Card("Mine", "Still here.", me)})
+    with pytest.raises(CallError) as e:
+        call("deleteAccount", {"uid": me}, other_token)
+    assert e.value.status == "PERMISSION_DENIED"
+    with pytest.raises(CallError) as e:
+        call("deleteAccount", {"uid": me})
+    assert e.value.status == "UNAUTHENTICATED"
+    assert app_db.collection("cards").document("mine").get().exists and _signs_in(email)
