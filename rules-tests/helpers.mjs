@@ -1,6 +1,6 @@
 // Shared set-up for the rules tests: the emulator environment, the actors of
 // the security matrix, seeding that bypasses the rules, and fixtures shaped
-// like functions/cardchat/schema/documents.py.
+// like functions/cardchat/schema.py.
 //
 // Not a test file itself (node --test only picks up *.test.mjs here).
 
@@ -45,11 +45,11 @@ export const UID = {
 /** The matrix's columns: client key in setUp().db → label in test names. */
 export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
 
-/** Where the document shapes are defined (schema/documents.py and the modules beside it). */
-const SCHEMA_MODULES = ['schema/documents.py', 'schema/accounts.py', 'schema/chat_sources.py'];
+/** Where the document shapes are defined (schema.py and the modules beside it). */
+const SCHEMA_MODULES = ['schema.py', 'account_schema.py', 'context_schema.py'];
 
 /**
- * Field names of a dataclass in schema/documents.py (or a module beside it), so fixtures cannot silently fall
+ * Field names of a dataclass in schema.py (or a module beside it), so fixtures cannot silently fall
  * behind the schema (every Chat field gets its own "owner may not change it"
  * test).
  */
@@ -72,7 +72,7 @@ function checkShape(className, data) {
   const expected = schemaFields(className).sort();
   const actual = Object.keys(data).sort();
   if (JSON.stringify(expected) !== JSON.stringify(actual)) {
-    throw new Error(`fixture for ${className} has fields ${actual} but schema/documents.py has ${expected}`);
+    throw new Error(`fixture for ${className} has fields ${actual} but schema.py has ${expected}`);
   }
   return data;
 }
@@ -118,7 +118,7 @@ export function chatPrivateDoc(over = {}) {
     cards_packed: 2,
     cards_cut: 1,
     context_turns: [{ message_index: 3, considered: 3, added: [{ card: 'card-b', n: 2, rank: 1, score: 0.5 }], cut: 0, dropped: [] }],
-    // what a chat made from a query was made from (owner-only like the rest)
+    // What a chat made from a query was made from (owner-only like the rest)
     collection_query: { scope: 'mine', tag: 'ocean', text: 'spring tides' },
     // how many of the cards are other people's: the owner's publish control says so, no one else learns it
     cards_by_others: 1,

@@ -1,4 +1,4 @@
-// Issue 21: a user with 10,000 cards. The cards page shows its first screen
+// A big collection: a user with 10,000 cards. The cards page shows its first screen
 // from a page of cards (never the whole collection), counts them with an
 // aggregation query, keeps the DOM small however far one scrolls, never says
 // "You have no cards yet", and says "Couldn't load your cards — retrying"

@@ -1,7 +1,7 @@
-// Issue 2 (browser half): the signed-in demo user's Cards page opens on
+// Whose cards a user sees, in the browser: the signed-in demo user's Cards page opens on
 // exactly their own cards (others' only by a choice: cardsources.test.mjs), live
 // from Firestore, and the model picker offers what listModels returns.
-// Issue 21: a page at a time, in a virtualised list.
+// A page at a time, in a virtualised list.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
@@ -63,7 +63,7 @@ async function exactlyTheReadableCardsAreShown(page, visible, hidden) {
   assert.deepEqual(firstScreen, inOrder.slice(0, firstScreen.length), 'the first screen is the first cards in title order');
   assert.ok(firstScreen.length < 40, `only what is on screen is rendered (${firstScreen.length} cards)`);
   for (const c of hidden) assert.ok(!firstScreen.includes(c.id), `card ${c.id} of another user must not appear unasked`);
-  // Still to do (issue 21): scroll to the end and compare every id (a first attempt collected none).
+  // Still to do: scroll to the end and compare every id (a first attempt collected none).
 }
 
 /** Live: a card written now appears without a reload, and goes when deleted. */
@@ -86,7 +86,7 @@ async function aCardWrittenNowComesAndGoesLive(page, uid, visible) {
   await page.locator(`[data-testid=card][data-card-id="${liveId}"]`).waitFor({ state: 'detached', timeout: 60_000 });
 }
 
-/** The text filter is the server's search (issue 21): the count is the cards holding the word, the list its best ones. */
+/** The text filter is the server's search: the count is the cards holding the word, the list its best ones. */
 async function filteringNarrowsTheCount(page, visible, idToken) {
   await page.getByTestId('card-search').fill('rebase');
   const truth = await callFunction('searchCards', { text: 'rebase', scope: 'mine', limit: 50 }, idToken);

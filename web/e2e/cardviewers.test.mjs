@@ -1,4 +1,4 @@
-// Issue 18 point 2: the card editor takes viewers by email. The owner types
+// Card viewers: the card editor takes viewers by email. The owner types
 // a new account's address (and a mistyped one, refused), the card keeps the
 // uid, the editor names it back by address, and the viewer reads the card.
 import assert from 'node:assert/strict';

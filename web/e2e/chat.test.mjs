@@ -1,4 +1,4 @@
-// Issue 7: pick cards, start a chat with the offline answerer, watch the
+// The chat story: pick cards, start a chat with the offline answerer, watch the
 // answer stream in, follow up, publish, read it signed out, prove the hidden
 // background never reached a browser, delete.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 16: answers you can check. A citation previews its card (hover,
+// Answers you can check. A citation previews its card (hover,
 // keyboard, Escape, the 390 px layout); the details toggle shows the stored
 // figures; the owner rates an answer (stored where only they read it); the
 // Usage page shows the day's answer from the server's aggregate.

@@ -1,4 +1,4 @@
-// Issue 14, point 4: a signed-in visitor of a published chat continues it in a
+// Continuing a chat: a signed-in visitor of a published chat continues it in a
 // chat of their own, and asks a follow-up there. The new chat's hidden
 // background is rebuilt from the cards the visitor may read: the owner's
 // private card never reaches it.

@@ -1,4 +1,4 @@
-// Issue 18: a signed-in user brings in their own cards. Import a small
+// Own cards: a signed-in user brings in their own cards. Import a small
 // folder of Markdown in the browser, edit a card, see its embedding arrive
 // (the card becomes rankable: a chat over it cites it), export the selection
 // and import it again (an update, not duplicates); delete with undo.

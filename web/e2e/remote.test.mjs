@@ -1,4 +1,4 @@
-// Issue 13, point 2: a card or an answer that carries remote images, svg
+// No remote content: a card or an answer that carries remote images, svg
 // images, a video poster, srcset, CSS or a protocol-relative link makes the
 // browser fetch nothing from another origin, the app runs under its Content
 // Security Policy without a violation (sign-in, cards, a chat streaming an

@@ -1,4 +1,4 @@
-// Issue 19 (browser half): Settings creates a personal access token, shows it
+// Personal access tokens, the browser half: Settings creates a personal access token, shows it
 // once, lists it without it, and revokes it; the token works against the MCP
 // endpoint until then and gets 401 right after.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 14: A shares a chat with B by email; B finds it under "Shared with
+// Sharing: A shares a chat with B by email; B finds it under "Shared with
 // me", reads it live while A's next answer streams (as a visitor would: no
 // composer, nothing of A's chat_private or private card ids), and sees that
 // access was removed the moment A removes them.

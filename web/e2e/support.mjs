@@ -222,7 +222,7 @@ export async function until(what, check, timeout = 120_000, every = 500) {
   }
 }
 
-// --- big collections (issue 21): users, batched writes, paused triggers -----
+// --- big collections: users, batched writes, paused triggers ----------------
 
 /** An Auth emulator account (created, or signed in when it exists): { uid, idToken }. */
 export async function ensureUser(email, password) {

@@ -1,4 +1,4 @@
-// The owner's Usage page (issue 16): the last 30 days per day and per model
+// The owner's Usage page: the last 30 days per day and per model
 // (answers, tokens, cost) with a small bar chart, read from the server's daily
 // aggregates (usage_daily: at most 30 x models small documents, never the messages).
 import { h, replaceChildren } from '../app/dom';

@@ -1,4 +1,4 @@
-// What a list says while it loads, fails or is empty (issue 21): a failed or
+// What a list says while it loads, fails or is empty: a failed or
 // retrying query is never shown as emptiness. "You have no cards yet" is said
 // only when the count from the server is 0; until the server has answered,
 // the list is loading; after a failure, it says what failed and that it is

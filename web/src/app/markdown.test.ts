@@ -47,8 +47,9 @@ describe('markdown', () => {
   });
 });
 
-// Issue 13, point 2: nothing in a card or an answer makes the browser fetch
-// from another origin or pose as the app's own UI.
+// Nothing in a card or an answer makes the browser fetch from another origin
+// (card and answer text is anyone's: it must not track readers or leak what
+// they read) or pose as the app's own UI.
 const FORBIDDEN_TAGS = 'svg, image, video, audio, picture, source, track, iframe, object, embed, style, link, form, input, button, select, textarea';
 const LOADING_ATTRS = ['srcset', 'poster', 'background', 'xlink:href', 'style', 'ping', 'data'];
 

@@ -10,7 +10,7 @@ export type Route =
   | { name: 'chat'; id: string }
   | { name: 'settings' }
   | { name: 'usage' }
-  // issue 18: the owner's card editor (id null: a new card) and the import page
+  // The owner's card editor (id null: a new card) and the import page
   | { name: 'cardedit'; id: string | null }
   | { name: 'import' }
   | { name: 'notfound' };

@@ -1,4 +1,4 @@
-// The Cards page's counts (issue 21), by aggregation queries, each asked
+// The Cards page's counts, by aggregation queries, each asked
 // once: the source menu's "Mine (10,000)" and the list's "10,000 cards shown"
 // are the same count, so they share one request rather than each scanning
 // the collection. A failed count is forgotten (asked again next time);

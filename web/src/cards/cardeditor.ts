@@ -1,4 +1,4 @@
-// The owner's card editor (issue 18): a new card or one of theirs; title,
+// The owner's card editor: a new card or one of theirs; title,
 // Markdown body with a live preview (rendered and sanitised like every card),
 // tags, visibility and viewers. Saves straight to Firestore under the rules;
 // delete can be undone for a few seconds.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardRelation, describeCollection, filterCards, mergeCards, parseIdList, parseScope, tagCounts, type CardFilter } from './cardfilter';
+import { cardRelation, describeCollection, filterCards, parseIdList, parseScope, type CardFilter } from './cardfilter';
 import type { CardDoc } from '../data/docs';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
@@ -9,13 +9,6 @@ function card(id: string, title: string, body = '', tags: string[] = []): CardDo
 const a = card('a', 'Rebasing', 'git rebase rewrites commits', ['git', 'history']);
 const b = card('b', 'Merging', 'git merge joins histories', ['git']);
 const c = card('c', 'Bisect', 'find the bad commit', ['debug']);
-
-describe('mergeCards', () => {
-  it('dedupes cards returned by several queries and sorts by title', () => {
-    const merged = mergeCards([a, b], [b, c], [a]);
-    expect(merged.map((x) => x.id)).toEqual(['c', 'b', 'a']);
-  });
-});
 
 describe('filterCards', () => {
   it('filters by tag and by every word of the text', () => {
@@ -29,9 +22,6 @@ describe('filterCards', () => {
 });
 
 describe('helpers', () => {
-  it('counts tags, most used first', () => {
-    expect(tagCounts([a, b, c])).toEqual([['git', 2], ['debug', 1], ['history', 1]]);
-  });
   it('describes the collection', () => {
     expect(describeCollection({ tag: 'git', text: 'rebase', ids: null }, null)).toBe('My own cards with tag “git”, matching “rebase”');
     expect(describeCollection({ tag: null, text: '', ids: null }, 3)).toBe('3 selected from: My own cards');

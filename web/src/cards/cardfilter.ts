@@ -42,19 +42,6 @@ export function inScope(c: CardDoc, f: Pick<CardFilter, 'scope' | 'owner' | 'hid
   }
 }
 
-/** Union of the query results; a card in several results appears once. */
-export function mergeCards(...lists: ReadonlyArray<readonly CardDoc[]>): CardDoc[] {
-  const byId = new Map<string, CardDoc>();
-  for (const list of lists) for (const c of list) byId.set(c.id, c);
-  return [...byId.values()].sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
-}
-
-export function tagCounts(cards: readonly CardDoc[]): Array<[string, number]> {
-  const counts = new Map<string, number>();
-  for (const c of cards) for (const t of c.tags) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-}
-
 function words(text: string): string[] {
   return text.toLowerCase().split(/\s+/).filter(Boolean);
 }

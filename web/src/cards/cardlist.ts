@@ -1,4 +1,4 @@
-// The list of cards shown in the cards view, virtualised (issue 21): only the
+// The list of cards shown in the cards view, virtualised (a collection may be huge): only the
 // cards on screen (and a few either side) are in the DOM, whatever the
 // collection's size; heights are measured as cards render. Scrolling near the
 // end of what is loaded asks the view for the next page.

@@ -83,7 +83,7 @@ class CardsView {
     // A little before now: the server stamps `updated`, and the clocks may differ a little.
     this.since = new Date(Date.now() - 2000);
     // The first screen needs one query, the first page; on the emulator every
-    // other query scans the collection too and delays it (issue 21). The counts,
+    // other query scans the collection too and delays it. The counts,
     // the live feed and the embedding progress start once it answered (or 3 s on).
     // A "Shared with me" list waits for card_sources, whom the reader hides (sourcesChanged); others read it later.
     const shared = !route.chat && this.spec().scope === 'shared';

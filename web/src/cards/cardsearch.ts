@@ -1,4 +1,4 @@
-// The Cards page's text filter, answered by the server (searchCards, issue 21):
+// The Cards page's text filter, answered by the server (searchCards):
 // typing a word finds cards the page never loaded. The page's own debounce and
 // source generations drop answers to an older text; a failure reaches the
 // list as a failure (the pager's error state), never as "no match".

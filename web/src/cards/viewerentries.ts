@@ -1,4 +1,4 @@
-// The card editor's viewers (issue 18): people are typed as email addresses,
+// The card editor's viewers: people are typed as email addresses,
 // cards keep uids (the rules compare them with request.auth.uid). An entry
 // that is not an address is a uid kept as it is: a viewer resolveViewers
 // cannot name (added by id, or whose account is gone) stays on the card.

@@ -1,4 +1,4 @@
-// Under each complete answer (issue 16): the details toggle (model, tokens,
+// Under each complete answer: the details toggle (model, tokens,
 // cost, time to first token, total time), the count of claims without a
 // source with the switch that hides their markers, and, for the chat's owner,
 // thumbs up/down with an optional comment (rateAnswer). The rating itself is

@@ -35,7 +35,7 @@ class ChatView {
   private privWatched = false;
   private messages: MessageDoc[] | null = null;
   private failed = false;
-  // Issue 21: a failed or offline messages listener says so (and is retried), never shows an empty chat.
+  // A failed or offline messages listener says so (and is retried), never shows an empty chat.
   private readonly messagesTrouble = h('p', { class: 'error', role: 'alert', hidden: true, 'data-testid': 'load-failed' });
   private readonly modelLabels = new Map<string, string>();
   private header: ChatHeader | null = null;

@@ -38,7 +38,7 @@ export class ChatHeader {
   private publishBusy = false;
   private publishError = '';
   private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
-  /** The author chip's name (issue 14): set once chat_authors answers, null when the reader may not see it. */
+  /** The author chip's name: set once chat_authors answers, null when the reader may not see it. */
   private author: string | null = null;
   /** The owner's: how many people the chat is shared with (their chat_viewers docs). */
   private viewerCount = 0;
@@ -46,7 +46,7 @@ export class ChatHeader {
   private sharedWithReader: boolean | null = null;
   /**
    * What a reader who is not the owner may do with the chat (a viewer, a
-   * visitor): kept across renders. Issue 14's "Continue in my own chat" goes here.
+   * visitor): kept across renders. "Continue in my own chat" goes here.
    */
   readonly readerActions = h('span', { class: 'reader-actions', 'data-testid': 'reader-actions' });
 

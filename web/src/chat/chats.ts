@@ -21,7 +21,7 @@ export function mountChatList(el: HTMLElement, uid: string, activeId: string | n
   const stopOwn = watchChats(
     uid,
     (c) => renderList(own, (chats = c), activeId),
-    // Issue 21: the chats already listed stay; the failure is said above them, never as "no chats".
+    // A failed listener never empties the list: the chats already listed stay; the failure is said above them, never as "no chats".
     (err) => replaceChildren(own, failureNote(err), chats ? ownList(chats, activeId) : null),
   );
   const stopShared = mountSharedList(shared, uid, activeId);
@@ -31,7 +31,7 @@ export function mountChatList(el: HTMLElement, uid: string, activeId: string | n
   };
 }
 
-// --- "Shared with me" (issue 14) ---------------------------------------------
+// --- "Shared with me" ------------------------------------------------------
 
 /** Author chip names by chat id: one read per shared chat per page load. */
 const authors = new Map<string, Promise<string | null>>();

@@ -1,5 +1,5 @@
 // Which passage of a cited card best matches the sentence that cites it
-// (issue 16, citation previews): chosen in the browser from the card the
+// (the citation preview): chosen in the browser from the card the
 // reader may read, by the content words the two share.
 import { sentences } from './claims';
 

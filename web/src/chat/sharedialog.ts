@@ -1,4 +1,4 @@
-// The owner's Share dialog (issue 14): add people by email, see who has
+// The owner's Share dialog: add people by email, see who has
 // access, remove them, and choose whether visitors of the published link see
 // the owner's name. Emails live only in shareChat's answers, shown here; the
 // chat itself keeps uids.

@@ -1,5 +1,5 @@
 // The owner's "Download transcript": the chat as Markdown, citations resolved
-// to card titles, and the list of the cards in its context (issue 18). Only
+// to card titles, and the list of the cards in its context. Only
 // the chat view's owner branch mounts it: the context is the owner's alone.
 import { h } from '../app/dom';
 import { describeError } from '../app/errors';

@@ -40,6 +40,7 @@ export interface CreateChatRequest {
   query?: CollectionQuery;
   initial_message: string;
   model?: string;
+  /** A fraction of the context window (above 0, at most 1), not a percentage: the wire name stays, clients send it. */
   background_percentage?: number;
   collection?: { description: string; configuration?: Record<string, unknown> };
 }
@@ -85,7 +86,7 @@ export interface ApiKeyInfo {
 export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
 export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
 export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
-// Personal access tokens for the card MCP endpoint (issue 19): the token is returned once, by create.
+// Personal access tokens for the card MCP endpoint: the token is returned once, by create.
 export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
 export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);
 /** One person a chat is shared with, as the owner's Share dialog shows them. */
@@ -126,7 +127,7 @@ export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
 export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
   FUNCTIONS.searchCards,
 );
-// A card's viewers by email (issue 18): uids for addresses, and the owner's card's uids named back
+// A card's viewers by email: uids for addresses, and the owner's card's uids named back
 // (only those the caller once found by email; others come back with an empty email).
 export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
   FUNCTIONS.resolveViewers,

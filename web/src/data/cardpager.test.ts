@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, mergedSource, type PageFetch,
+  CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, type PageFetch,
 } from './cardpager';
 import type { CardDoc } from './docs';
 
@@ -62,18 +62,6 @@ describe('sources', () => {
     await src.next(10);
     await expect(src.next(10)).rejects.toThrow('unreachable');
     expect(ids((await src.next(10)).cards)).toEqual(ids(deck.slice(10, 20)));
-  });
-
-  it('mergedSource interleaves sorted sources into one order, losing nothing when one fails', async () => {
-    const mine = [card('m1', 'Apple'), card('m2', 'Cherry'), card('m3', 'Elder')];
-    const pub = [card('p1', 'Banana', 'x'), card('p2', 'Date', 'x'), card('p3', 'Fig', 'x')];
-    const src = mergedSource([cursorSource(collectionFetch(mine)), cursorSource(collectionFetch(pub, [], new Set([2])))]);
-    const first = await src.next(2);
-    expect(first.cards.map((c) => c.title)).toEqual(['Apple', 'Banana']);
-    await expect(src.next(3)).rejects.toThrow();
-    const rest = await src.next(10);
-    expect(rest.cards.map((c) => c.title)).toEqual(['Cherry', 'Date', 'Elder', 'Fig']);
-    expect(rest.done).toBe(true);
   });
 
   it('filteredSource reads on until a page of matches is full, and says when the source is done', async () => {

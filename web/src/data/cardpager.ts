@@ -1,7 +1,7 @@
-// The cards view's data, a page at a time (issue 21): a collection of 100,000
+// The cards view's data, a page at a time: a collection of 100,000
 // cards is never loaded whole. A CardSource hands out the next cards in its
-// order; sources compose (merge of the three permitted queries, a client-side
-// filter where Firestore cannot filter, an explicit id list), and the
+// order; sources compose (a client-side filter where Firestore cannot
+// filter, an explicit id list), and the
 // CardPager keeps what was loaded, fetches more when the list nears its end
 // and retries a failed page with backoff instead of looking empty.
 import type { CardDoc } from './docs';
@@ -81,47 +81,6 @@ export function filteredSource(source: CardSource, keep: (c: CardDoc) => boolean
       return { cards: out, done: done && !carry.length };
     },
   };
-}
-
-/**
- * Several sources, each in `order`, merged into one in `order` (the union
- * of "yours", "shared with you" and "public"). Each source fetches `n` at a
- * time, so a page of the merge costs at most one page of each.
- */
-export function mergedSource(sources: CardSource[], order: (a: CardDoc, b: CardDoc) => number = cardOrder): CardSource {
-  const buffers: CardDoc[][] = sources.map(() => []);
-  const finished = sources.map(() => false);
-  let carry: CardDoc[] = [];
-  return {
-    async next(n) {
-      const out = carry;
-      carry = [];
-      try {
-        await fill(out, n);
-      } catch (e) {
-        carry = out; // already taken from the buffers: handed out on the retry
-        throw e;
-      }
-      return { cards: out, done: finished.every(Boolean) && buffers.every((b) => !b.length) };
-    },
-  };
-
-  async function fill(out: CardDoc[], n: number): Promise<void> {
-    while (out.length < n) {
-      const hungry = sources.map((_, i) => i).filter((i) => !buffers[i].length && !finished[i]);
-      await Promise.all(hungry.map(async (i) => {
-        const page = await sources[i].next(n);
-        buffers[i].push(...page.cards);
-        finished[i] = page.done;
-      }));
-      let best = -1;
-      buffers.forEach((b, i) => {
-        if (b.length && (best < 0 || order(b[0], buffers[best][0]) < 0)) best = i;
-      });
-      if (best < 0) return;
-      out.push(buffers[best].shift()!);
-    }
-  }
 }
 
 /** Exactly these ids, in this order; `read` answers null for a card the reader may not see (or that is gone). */

@@ -1,4 +1,4 @@
-// The cards view's Firestore reads (issue 21): paged queries with cursors,
+// The cards view's Firestore reads: paged queries with cursors,
 // aggregation counts and a live feed of what changes after the page loaded,
 // each for one source of cards: the reader's own, others' shared with them,
 // or one owner's public cards; and the reader's choice of sources

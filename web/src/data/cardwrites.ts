@@ -48,7 +48,7 @@ const GETS_IN_FLIGHT = 24;
 
 /**
  * Of `ids`, the owner's cards, by id: what an import compares against. Never
- * the whole collection (issue 21): an owner with no card (a first import) is
+ * the whole collection (it may be huge): an owner with no card (a first import) is
  * told by one count; else the ids go in ranges of ≤ 100 (importplan.idRanges), and each
  * range of the owner's card ids (owner == uid, documentId() between its
  * first and last id) is read, up to twice the ids asked in it. A new

@@ -81,7 +81,7 @@ export interface MessageDoc {
   provider_wait: ProviderWait | null;
   /** Runs that have claimed this answer so far. */
   attempts: number;
-  /** A complete answer's figures (issue 16); null before it completes. */
+  /** A complete answer's figures (the details toggle, the Usage page); null before it completes. */
   usage: AnswerUsage | null;
   timings: { ttft: number; total: number } | null;
   /** Claims in the answer with no citation, counted by the server. */

@@ -1,4 +1,4 @@
-// A live query that never passes off a failure as an empty list (issue 21).
+// A live query that never passes off a failure as an empty list.
 // The SDK answers from its cache when it cannot reach the server (an empty
 // cache: "no chats"), and a listener that errs stops for good. Here an
 // answer counts only once the server gave it, an offline answer is reported

@@ -5,4 +5,3 @@ import shared from '../../../common/collections.json';
 export const COLLECTIONS = shared.collections;
 export const FUNCTIONS = shared.functions;
 export const REGION = shared.region;
-export const STATUS = shared.message_status;

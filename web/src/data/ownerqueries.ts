@@ -1,4 +1,4 @@
-// The owner's own answer ratings and daily usage (issue 16): queries exactly
+// The owner's own answer ratings and daily usage: queries exactly
 // as firestore.rules allows them (filtered on owner == own uid).
 import {
   collection, getDocs, onSnapshot, query, where, type FirestoreError, type Unsubscribe,

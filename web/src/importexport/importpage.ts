@@ -1,4 +1,4 @@
-// The Import page (issue 18): pick a folder of Markdown files, a .zip of
+// The Import page: pick a folder of Markdown files, a .zip of
 // them, or a JSON export; see what will happen (count, and every file's
 // problem) before anything is written; write in batches with a progress bar;
 // then a summary, and the embeddings catching up ("embedded n / N").

@@ -85,7 +85,7 @@ describe('planImport', () => {
   });
 });
 
-describe('planning reads only what the import could write (issue 21: never the whole collection)', () => {
+describe('planning reads only what the import could write (never the whole collection)', () => {
   it('asks for each file\'s derived id, and its key where that is an id, once', async () => {
     const asked: string[] = [];
     const mine = new Map([['other', stored('other')]]);

@@ -2,7 +2,7 @@
 // each source card gets its id (derived per owner, so two users' readme.md
 // never collide), its fields validated by the one definition of a valid card,
 // and is compared with the owner's stored card of that id (looked up by id,
-// never the whole collection: issue 21) to create, update or skip it.
+// never the whole collection, which may be huge) to create, update or skip it.
 import { ownCardId } from '../cards/cardids';
 import { codePointCompare } from '../data/cardpager';
 import { cardProblems, type CardFields, type Visibility } from '../cards/cardvalidity';
