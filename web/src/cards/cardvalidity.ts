@@ -1,6 +1,6 @@
 // One definition of a valid card, the SPA's side: the limits come from
 // common/collections.json (generated/cardlimits.ts), the same the CLI importer
-// (functions/cardchat/card_validity.py) and firestore.rules hold; both
+// (functions/cardchat/parsing/card_validity.py) and firestore.rules hold; both
 // validators are tested on common/card_validity_cases.json.
 import { CARD_LIMITS } from '../generated/cardlimits';
 

@@ -1,5 +1,5 @@
 // The Cards page's filter as the server's description of a collection
-// (createChat's `query`, searchCards' fields; functions/cardchat/collection_query.py):
+// (createChat's `query`, searchCards' fields; functions/cardchat/parsing/collection_query.py):
 // "Chat with all N cards" sends this, not N ids. The scope is always named,
 // the reader's own cards when the page names none.
 import type { CollectionQuery } from '../data/api';

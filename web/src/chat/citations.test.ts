@@ -21,7 +21,7 @@ function shown(root: Element): number[] {
   return [...root.querySelectorAll('a.cite, .cite-unavailable')].map((el) => Number(el.textContent));
 }
 
-// The cases tests/test_claims.py runs on the server's reading of the same answers.
+// The cases tests/generation/test_claims.py runs on the server's reading of the same answers.
 describe('citation integrity (common/citation_cases.json)', () => {
   const ids = shared.card_ids;
   for (const c of shared.cases) {

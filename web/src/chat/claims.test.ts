@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // The shared cases of common/claim_cases.json, on answers rendered as the
-// chat renders them (citations as links), as tests/test_claims.py runs them
+// chat renders them (citations as links), as tests/generation/test_claims.py runs them
 // on the server's count.
 import { describe, expect, it } from 'vitest';
 import cases from '../../../common/claim_cases.json';

@@ -1,5 +1,5 @@
 // Claims without a source: the rule of common/claims.json, which the server
-// applies too (functions/cardchat/claims.py) when it counts them for the
+// applies too (functions/cardchat/generation/claims.py) when it counts them for the
 // answer's `uncited_claims`. Both run common/claim_cases.json and
 // common/citation_cases.json. Here the rule runs on the rendered answer: a
 // block is a <p> or a list item's own text, as textContent has it (a citation

@@ -13,7 +13,7 @@ export interface MessageLike {
 
 /**
  * The server's stall rule (common/collections.json, also read by
- * functions/cardchat/conversation.py is_stalled): a live answer whose worker
+ * functions/cardchat/chat/turns.py is_stalled): a live answer whose worker
  * let its lease lapse, or that never had one, will not progress unless
  * someone retries it, and the server accepts that retry.
  */
@@ -70,7 +70,7 @@ export function droppedTurnsNotice(n: number | undefined): string | null {
 
 /**
  * Why an answer failed. The server stores one of a fixed set of headlines
- * (functions/cardchat/headlines.py: provider, kind, HTTP status, e.g.
+ * (functions/cardchat/providers/headlines.py: provider, kind, HTTP status, e.g.
  * "Anthropic is overloaded (HTTP 529)"), never the provider's own words, so
  * it is shown as it is, to the owner and to a published chat's visitors.
  */

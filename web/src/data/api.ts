@@ -22,7 +22,7 @@ export interface ModelList {
 }
 
 /**
- * A collection described by a query (functions/cardchat/collection_query.py): the server resolves it.
+ * A collection described by a query (functions/cardchat/parsing/collection_query.py): the server resolves it.
  * scope: the caller's own ("mine", the server's default), others' cards shared with them minus the
  * sharers they hide ("shared"), both ("mine_and_shared"), or `owner`'s public cards ("owner").
  */
