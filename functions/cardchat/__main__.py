@@ -76,14 +76,16 @@ def _requeue_skipped(args: argparse.Namespace) -> int:
 
 
 def _reindex(args: argparse.Namespace) -> int:
-    from cardchat.repo import card_writes, retrieval_index
+    from cardchat.repo import card_writes
+    from cardchat.repo.retrieval_index import shards
+    from cardchat.repo.retrieval_index.rebuild import rebuild
 
     db = _client(args.project)
     owners = [args.owner] if args.owner else sorted({c.owner for _, c in card_writes.iter_cards(db) if c.owner})
     for owner in owners:
-        retrieval_index.rebuild(db, owner, public=True)
-        version = retrieval_index.rebuild(db, owner)
-        head = retrieval_index.read_head(db, owner) or {}
+        rebuild(db, owner, public=True)
+        version = rebuild(db, owner)
+        head = shards.read_head(db, owner) or {}
         print(f"{owner}: version {version}, {head.get('count', 0)} cards in {len(head.get('shards', []))} shards")
     return 0
 

@@ -70,12 +70,14 @@ def test_post_appends_the_question_and_a_ready_stub(db):
     "status, fields, reason",
     [
         ("ready", {}, "still being written"),
-        ("streaming", {"lease_expires": utc_now() + timedelta(minutes=5)}, "still being written"),
-        ("streaming", {"lease_expires": utc_now() - timedelta(seconds=1)}, "stopped"),
+        ("streaming", {"lease_expires": timedelta(minutes=5)}, "still being written"),
+        ("streaming", {"lease_expires": -timedelta(seconds=1)}, "stopped"),
         ("failed", {"error": "x"}, "failed"),
     ],
 )
 def test_post_is_refused_until_the_last_answer_is_complete(db, status, fields, reason):
+    # A lease is set from now, not from when the cases were collected: a slow suite outlived one of 5 minutes.
+    fields = {k: utc_now() + v if isinstance(v, timedelta) else v for k, v in fields.items()}
     make_chat(db, status, **fields)
     with pytest.raises(FailedPrecondition, match=reason):
         post_message(db, "u1", "chat1", "next?")

@@ -27,7 +27,7 @@ from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate, n
 
 if TYPE_CHECKING:
     from cardchat.chat.candidates import Pool
-    from cardchat.embeddings import Embedder
+    from cardchat.embeddings.base import Embedder
     from cardchat.retrieval.background import Authors, Background
 
 #: Tokens a provider adds around the system text and one user turn.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import normalise
+from cardchat.embeddings.base import normalise
 
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 DIM = 384

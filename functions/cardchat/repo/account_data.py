@@ -45,7 +45,7 @@ from ..schema.documents import (
 )
 from ..schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from . import chats as chats_repo
-from .retrieval_index import index_key
+from .retrieval_index.shards import index_key
 
 if TYPE_CHECKING:
     from google.cloud import firestore

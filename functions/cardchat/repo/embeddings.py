@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..embeddings import Embedder, pack, unpack
+from ..embeddings import pack, unpack
+from ..embeddings.base import Embedder
 from ..embeddings.text import embeddable_and_hash
 from ..schema.documents import CARD_EMBEDDINGS, Card, CardEmbedding
 from .cards import batched, read_many

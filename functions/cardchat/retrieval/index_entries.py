@@ -12,7 +12,7 @@ vectors, tested).
 
 A shard is a list of entries packed into one zlib-compressed blob: a JSON
 header (ids, hashes, access, tags, the shard's own term list) followed by
-flat numpy arrays. Nothing here knows Firestore (repo/retrieval_index.py
+flat numpy arrays. Nothing here knows Firestore (repo/retrieval_index/
 stores the blobs).
 """
 

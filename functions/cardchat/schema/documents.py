@@ -9,6 +9,7 @@ Nothing here imports Firebase: the store adapter turns these into dicts.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -124,6 +125,12 @@ class UserDoc:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> UserDoc:
+        """A stored users/{uid} (None: no such document): a grant counts only when exactly True."""
+        d = d or {}
+        return cls(may_use_ai=d.get("may_use_ai") is True, admin=d.get("admin") is True)
 
 
 @dataclass
