@@ -134,12 +134,12 @@ def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat.chat import create as chats
+    from cardchat.chat import create
 
     uid = _uid(req)
     ai = _ai(uid)
     parsed = requests.create_chat(req.data, own_keys=ai.own_keys)
-    result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
+    result = create.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings.as_dict())
     return result.answer()
 
@@ -148,36 +148,36 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @_endpoint
 def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import turns as conversation
+    from cardchat.chat import turns
 
     uid = _uid(req)
     chat_id, content = requests.post_message(req.data)
     limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
-    return {"message_id": conversation.post_message(db(), uid, chat_id, content, limits=limits)}
+    return {"message_id": turns.post_message(db(), uid, chat_id, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import turns as conversation
+    from cardchat.chat import turns
 
     uid = _uid(req)
     message_id = requests.doc_id(req.data, "message_id")
     limits = _ai(uid).admit(permissions.model_of_message(db(), message_id))
-    return {"message_id": conversation.retry_message(db(), uid, message_id, limits=limits)}
+    return {"message_id": turns.retry_message(db(), uid, message_id, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import branch as branches
+    from cardchat.chat import branch
 
     uid = _uid(req)
     chat_id, index, content = requests.branch_chat(req.data)
     limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
-    return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
+    return {"chat_id": branch.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("continueChat"))
@@ -226,10 +226,10 @@ def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat.chat import create as chats
+    from cardchat.chat import create
 
     uid = _uid(req)
-    chats.delete_chat(db(), uid, requests.doc_id(req.data, "chat_id"))
+    create.delete_chat(db(), uid, requests.doc_id(req.data, "chat_id"))
     return {}
 
 

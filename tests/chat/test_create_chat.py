@@ -207,7 +207,7 @@ def test_parse_request_errors():
 
 
 def test_a_full_background_share_still_leaves_room_for_the_question_and_answer():
-    from cardchat.chat.turns import output_reserve
+    from cardchat.chat.history_window import output_reserve
     from cardchat.llm.tokens import count_tokens
 
     spec = models.MODELS["offline-extractive"]

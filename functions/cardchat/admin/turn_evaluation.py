@@ -94,8 +94,8 @@ class _Deck:
 
 def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
     from cardchat.chat.create import background_budget
+    from cardchat.chat.history_window import turn_budget
     from cardchat.chat.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
-    from cardchat.chat.turns import turn_budget
     from cardchat.llm.models import MODELS
     from cardchat.retrieval.background import card_numbers, fit_background
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from cardchat.access import ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
+from cardchat.chat.history_window import said_before
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import said_before
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.llm import models
@@ -104,7 +104,7 @@ def continue_chat(
         bg.text,
         history,
         [],
-        (uid, lambda quota: ratelimit.admit(quota, when, rules)),
+        ratelimit.admission(uid, when, rules),
         # what its follow-ups rank (turn_context.py): the source's cards the caller may view
         ChatSource(chat=new_id, owner=uid, card_ids=list(chosen.visible), ranked_for=-1, created=when),
     )

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions, ratelimit
 from cardchat.chat.collection import CardSource
+from cardchat.chat.history_window import token_bound
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.chat.turns import question_and_stub, token_bound
+from cardchat.chat.turns import question_and_stub
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.llm import models
@@ -89,7 +90,7 @@ def background_budget(spec: models.ModelSpec, percentage: float, question: str) 
     """percentage × the window, but never so much that the first question and
     the answer's reserve no longer fit beside it (at 100 % every answer would
     fail with the context too small, and so would every retry)."""
-    from cardchat.chat.turns import output_reserve
+    from cardchat.chat.history_window import output_reserve
     from cardchat.llm.tokens import count_tokens
 
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0] - QUESTION_OVERHEAD
@@ -274,7 +275,7 @@ def _write(
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
-        (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
+        ratelimit.admission(uid, stamp, rules, hold),
         source,
     )
 
