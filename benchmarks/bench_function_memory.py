@@ -1,4 +1,4 @@
-"""A function's own peak memory at 100,000 cards (issue 21, point 4).
+"""A function's own peak memory at 100,000 cards: each must fit the memory set in main.py.
 
 The index benches measure in a process that also seeded and built the deck;
 here the parent seeds one owner's cards and writes their retrieval index

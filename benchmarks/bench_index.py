@@ -1,4 +1,4 @@
-"""The per-owner retrieval index (issue 21): createChat and per-turn ranking at
+"""The per-owner retrieval index: createChat and per-turn ranking at
 10,000 and 100,000 cards, warm, before (every card read) and after (the index).
 
 The deck is synthetic (bench_create_chat's text, stored random unit vectors)

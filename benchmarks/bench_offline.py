@@ -5,7 +5,7 @@
 For questions of the git-demo eval set, a background is packed as
 createChat packs it for the offline model (cards ranked by BM25 here, so
 the bench does not embed the deck), then the answer is composed twice:
-embedding every sentence (what the answerer did before issue 17, the
+embedding every sentence (what the answerer did before it preselected, the
 quality reference) and with the BM25-preselected candidates (what it does
 now). A follow-up asks the next question on the same background. Needs no
 Firestore; the db argument is ignored.

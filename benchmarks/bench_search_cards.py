@@ -1,4 +1,4 @@
-"""searchCards server time at 1,000 and 10,000 visible cards, warm (issue 21:
+"""searchCards server time at 1,000 and 10,000 visible cards, warm (the goal:
 a search answers ≤ 500 ms warm at 10,000 cards).
 
 The deck is bench_create_chat's (synthetic text, stored random unit vectors),

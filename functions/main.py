@@ -243,7 +243,7 @@ def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {}
 
 
-# --- the card MCP endpoint and its personal access tokens (issue 19) -------------
+# --- the card MCP endpoint and its personal access tokens ----------------------
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
@@ -297,7 +297,7 @@ def mcp(req: Request) -> Any:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 14: the owner shares a chat by email; answers the viewers now."""
+    """The owner shares a chat by email; answers the viewers now."""
     from cardchat.chat import share
     from cardchat.parsing import addresses
 
@@ -308,7 +308,7 @@ def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
+    """A card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
     from cardchat.access import card_viewers
     from cardchat.parsing import addresses
 

@@ -37,7 +37,7 @@ QUESTION_OVERHEAD = 64
 #: first, in batches of EMBED_BATCH until this many or until EMBED_BUDGET_S has gone (no batch starts
 #: that would end past it, judging by the one before; with no time at all, not even the first). MiniLM
 #: manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at
-#: least one batch of 16" made createChat take 10.8 s on `scripts/dev` right after start (issue 17), so
+#: least one batch of 16" made createChat take seconds on `scripts/dev` right after start, so
 #: batches are small (two cards) and the budget bounds the wait. The rest are ranked by BM25 alone (see
 #: retrieval) and counted in `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
 #: keep a collection embedded.

@@ -59,7 +59,7 @@ def turn_budget(spec: ModelSpec) -> int:
     offline model's 32k window (8,192 tokens, ~18 cards): at an eighth
     (4,096, ~10 cards) a third of the follow-ups that missed their answering
     card had ranked it within the best 16 and lost it to the budget
-    (scripts/eval's per-turn metric, README). Reserved with the answer's
+    (scripts/eval's per-turn metric, eval/README.md). Reserved with the answer's
     tokens: its run adds them before the provider is called."""
     return min(spec.context_window // 4, 16_000)
 

@@ -276,7 +276,7 @@ def continue_chat(
     return chat_id, model_id, _percentage(data)
 
 
-# --- personal access tokens (issue 19) -------------------------------------------
+# --- personal access tokens ----------------------------------------------------
 
 MAX_TOKEN_LABEL_CHARS = 100
 

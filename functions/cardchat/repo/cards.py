@@ -39,7 +39,7 @@ def batched(ids: Sequence[str], size: int) -> list[Sequence[str]]:
 
 
 #: Documents asked of Firestore per collection by read_many, since the last clear: what
-#: tests and scripts/bench count to show a call's reads do not grow with a collection (issue 21).
+#: tests and scripts/bench count to show a call's reads do not grow with a collection.
 READS: Counter[str] = Counter()
 
 

@@ -1,4 +1,4 @@
-"""Batched embedding: what embedCard does with a card write (issue 21 point 5).
+"""Batched embedding: what embedCard does with a card write.
 
 One model call per card (a trigger each) embedded an import at 1.8 cards/s on
 the emulator; MiniLM embeds ~32 texts/s in batches. So a trigger only records
@@ -303,7 +303,7 @@ def batch_stored(
     `vectors`: card_id -> its new vector, for those whose text changed;
     `deleted`: cards gone, their vectors removed). Called once per batch,
     before its queue entries are removed: if the owner's retrieval index
-    (issue 21 point 4) fails to take the batch, the batch stays queued and is
+    fails to take the batch, the batch stays queued and is
     done again. One index version for the whole batch, not one per card."""
     changes = [Change(cid, card, vectors.get(cid)) for cid, card in cards.items()]
     changes += [Change(cid, None) for cid in deleted]

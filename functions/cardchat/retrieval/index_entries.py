@@ -1,4 +1,4 @@
-"""The per-owner retrieval index's entries and their packed form (issue 21).
+"""The per-owner retrieval index's entries and their packed form.
 
 One entry per card holds what ranking and culling need without the card's
 text: its id and text hash, who may read it (visibility, viewers), its tags,

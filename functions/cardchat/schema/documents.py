@@ -43,7 +43,7 @@ RATE_LIMITS = COLLECTIONS["rate_limits"]
 RATE_WINDOWS = COLLECTIONS["rate_windows"]
 SEARCH_WINDOW = "search"
 MCP_WINDOW = "mcp"
-#: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
+#: Who wrote a shared chat: readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
 #: chat_viewers/{chat}_{uid} (ids.chat_viewer_id): whom a chat is shared with, one doc each, readable by
@@ -51,7 +51,7 @@ CHAT_AUTHORS = COLLECTIONS["chat_authors"]
 CHAT_VIEWERS = COLLECTIONS["chat_viewers"]
 #: At most this many people a chat is shared with (ChatViewer docs per chat).
 MAX_VIEWERS = 50
-#: Server-only (issue 21): per owner, the retrieval index's head (version, shard list) and its shards.
+#: Server-only: per owner, the retrieval index's head (version, shard list) and its shards.
 RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
 RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
@@ -255,7 +255,7 @@ class ChatPrivate:
     cards_packed: int = 0
     cards_cut: int = 0
     context_turns: list[dict[str, Any]] = field(default_factory=list)
-    # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
+    # A chat made from a query: its description (collection_query.CollectionQuery.to_dict()),
     # owner-only like the rest; absent (not null) for a chat made from ids.
     collection_query: dict[str, Any] | None = None
     # Cards of other people the context has held (a count, never which): the owner's publish control says so.
