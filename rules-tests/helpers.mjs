@@ -1,6 +1,6 @@
 // Shared set-up for the rules tests: the emulator environment, the actors of
 // the security matrix, seeding that bypasses the rules, and fixtures shaped
-// like functions/cardchat/schema.py.
+// like functions/cardchat/schema/documents.py.
 //
 // Not a test file itself (node --test only picks up *.test.mjs here).
 
@@ -45,11 +45,11 @@ export const UID = {
 /** The matrix's columns: client key in setUp().db → label in test names. */
 export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
 
-/** Where the document shapes are defined (schema.py and the modules beside it). */
-const SCHEMA_MODULES = ['schema.py', 'account_schema.py', 'context_schema.py'];
+/** Where the document shapes are defined (schema/documents.py and the modules beside it). */
+const SCHEMA_MODULES = ['schema/documents.py', 'schema/accounts.py', 'schema/chat_sources.py'];
 
 /**
- * Field names of a dataclass in schema.py (or a module beside it), so fixtures cannot silently fall
+ * Field names of a dataclass in schema/documents.py (or a module beside it), so fixtures cannot silently fall
  * behind the schema (every Chat field gets its own "owner may not change it"
  * test).
  */
@@ -72,7 +72,7 @@ function checkShape(className, data) {
   const expected = schemaFields(className).sort();
   const actual = Object.keys(data).sort();
   if (JSON.stringify(expected) !== JSON.stringify(actual)) {
-    throw new Error(`fixture for ${className} has fields ${actual} but schema.py has ${expected}`);
+    throw new Error(`fixture for ${className} has fields ${actual} but schema/documents.py has ${expected}`);
   }
   return data;
 }
