@@ -221,3 +221,26 @@ def test_provider_embedders_need_their_key(monkeypatch):
         OpenAIEmbedder().embed(["x"])
     with pytest.raises(EmbeddingError, match="GEMINI_API_KEY"):
         GeminiEmbedder().embed(["x"])
+
+
+def test_minilm_leaves_a_question_it_cannot_read_to_keywords(minilm):
+    """A question mostly in Japanese gets a zero vector (no dense signal, so BM25 ranks alone);
+    a Japanese word inside an English question does not."""
+    assert not np.any(minilm.embed_query("ファイルの所有者を変えたい"))
+    assert np.linalg.norm(minilm.embed_query("what does 変更 mean in a commit message")) == pytest.approx(1.0, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ファイルのアクセス権を変更するには chmod", True),
+        ("git の rebase と merge の違い about branches", False),
+        ("café crème", False),
+        ("改变文件权限", True),
+        ("", False),
+    ],
+)
+def test_mostly_cjk(text, expected):
+    from cardchat.embeddings.scripts import mostly_cjk
+
+    assert mostly_cjk(text) is expected

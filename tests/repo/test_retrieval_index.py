@@ -17,7 +17,14 @@ from cardchat.embeddings.text import text_hash
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.changes import Change, apply_changes
 from cardchat.repo.retrieval_index.rebuild import rebuild
-from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
+from cardchat.schema.documents import (
+    CARD_EMBEDDINGS,
+    CARDS,
+    RETRIEVAL_INDEX,
+    RETRIEVAL_INDEX_SHARDS,
+    Card,
+    CardEmbedding,
+)
 
 pytestmark = pytest.mark.emulator
 
@@ -168,3 +175,21 @@ def test_an_edit_without_a_new_vector_keeps_the_vector_only_while_the_text_is_th
     edited = Card("moon", "tides and more", owner, "public")
     apply_changes(db, owner, [Change("m", edited)], MODEL)
     assert reader.all_entries(db, owner)["m"].vector is None
+
+
+def test_an_index_built_with_older_terms_is_rebuilt_on_the_next_change(db):
+    """A head that does not record today's BM25 terms (built before a tokenizer change) is not
+    patched with entries tokenised differently: the next change rebuilds it whole."""
+    owner = f"u{uuid.uuid4().hex[:8]}"
+    _store(db, owner, "a", Card("répertoire", "créer un répertoire", owner), _vector(1))
+    rebuild(db, owner, MODEL)
+    head = shards.read_head(db, owner)
+    assert shards.is_current(head, MODEL)
+    db.collection(RETRIEVAL_INDEX).document(shards.index_key(owner, False)).update({"terms": 1})
+    assert not shards.is_current(shards.read_head(db, owner), MODEL)
+    added = Card("mkdir", "creer des repertoires", owner)
+    _store(db, owner, "b", added, _vector(2))
+    apply_changes(db, owner, [Change("b", added, _vector(2))], MODEL)
+    assert shards.is_current(shards.read_head(db, owner), MODEL)
+    loaded = reader.load(db, owner)
+    assert loaded is not None and set(loaded[1].row_of) == {"a", "b"}

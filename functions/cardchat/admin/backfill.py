@@ -82,12 +82,12 @@ def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: s
 def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
     """Owners with no index yet (nothing of theirs needed embedding) get one built, and its public partition."""
     from cardchat.repo.retrieval_index.rebuild import rebuild
-    from cardchat.repo.retrieval_index.shards import read_head
+    from cardchat.repo.retrieval_index.shards import is_current, read_head
 
     for owner in sorted(o for o in owners if o):
         for public in (False, True):
             head = read_head(db, owner, public)
-            if head is None or head.get("model") != model_id:
+            if not is_current(head, model_id):
                 rebuild(db, owner, model_id, public=public)
 
 

@@ -14,7 +14,6 @@ The format is documented in eval/README.md.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -89,14 +88,12 @@ class VectorCache:
                 self.vectors = dict(zip(f["keys"].tolist(), f["vecs"]))
         self.dirty = False
 
-    def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str], queries: bool = False) -> np.ndarray:
+    def embed(self, embedder: Any, texts: Sequence[str], keys: Sequence[str]) -> np.ndarray:
         todo = list({k: t for k, t in zip(keys, texts) if k not in self.vectors}.items())
-        # Queries go one by one in the query role (see Embedder.embed_query).
-        embed = (lambda ts: [embedder.embed_query(t) for t in ts]) if queries else embedder.embed
         for i in range(0, len(todo), 256):
             # Saved batch by batch: a first run over the deck takes minutes.
             batch = todo[i : i + 256]
-            self.vectors.update(zip((k for k, _ in batch), embed([t for _, t in batch])))
+            self.vectors.update(zip((k for k, _ in batch), embedder.embed([t for _, t in batch])))
             self.dirty = True
             self.save()
         return np.stack([self.vectors[k] for k in keys]).astype(np.float32)
@@ -109,8 +106,10 @@ class VectorCache:
             self.dirty = False
 
 
-def _query_key(query: str) -> str:
-    return "q:" + hashlib.sha256(query.encode()).hexdigest()
+def embed_queries(embedder: Any, queries: Sequence[str]) -> np.ndarray:
+    """Questions one by one in the query role (Embedder.embed_query), never cached: how an embedder
+    reads a question can change with its code under the same model id, and questions are few."""
+    return np.stack([embedder.embed_query(q) for q in queries]).astype(np.float32)
 
 
 @dataclass
@@ -147,9 +146,7 @@ def _rankings(evs: EvalSet, vectors: np.ndarray, query_vecs: np.ndarray, config:
 def by_kind(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig) -> dict[str, dict[str, Metrics]]:
     """Metrics per query kind (when the set labels kinds), per mode."""
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(
-        embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True
-    )
+    query_vecs = embed_queries(embedder, [q for q, _ in evs.queries])
     out: dict[str, dict[str, Metrics]] = {}
     for kind in sorted({k for k in evs.kinds if k}):
         keep = [i for i, k in enumerate(evs.kinds) if k == kind]
@@ -186,9 +183,7 @@ def held_out(evs: EvalSet) -> EvalSet | None:
 def evaluate(evs: EvalSet, embedder: Any, cache: VectorCache, base: RankingConfig | None = None) -> dict[str, Metrics]:
     base = base or RankingConfig()
     vectors = cache.embed(embedder, evs.texts, evs.hashes)
-    query_vecs = cache.embed(
-        embedder, [q for q, _ in evs.queries], [_query_key(q) for q, _ in evs.queries], queries=True
-    )
+    query_vecs = embed_queries(embedder, [q for q, _ in evs.queries])
     out = {mode: run_set(evs, vectors, query_vecs, replace(base, mode=mode)) for mode in MODES}
     out["hybrid-minmax"] = run_set(evs, vectors, query_vecs, replace(MIN_MAX, compound_weight=base.compound_weight))
     out["hybrid-rrf"] = run_set(evs, vectors, query_vecs, replace(PLAIN_RRF, compound_weight=base.compound_weight))

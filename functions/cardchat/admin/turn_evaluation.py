@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.admin.evaluation import ROOT, VectorCache, _query_key, set_cards
+from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, set_cards
 
 FOLLOWUPS_DIR = ROOT / "eval" / "followups"
 
@@ -82,12 +82,12 @@ class _Deck:
     def rank(self, query: str) -> list[str]:
         from cardchat.retrieval.rank import rank_cards
 
-        qv = self.cache.embed(self.embedder, [query], [_query_key(query)], queries=True)[0]
+        qv = embed_queries(self.embedder, [query])[0]
         order = rank_cards(query, qv, self.ids, self.texts, self.vectors, None, None, self.hashes)
         return [self.ids[i] for i in order]
 
     def scores(self, query: str) -> dict[str, float | None]:
-        qv = self.cache.embed(self.embedder, [query], [_query_key(query)], queries=True)[0]
+        qv = embed_queries(self.embedder, [query])[0]
         sims = (self.vectors @ np.asarray(qv, dtype=np.float32)).tolist()
         return {c: round(s, 4) for c, s in zip(self.ids, sims)}
 

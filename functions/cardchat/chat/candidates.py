@@ -123,17 +123,18 @@ def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
 
 
 def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
-    """`uid`'s index (`public`: of their public cards), built first when missing or of another model.
+    """`uid`'s index (`public`: of their public cards), built first when missing or not current
+    (another model, older terms).
     A public partition that would be empty is not built: any caller may name any uid as an owner,
     and that must not make the server write an index for each."""
     from cardchat.embeddings import get_embedder
-    from cardchat.repo.retrieval_index import reader
+    from cardchat.repo.retrieval_index import reader, shards
     from cardchat.repo.retrieval_index.rebuild import count_cards, rebuild
     from cardchat.retrieval.index_snapshot import from_entries
 
     embedder = get_embedder()
     loaded = reader.load(db, uid, public)
-    if loaded is None or loaded[0].get("model") != embedder.model_id:
+    if loaded is None or not shards.is_current(loaded[0], embedder.model_id):
         if public and not count_cards(db, uid, public=True):
             return from_entries(uid, [], embedder.dim)
         rebuild(db, uid, public=public)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from cardchat.embeddings.base import normalise
+from cardchat.embeddings.scripts import mostly_cjk
 
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 DIM = 384
@@ -93,7 +94,13 @@ class MiniLMEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        vec: np.ndarray = self.embed([text])[0]  # all-MiniLM-L6-v2 has no query/document roles
+        """The query's vector (all-MiniLM-L6-v2 has no query/document roles), or zeros for a
+        question written mostly in Chinese or Japanese: the model was trained on English, and its
+        similarities on such text rank no better than chance (scripts/eval, manpages-ja), so a zero
+        vector leaves the ranking to BM25 instead of mixing noise into it."""
+        if mostly_cjk(text):
+            return np.zeros(self.dim, np.float32)
+        vec: np.ndarray = self.embed([text])[0]
         return vec
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cardchat.embeddings.scripts import fold, has_cjk, split_cjk
+
 # Light: only words that carry no topic in a question. Dutch/German articles
-# too, because the compound set is Dutch/German.
+# too, because the compound set is Dutch/German, and French ones for the French set.
 STOPWORDS = frozenset(
     [
         "a",
@@ -88,6 +90,9 @@ STOPWORDS = frozenset(
         "mit",
         "zu",
     ]
+    # French articles, prepositions and pronouns (accents folded, as terms are).
+    + "le la les un une des du au aux et ou en dans par pour sur avec".split()
+    + "ce ces cet cette qui que se sa son ses est".split()
 )
 # Spans are the runs between whitespace and these: str.translate + split
 # find them at twice the speed of a regex (tokenising is the cold path).
@@ -117,7 +122,16 @@ def tokenize(text: str) -> list[str]:
 
 
 def expand(span: str) -> list[str]:
-    """The terms of one whitespace/punctuation-delimited span."""
+    """The terms of one whitespace/punctuation-delimited span (accents folded; Chinese and
+    Japanese as character bigrams: embeddings/scripts.py)."""
+    span = fold(span)
+    if has_cjk(span):
+        terms, rest = split_cjk(span)
+        return terms + [t for part in rest for t in _expand_word(part)]
+    return _expand_word(span)
+
+
+def _expand_word(span: str) -> list[str]:
     span = span.strip(_EDGE)
     parts = _PARTS.findall(span)
     if not parts:

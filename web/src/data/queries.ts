@@ -25,7 +25,7 @@ export async function getCard(id: string): Promise<CardDoc | null> {
 
 /**
  * The owner's card's skip record (kept but not embedded, over a card quota), or null. Its id is in
- * the owner's namespace (`{uid}:{cardId}`, functions/cardchat/card_quota.skip_id): the rules let
+ * the owner's namespace (`{uid}:{cardId}`, functions/cardchat/embeddings/card_quota.skip_id): the rules let
  * a user get their own, missing ones included, and nobody another's.
  */
 export async function getCardSkip(owner: string, id: string): Promise<DocumentData | null> {

@@ -15,7 +15,7 @@ from ...retrieval.index_entries import Entry, Packed, encode_shard, make_entry, 
 from ...schema.documents import Card, now
 from . import shards
 from .rebuild import rebuild
-from .shards import ATTEMPTS, MAX_SHARD_BYTES, IndexConflict, index_key, read_head, slot_of
+from .shards import ATTEMPTS, MAX_SHARD_BYTES, IndexConflict, index_key, is_current, read_head, slot_of
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -51,7 +51,7 @@ def _apply_partition(db: firestore.Client, owner: str, public: bool, changes: Se
     key = index_key(owner, public)
     for _ in range(ATTEMPTS):
         head = read_head(db, owner, public)
-        if head is None or head.get("model") != model_id:
+        if head is None or not is_current(head, model_id):
             return rebuild(db, owner, model_id, public=public)
         try:
             return _apply_once(db, key, head, changes)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.cloud.firestore import FieldFilter
 
+from ...embeddings.scripts import TERMS_VERSION
 from ...embeddings.text import embeddable_and_hash
 from ...retrieval.index_entries import Entry, decode_shard, encode_shard, make_entry
 from ...schema.documents import CARDS, RETRIEVAL_INDEX_SHARDS, Card, now
@@ -80,6 +81,7 @@ def rebuild(
             "slots": len(blobs),
             "shards": shard_ids,
             "model": model,
+            "terms": TERMS_VERSION,
             "dim": shards.dim,
             "count": shards.count,
             "updated": now(),

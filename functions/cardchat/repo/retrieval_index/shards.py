@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...embeddings.scripts import TERMS_VERSION
 from ...retrieval.index_entries import Entry, Packed, entries_of, unpack_shard
 from ...schema.documents import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS
 from ..transactions import run_in_transaction
@@ -87,6 +88,12 @@ def clear_cache() -> None:
 
 def slot_of(card_id: str, slots: int) -> int:
     return zlib.crc32(card_id.encode()) % max(1, slots)
+
+
+def is_current(head: dict[str, Any] | None, model_id: str) -> bool:
+    """The index exists and was built with this embedding model's vectors and today's BM25 terms;
+    otherwise it is rebuilt, since its entries would not match a query's."""
+    return head is not None and head.get("model") == model_id and head.get("terms") == TERMS_VERSION
 
 
 def read_head(db: firestore.Client, owner: str, public: bool = False) -> dict[str, Any] | None:
