@@ -1,4 +1,4 @@
-"""A function's own peak memory at 100,000 cards: each must fit the memory set in main.py.
+"""A function's own peak memory at 100,000 cards.
 
 The index benches measure in a process that also seeded and built the deck;
 here the parent seeds one owner's cards and writes their retrieval index

@@ -188,8 +188,8 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
     uid = _uid(req)
     ai = _ai(uid)
-    chat_id, model, percentage = requests.continue_chat(req.data, own_keys=ai.own_keys)
-    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
+    chat_id, model, fraction = requests.continue_chat(req.data, own_keys=ai.own_keys)
+    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, fraction, ai)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
@@ -240,7 +240,7 @@ def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {}
 
 
-# --- the card MCP endpoint and its personal access tokens ----------------------
+# --- the card MCP endpoint and its personal access tokens -------------
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

@@ -1,4 +1,4 @@
-"""Bad input is a 4xx that costs nothing (no slot, no tokens, no write), through the
+"""Bad input is a 4xx that costs nothing, through the
 real Functions, Auth and Firestore emulators: every malformed field is
 INVALID_ARGUMENT naming it, and neither bad input nor a call refused for
 someone else's chat or an answer in the wrong state spends a rate-limit

@@ -1,4 +1,4 @@
-"""Every document id the server makes, in one place, so that their shapes and derivations cannot drift."""
+"""Every document id the server makes, in one place."""
 
 import secrets
 import string

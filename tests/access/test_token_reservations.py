@@ -1,4 +1,4 @@
-"""Tokens are reserved, not just counted (so parallel calls cannot overrun the cap), on the real
+"""Tokens are reserved, not just counted, on the real
 Firestore emulator: admission reserves a bound against the daily cap in the
 transaction that writes the turn, and every way a run ends settles it once."""
 

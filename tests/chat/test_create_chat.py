@@ -190,7 +190,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
 
     # No time at all (the embedder busy with a backfill): no card waits for
     # the embedder, not even a first batch; BM25 alone still ranks the
-    # likeliest cards first (waiting for the embedder once made createChat take seconds).
+    # likeliest cards first (waiting for the embedder made createChat slow right after start).
     db.recursive_delete(db.collection(CARD_EMBEDDINGS))
     clear_vector_cache()
     monkeypatch.setattr(chats, "EMBED_BUDGET_S", 0.0)

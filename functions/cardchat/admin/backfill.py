@@ -16,7 +16,7 @@ from typing import Any
 from cardchat.schema.documents import Card
 
 BATCH = 64
-#: Gentle mode (`scripts/dev`'s backfill beside a live app, so a first answer never waits behind it): small
+#: Gentle mode (`scripts/dev`'s backfill beside a live app): small
 #: batches at the lowest CPU priority on one thread, and no batch starts
 #: while an answer is being generated (polled every PAUSE_POLL_S), so a
 #: chat's first words never wait for the backfill.

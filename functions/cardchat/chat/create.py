@@ -36,8 +36,8 @@ QUESTION_OVERHEAD = 64
 #: Cards without a fresh embedding are embedded on the spot, those BM25 likes best for the question
 #: first, in batches of EMBED_BATCH until this many or until EMBED_BUDGET_S has gone (no batch starts
 #: that would end past it, judging by the one before; with no time at all, not even the first). MiniLM
-#: manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at
-#: least one batch of 16" made createChat take seconds on `scripts/dev` right after start, so
+#: embeds few card texts a second on two cores, fewer while a backfill shares them: a budget of "at
+#: least one batch of 16" made createChat wait many seconds on `scripts/dev` right after start, so
 #: batches are small (two cards) and the budget bounds the wait. The rest are ranked by BM25 alone (see
 #: retrieval) and counted in `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
 #: keep a collection embedded.
@@ -86,15 +86,15 @@ class CreateChatResult:
         return {"chat_id": self.chat_id, **({"empty_reason": self.empty_reason} if self.empty_reason else {})}
 
 
-def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
-    """percentage × the window, but never so much that the first question and
+def background_budget(spec: models.ModelSpec, fraction: float, question: str) -> int:
+    """fraction × the window, but never so much that the first question and
     the answer's reserve no longer fit beside it (at 100 % every answer would
     fail with the context too small, and so would every retry)."""
     from cardchat.chat.history_window import output_reserve
     from cardchat.llm.tokens import count_tokens
 
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0] - QUESTION_OVERHEAD
-    return max(0, min(int(percentage * spec.context_window), room))
+    return max(0, min(int(fraction * spec.context_window), room))
 
 
 def create_chat(
@@ -111,7 +111,7 @@ def create_chat(
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     checked = clock.lap()
     chosen = select_background(
-        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description
+        db, uid, req.source, req.initial_message, spec, req.background_fraction, req.collection.description
     )
     clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
@@ -151,12 +151,12 @@ def select_background(
     source: CardSource,
     question: str,
     spec: models.ModelSpec,
-    percentage: float,
+    fraction: float,
     description: str,
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
-    and fit the best into `percentage` of `spec`'s window. Shared by
+    and fit the best into `fraction` of `spec`'s window. Shared by
     createChat and continueChat (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
@@ -172,7 +172,7 @@ def select_background(
     embedded = clock.lap()
     ranking = pool.rank(question, query_vec)
     ranked_ms = clock.lap()
-    budget = background_budget(spec, percentage, question)
+    budget = background_budget(spec, fraction, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
     book = AuthorBook(uid)
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again

@@ -55,12 +55,11 @@ def output_reserve(spec: ModelSpec) -> int:
 def turn_budget(spec: ModelSpec) -> int:
     """Tokens one follow-up may add to the background (chat/turn_context.py):
     a quarter of the window, at most 16,000. Every keyed model's window is
-    ≥ 128k, so it gets the 16,000 (~40 cards); the quarter binds only the
-    offline model's 32k window (8,192 tokens, ~18 cards): at an eighth
-    (4,096, ~10 cards) a third of the follow-ups that missed their answering
-    card had ranked it within the best 16 and lost it to the budget
-    (scripts/eval's per-turn metric, eval/README.md). Reserved with the answer's
-    tokens: its run adds them before the provider is called."""
+    ≥ 128k, so it gets the 16,000; the quarter binds only the offline
+    model's 32k window: at an eighth, follow-ups that missed their answering
+    card had often ranked it among the best and lost it to the budget
+    (scripts/eval's per-turn metric). Reserved with the answer's tokens: its
+    run adds them before the provider is called."""
     return min(spec.context_window // 4, 16_000)
 
 

@@ -37,7 +37,7 @@ MAX_CONFIGURATION_BYTES = 20_000
 #: allows 20 in a whole document; the SPA sends one, and the margin keeps
 #: the configuration storable wherever the chat keeps it.
 MAX_CONFIGURATION_DEPTH = 8
-DEFAULT_BACKGROUND_PERCENTAGE = 0.5
+DEFAULT_BACKGROUND_FRACTION = 0.5
 #: Firestore's limit on a document id and a field name, in UTF-8 bytes.
 MAX_ID_BYTES = 1_500
 _INT64 = 2**63
@@ -49,7 +49,7 @@ class CreateChatRequest:
     card_ids: list[str]  # empty when `query` describes the collection
     initial_message: str
     model: str
-    background_percentage: float
+    background_fraction: float
     collection: Collection
     query: CollectionQuery | None = None  # the collection as a query, resolved on the server
 
@@ -200,7 +200,9 @@ def create_chat(
     card_ids = [] if query is not None else _card_ids(data.get("card_ids"))
 
     model_id = _model(data.get("model") or models.default_model_id(env, own_keys), own_keys, env)
-    return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")), query)
+    return CreateChatRequest(
+        card_ids, message, model_id, _background_fraction(data), _collection(data.get("collection")), query
+    )
 
 
 def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:
@@ -214,11 +216,16 @@ def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | Non
     return spec.id
 
 
-def _percentage(data: dict[str, Any]) -> float:
-    pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)
-    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 < pct <= 1:
+def _background_fraction(data: dict[str, Any]) -> float:
+    fraction = data.get("background_percentage", DEFAULT_BACKGROUND_FRACTION)
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not math.isfinite(fraction)
+        or not 0 < fraction <= 1
+    ):
         raise InvalidArgument("background_percentage: must be a number above 0 and at most 1")
-    return float(pct)
+    return float(fraction)
 
 
 def post_message(data: Any) -> tuple[str, str]:
@@ -268,15 +275,15 @@ def api_key(data: Any) -> tuple[str, str]:
 def continue_chat(
     data: Any, own_keys: frozenset[str] = frozenset(), env: Mapping[str, str] | None = None
 ) -> tuple[str, str | None, float]:
-    """(chat_id, model or None for the domain's choice, background_percentage)"""
+    """(chat_id, model or None for the domain's choice, background_fraction)"""
     chat_id = doc_id(data, "chat_id")
     model_id = data.get("model")
     if model_id is not None:
         model_id = _model(model_id, own_keys, env)
-    return chat_id, model_id, _percentage(data)
+    return chat_id, model_id, _background_fraction(data)
 
 
-# --- personal access tokens ----------------------------------------------------
+# --- personal access tokens -------------------------------------------
 
 MAX_TOKEN_LABEL_CHARS = 100
 

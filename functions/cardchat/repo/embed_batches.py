@@ -1,7 +1,7 @@
 """Batched embedding: what embedCard does with a card write.
 
-One model call per card (a trigger each) embedded an import at 1.8 cards/s on
-the emulator; MiniLM embeds ~32 texts/s in batches. So a trigger only records
+One model call per card (a trigger each) embedded an import far slower than
+MiniLM embeds texts in batches (`scripts/bench embed_burst`). So a trigger only records
 its card in the owner's queue (repo/embed_queue.py), then:
 
 - a live worker notice for the owner means a worker is draining that queue:

@@ -41,7 +41,7 @@ class StoredApiKey:
         return _dict(self)
 
 
-# --- personal access tokens ---------------------------------------------------
+# --- personal access tokens ------------------------------------------
 
 
 @dataclass
@@ -75,7 +75,7 @@ class AccessTokenHash:
         return _dict(self)
 
 
-# --- answers you can check ---------------------------------------------------------
+# --- answers you can check ---------------------------------------------
 
 Rating = Literal["up", "down"]
 
@@ -122,7 +122,7 @@ def usage_day_id(owner: str, day: str, model: str) -> str:
     return f"{owner}_{day}_{model}"
 
 
-# --- card viewers by email ---------------------------------------------------------
+# --- card viewers by email ---------------------------------------------
 
 #: Server-only, per user: their budget of email look-ups and the uids they found by email (ViewerLookups).
 VIEWER_LOOKUPS = COLLECTIONS["viewer_lookups"]
