@@ -88,7 +88,10 @@ def test_changes_applied_in_batches_leave_the_index_a_rebuild_would_make(db, ops
     rebuild(db, owner, MODEL)
     state: dict[str, Card] = {}
     pending: list[Change] = []
-    for cid, kind, n in ops:
+    for key, kind, n in ops:
+        # Ids of this example alone: the store is emptied per test, not per example, and a card
+        # left by an earlier example (its stored vector) must not stand in for this one's.
+        cid = f"{owner}_{key}"
         ch = _change(owner, state, cid, kind, n)
         _store(db, owner, cid, ch.card, ch.vector)
         pending.append(ch)

@@ -1,5 +1,6 @@
 // Typed wrappers for the backend's callables (names from common/collections.json).
 import { httpsCallable } from 'firebase/functions';
+import { timed } from '../app/timing';
 import { functions } from './firebase';
 import { FUNCTIONS } from './names';
 
@@ -47,7 +48,7 @@ export interface CreateChatRequest {
 
 function call<Req, Res>(name: string) {
   const fn = httpsCallable<Req, Res>(functions, name);
-  return async (req: Req): Promise<Res> => (await fn(req)).data;
+  return async (req: Req): Promise<Res> => (await timed(`call-${name}`, fn(req))).data;
 }
 
 let modelsPromise: Promise<ModelList> | null = null;
