@@ -35,7 +35,7 @@ from cardchat.chat import create as chats
 from cardchat.generation import engine
 from cardchat.ids import first_message_id
 from cardchat.parsing import requests as parsing
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index.rebuild import rebuild
 
 QUESTION = "how do I undo the last commit?"
 
@@ -85,7 +85,7 @@ def _user(db: Any, deck: Deck) -> tuple[str, list[str]]:
     auth.create_user(uid=uid)
     grant_ai(db, uid, True)
     cards = deck.give(db, uid)
-    retrieval_index.rebuild(db, uid)
+    rebuild(db, uid)
     return uid, cards
 
 

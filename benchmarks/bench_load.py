@@ -39,7 +39,7 @@ from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
 from benchmarks.load_users import Answer, Deck, User, errors_by_code, sign_up
 from benchmarks.write_rates import WriteRates, over_limit
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES_STREAMING, Card
 from cardchat.schema.embedding_queue import EMBEDDING_QUEUE
 
@@ -80,7 +80,7 @@ def _users(db: Any, deck: Deck, n: int) -> list[tuple[str, list[str]]]:
     for _ in range(n):
         uid, token = sign_up(db, os.environ["FIREBASE_AUTH_EMULATOR_HOST"])
         out.append((token, deck.give(db, uid)))
-        retrieval_index.rebuild(db, uid)
+        rebuild(db, uid)
     return out
 
 

@@ -1,4 +1,4 @@
-// The cards page at 10,000 and 100,000 cards (issue 21), on a running stack
+// The cards page at 10,000 and 100,000 cards, on a running stack
 // (scripts/dev, or any with the env it prints; node benchmarks/browser_bigcollection.mjs).
 // For each size in BENCH_SIZES (default 10000,100000): seeds that many cards
 // for a user of their own as an admin, triggers paused; then BENCH_RUNS

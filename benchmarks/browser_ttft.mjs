@@ -6,6 +6,7 @@
 // the first frame whose assistant message body has text. Leaves the chats
 // (delete them in the app, or restart scripts/dev).
 import { APP_URL, launch, newContext, signIn } from '../web/e2e/support.mjs';
+import { watchFirstText } from './page_probes.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 const QUESTIONS = [
@@ -15,21 +16,6 @@ const QUESTIONS = [
   ['What does git stash pop do?', 'How do I list my stashes?'],
   ['How do I see which branches are merged?', 'How do I delete a merged branch?'],
 ];
-
-/** In the page: time of the first frame where the nth assistant body has text. */
-function watchFirstText([nth, key]) {
-  const w = window;
-  w.__t = w.__t || {};
-  const tick = () => {
-    const el = document.querySelectorAll('[data-testid=message][data-role=assistant]')[nth];
-    if (el?.querySelector('[data-testid=message-body]')?.textContent?.trim()) {
-      w.__t[key] = performance.now();
-      return;
-    }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.round(0.95 * (xs.length - 1)))];

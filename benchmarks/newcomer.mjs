@@ -10,24 +10,11 @@
 // scripts/warm_browser.mjs walks the same path once before scripts/dev says ready.
 import { pathToFileURL } from 'node:url';
 import { APP_URL, EMAIL, PASSWORD, launch, newContext } from '../web/e2e/support.mjs';
+import { watchFirstText } from './page_probes.mjs';
 
 const QUESTION = 'How do I undo the last commit';
 const FOLLOW_UP = 'And if I already pushed it?';
 const LIMIT = 120_000;
-
-/** In the page: time of the first frame where the nth assistant body has text. */
-function watchFirstText([nth, key]) {
-  const w = window;
-  const tick = () => {
-    const el = document.querySelectorAll('[data-testid=message][data-role=assistant]')[nth];
-    if (el?.querySelector('[data-testid=message-body]')?.textContent?.trim()) {
-      w.__t[key] = performance.now();
-      return;
-    }
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-}
 
 /** In the page: the app's own marks and spans (web/src/app/timing.ts) from `from` on, in ms after it. */
 function spansSince([from, until]) {

@@ -11,7 +11,7 @@ may lag a card's edit by one trigger; a card withdrawn meanwhile is dropped
 here, never packed).
 
 Where the cards come from, so that a call reads nothing the caller did not
-choose (README: "What a chat holds"):
+choose (docs/security.md, "What a chat holds"):
 - `uid`'s own cards (scopes "mine", "mine_and_shared"): `uid`'s index
   (repo/retrieval_index/). A warm instance reads its head document only.
   No index yet: it is built first.

@@ -55,7 +55,7 @@ KEPT_TURN_BUDGETS = 2
 #: equal weight it pulled a follow-up on a new topic back to the old one (the
 #: answering card among the best 10 for 0.59 of follow-ups, against 0.83 alone
 #: and 0.84 fused 2:1). 3:1 against 2:1 on the follow-up set's halves: even
-#: 0.863 both, odd 0.941 against 0.902 (README, "Every turn is grounded").
+#: 0.863 both, odd 0.941 against 0.902 (eval/README.md, "Per-turn retrieval").
 QUESTION_WEIGHT = 3.0
 
 

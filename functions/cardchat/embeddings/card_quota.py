@@ -42,7 +42,7 @@ CARD_LIMIT = "card_limit"
 WRITE_RATE = "write_rate"
 assert {CARD_LIMIT, WRITE_RATE} == set(_REASONS), "common/collections.json embedding_skip.reasons"
 
-#: Above the collections the README measures (100,000 cards of one owner).
+#: Above the collections docs/performance.md measures (100,000 cards of one owner).
 DEFAULT_MAX_CARDS = 100_000
 #: 100 a second: above what one worker embeds (`scripts/bench embed_burst`), so an import is never cut there.
 DEFAULT_WRITES_PER_MINUTE = 6_000

@@ -2,7 +2,7 @@
 the message's `usage` with its cost, `uncited_claims` and the cards it cites
 (`sources`), the owner's daily aggregate (written in the finish transaction:
 repo.messages.finish), and one structured log line per answer that Cloud
-Logging turns into metrics (README, "Operator metrics")."""
+Logging turns into metrics (docs/operations.md, "Metrics")."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Card texts are `text.embeddable_text` output: the first line is the title,
 whose terms count `title_weight` times (3: measured on git-demo's tuning
-half, 2 → 3 lifts BM25 and hybrid recall@5, see README). Tokenising is the slow part (pure
+half, 2 → 3 lifts BM25 and hybrid recall@5, see eval/README.md). Tokenising is the slow part (pure
 Python), so each card's term statistics are cached per process by
 (card_id, text_hash) and scoring is numpy over flat (doc, term, tf) arrays:
 at query time there is no Python loop over documents.

@@ -18,7 +18,7 @@ Two ways, chosen by `RankingConfig.fusion` (scripts/eval measures both):
   only, and lets one outlier stretch the scale of everything else; with the
   bounds, a card that matches every rare term of the question counts in
   full and a weak best match counts little. Measured with leave-one-set-out
-  on the three eval sets (README, "Retrieval quality").
+  on the three eval sets (eval/README.md).
 """
 
 from __future__ import annotations

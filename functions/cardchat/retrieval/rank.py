@@ -6,7 +6,7 @@ embedding blurs. Hybrid fuses the two: by scores on absolute scales (the
 default), by min-max normalised scores or by Reciprocal Rank Fusion (see
 fusion.py). `scripts/eval` measures them on the labelled
 sets in eval/sets/; the defaults are the ones those numbers favour (the
-README's retrieval table says which sets tuned them).
+eval/README.md says which sets tuned them).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class RankingConfig:
     (only their ratio matters); `rrf_k` is used by RRF only. `fusion`:
     "bounded" (fusion.bounded_fusion, the default), "scores" (min-max
     normalised, the default before) or "rrf"; 0.6 / 0.4 was chosen for
-    bounded fusion by leave-one-set-out on the eval sets (README)."""
+    bounded fusion by leave-one-set-out on the eval sets (eval/README.md)."""
 
     mode: str = "hybrid"
     fusion: str = "bounded"
