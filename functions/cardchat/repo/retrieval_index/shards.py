@@ -96,12 +96,6 @@ def slot_of(card_id: str, slots: int) -> int:
     return zlib.crc32(card_id.encode()) % max(1, slots)
 
 
-def is_current(head: dict[str, Any] | None, model_id: str) -> bool:
-    """The index exists and was built with this embedding model's vectors and today's BM25 terms;
-    otherwise it is rebuilt, since its entries would not match a query's."""
-    return head is not None and head.get("model") == model_id and head.get("terms") == TERMS_VERSION
-
-
 def read_head(db: firestore.Client, owner: str, public: bool = False) -> dict[str, Any] | None:
     reads.add(heads=1)
     snap = db.collection(RETRIEVAL_INDEX).document(index_key(owner, public)).get()
