@@ -27,7 +27,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 import uuid
@@ -37,31 +36,15 @@ import numpy as np
 
 from benchmarks.common import sized
 from benchmarks.fake_provider import FakeAnthropic
+from benchmarks.load_users import QUESTIONS, ChatListener
 from cardchat.access.permissions import grant_ai
 from cardchat.admin.demo_deck import build_deck
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import embeddable_and_hash
 from cardchat.llm.models import OFFLINE_MODEL_ID
-from cardchat.schema.documents import (
-    CARD_EMBEDDINGS,
-    CARDS,
-    CHAT_MESSAGES,
-    CHAT_MESSAGES_STREAMING,
-    Card,
-    CardEmbedding,
-)
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 KEYED = "claude-haiku-4-5"
-QUESTIONS = [
-    "how do I move my commits onto a different base?",
-    "what does git stash pop do?",
-    "how can I see which branches are merged?",
-    "how do I undo the last commit?",
-    "what is a detached HEAD?",
-    "how do I list remote branches?",
-    "how do I squash commits?",
-    "what does cherry-pick do?",
-]
 STAGES = ["call", "trigger", "read", "provider", "write", "listener"]
 
 
@@ -72,22 +55,15 @@ def _post(url: str, body: dict, token: str | None = None) -> dict:
         return json.loads(r.read())
 
 
-class Watch:
+class Watch(ChatListener):
     """The chat's messages and chunks as a client sees them, with when."""
 
     def __init__(self, db: Any, chat_id: str) -> None:
-        from google.cloud import firestore
-
         self.claimed: dict[str, float] = {}  # message id -> claim commit time
         self.created: dict[str, float] = {}  # message id -> stub commit time
         self.first_chunk: dict[str, tuple[float, float]] = {}  # message id -> (commit time, seen)
         self.done: set[str] = set()
-        self._lock = threading.Lock()
-        where = firestore.FieldFilter("chat", "==", chat_id)
-        self._w = [
-            db.collection(CHAT_MESSAGES).where(filter=where).on_snapshot(self._messages),
-            db.collection(CHAT_MESSAGES_STREAMING).where(filter=where).on_snapshot(self._chunks),
-        ]
+        super().__init__(db, chat_id)
 
     def _messages(self, docs: Any, changes: Any, read_time: Any) -> None:
         with self._lock:
@@ -110,10 +86,6 @@ class Watch:
         while message_id not in self.done and time.monotonic() < deadline:
             time.sleep(0.02)
         time.sleep(0.3)  # let the chunk deletes land before the next send
-
-    def close(self) -> None:
-        for w in self._w:
-            w.unsubscribe()
 
 
 def _user(db: Any, auth: str) -> tuple[str, str]:

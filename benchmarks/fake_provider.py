@@ -26,8 +26,9 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 
 
 class FakeAnthropic:
-    def __init__(self, port: int, first_token_s: float = FIRST_TOKEN_S) -> None:
+    def __init__(self, port: int, first_token_s: float = FIRST_TOKEN_S, words: list[str] = WORDS) -> None:
         self.first_token_s = first_token_s
+        self.words = words
         #: (arrived, first token written) per request, time.time() seconds.
         self.calls: list[tuple[float, float]] = []
         fake = self
@@ -49,6 +50,11 @@ class FakeAnthropic:
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one asked for, or the system's pick for 0)."""
+        return int(self.server.server_address[1])
 
     def __enter__(self) -> FakeAnthropic:
         self._thread.start()
@@ -91,7 +97,7 @@ class FakeAnthropic:
         h.wfile.flush()
         time.sleep(max(0.0, arrived + self.first_token_s - time.time()))
         first = None
-        for i, word in enumerate(WORDS):
+        for i, word in enumerate(self.words):
             text = (" " if i else "") + word
             h.wfile.write(
                 _event(
@@ -110,7 +116,7 @@ class FakeAnthropic:
                 {
                     "type": "message_delta",
                     "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": len(WORDS)},
+                    "usage": {"output_tokens": len(self.words)},
                 },
             )
         )

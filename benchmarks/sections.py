@@ -19,8 +19,9 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 #: Where a section runs:
 #: firestore  `python -m benchmarks NAME` on the Firestore emulator (or no emulator at all); under
 #:            bench-smoke, on the test stack's own Firestore, in a project no trigger listens to
-#: pipeline   Auth, Firestore and Functions of its own, the functions' Anthropic pointed at
-#:            benchmarks/fake_provider.py (the test stack's functions have no provider key, and must not)
+#: pipeline   Auth, Firestore and Functions of its own (each section on fresh ones), the functions'
+#:            Anthropic pointed at benchmarks/fake_provider.py (the test stack's functions have no
+#:            provider key, and must not)
 #: functions  Firestore and Functions of its own, once per CARDCHAT_EMBED_BATCH (set when they start)
 #: browser    `node benchmarks/NAME.mjs` against a running stack with the demo deck seeded
 Stack = Literal["firestore", "pipeline", "functions", "browser"]
@@ -59,7 +60,10 @@ SECTIONS = [
     Section("function_memory", default=False),
     Section("candidate_embedders", default=False),
     Section("scope", default=False),
+    Section("call_costs", default=False),
+    Section("embed_rates", default=False),
     Section("pipeline", stack="pipeline"),
+    Section("load", stack="pipeline", default=False),
     Section("embed_burst", stack="functions"),
     Section("browser_ttft", stack="browser", tiny_env={"BENCH_RUNS": "1"}),
     Section("browser_import", stack="browser", tiny_env={"BENCH_FILES": "3", "BENCH_EMBED_WAIT_S": "1"}),

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from firebase_functions import firestore_fn, https_fn, options
+from firebase_functions import firestore_fn, https_fn, options, scheduler_fn
 from flask import Request  # what https_fn.on_request hands over; Flask is already loaded by firebase_functions
 
 from cardchat.errors import CardchatError, Unauthenticated
@@ -192,9 +192,6 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
 
 
-# --- bring your own key (access/own_keys.py): the key goes in, only its last 4 characters come out ---
-
-
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
 @_endpoint
 def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
@@ -241,9 +238,6 @@ def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
     account_deletion.delete_account(db(), _uid(req), requests.account_uid(req.data))
     return {}
-
-
-# --- the card MCP endpoint and its personal access tokens (issue 19) -------------
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
@@ -381,15 +375,19 @@ def generateAnswer(event: DocumentWritten) -> None:
     data = after.to_dict() if after is not None and after.exists else None
     if data is None or not engine.should_generate(data):
         return
-    status = engine.generate(db(), event.params["messageId"])
-    if status == "complete" and data.get("message_index") == 1:
-        _retitle(data["chat"], data.get("model"))
+    if engine.generate(db(), event.params["messageId"]) == "complete" and data.get("message_index") == 1:
+        from cardchat.chat import titles
+
+        titles.retitle(db(), data["chat"], data.get("model"))
 
 
-def _retitle(chat_id: str, model_id: str | None) -> None:
-    from cardchat.chat import titles
+#: generation/sweeper.SWEEP_INTERVAL_S (tests/generation/test_sweeper.py holds them equal).
+@scheduler_fn.on_schedule(schedule="every 1 minutes", memory=options.MemoryOption.MB_256, timeout_sec=300)
+def sweepAnswers(event: scheduler_fn.ScheduledEvent) -> None:
+    """Re-drives or fails the answers whose run died, whether or not anyone watches (generation/sweeper.py)."""
+    from cardchat.generation import sweeper
 
-    titles.retitle(db(), chat_id, model_id)
+    log.info("sweepAnswers: %s", sweeper.sweep(db()))
 
 
 # Names the SPA calls (common/collections.json): a rename not made here fails at import, not at a call.

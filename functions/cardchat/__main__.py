@@ -1,5 +1,5 @@
 """Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
-delete-account,migrate-chat-viewers,feedback,eval}`.
+delete-account,migrate-chat-viewers,feedback,eval,sweep}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -133,6 +133,22 @@ def _feedback(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    """Once, or every `--every` seconds until stopped: the emulators run no schedule (main.sweepAnswers)."""
+    import time
+
+    from cardchat.generation.sweeper import sweep
+
+    db = _client(args.project)
+    while True:
+        done = sweep(db)
+        if done.found or not args.every:
+            print(f"sweep: {done.found} stalled, re-drove {len(done.redriven)}, failed {len(done.failed)}", flush=True)
+        if not args.every:
+            return 0
+        time.sleep(args.every)
+
+
 def _eval_turns(args: argparse.Namespace) -> int:
     from cardchat.admin.turn_evaluation import main
 
@@ -161,6 +177,12 @@ def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser("reindex", parents=[common], help="rebuild the retrieval index of one owner, or of every owner")
     s.add_argument("--owner", help="uid (default: every owner of a card)")
     s.set_defaults(run=_reindex)
+
+
+def _sweep_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    s = sub.add_parser("sweep", parents=[common], help="re-drive or fail answers whose run died (lease ran out)")
+    s.add_argument("--every", type=float, help="seconds: sweep again after each pause, until stopped")
+    s.set_defaults(run=_sweep)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -219,6 +241,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("sets", nargs="*", help="follow-up set JSON files (default: every eval/followups/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_turns)
+    _sweep_command(sub, common)
     return p
 
 

@@ -21,7 +21,7 @@ def test_model_title_is_asked_with_the_question_only_and_cleaned(monkeypatch):
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     title, used = make_title("claude-haiku-4-5", QUESTION)
     assert title == "Why Tides Come Twice a Day, Explained"
-    assert used > 0  # counted against the owner's daily tokens (main._retitle)
+    assert used > 0  # counted against the owner's daily tokens (main.generateAnswer)
     body = wire.body()
     assert body["messages"] == [{"role": "user", "content": QUESTION}]
     assert "title" in body["system"][0]["text"] and "<card" not in body["system"][0]["text"]

@@ -166,6 +166,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
             "dropped_turns": 0,
             "cut_off": None,
             "provider_wait": None,
+            "redrives": 0,  # the user's retry: the sweeper may re-drive this attempt again
             "own_key": rules.own_key,  # admitted anew: on whichever key pays now
         }, (uid, lambda quota: admit(quota, when, rules, hold))
 

@@ -10,8 +10,10 @@ the lease runs out, the answer counts as stalled and the owner may retry it.
 
 A provider that is rate-limited or overloaded before the first token is
 asked again after its Retry-After (or a backoff), the lease renewed while
-waiting; once text has streamed, a failure keeps it and ends the run, since
-a second attempt would start a different answer. An answer still streaming
+waiting, as long as that call could hang for a whole read timeout and still
+end by the deadline; once text has streamed, a failure (a dropped connection,
+a silence longer than the read timeout) keeps it and ends the run, since a
+second attempt would start a different answer. An answer still streaming
 near the function's time limit is cut off and kept, marked as such.
 
 What a client reads about a failure or a wait (`error`, `provider_wait.reason`)
@@ -37,7 +39,7 @@ from cardchat.generation import accounting, run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id
 from cardchat.llm.models import MODELS
-from cardchat.providers.base import ProviderError
+from cardchat.providers.base import ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as repo
@@ -266,7 +268,8 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
             return
         except ProviderError as e:
             wait = None if run.parts else _retry_wait(e, run.retries)
-            if wait is None or run.elapsed() + wait > deadline:
+            # called again only if that call may hang for a whole read timeout and still end by the deadline
+            if wait is None or run.elapsed() + wait + read_timeout_s() > deadline:
                 raise
             run_log.provider_failure(run.message_id, e, f"calling again in {wait:.1f} s")
             until = run.now() + timedelta(seconds=wait)

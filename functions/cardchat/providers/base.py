@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import os
+import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Generator, Iterator, Mapping
@@ -50,9 +51,36 @@ RETRYABLE_KINDS: frozenset[str] = frozenset(
     {"rate_limited", "overloaded", "timeout", "network", "incomplete", "provider"}
 )
 #: One call's time limits: a long answer streams for minutes, a dead host
-#: should fail fast.
+#: should fail fast. The read timeout is the longest silence between two
+#: bytes of a stream, so a provider that hangs fails the call after it
+#: (CARDCHAT_PROVIDER_TIMEOUT_S overrides it: tests, a deployment's own bound).
 READ_TIMEOUT_S = 180.0
+READ_TIMEOUT_ENV = "CARDCHAT_PROVIDER_TIMEOUT_S"
 CONNECT_TIMEOUT_S = 10.0
+
+
+def read_timeout_s() -> float:
+    raw = os.environ.get(READ_TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else READ_TIMEOUT_S
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ValueError(f"{READ_TIMEOUT_ENV} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
+def transport_failure(e: BaseException) -> Literal["timeout", "network"] | None:
+    """ "timeout" or "network" for the HTTP library's transport failures (a
+    read timed out, the connection dropped mid-stream), else None. The SDKs
+    turn these into their own errors only while sending a request; met while
+    reading a stream they come through as the HTTP library raised them."""
+    for module in ("httpx2", "httpx"):
+        lib = sys.modules.get(module)
+        if lib is not None and isinstance(e, lib.TransportError):
+            return "timeout" if isinstance(e, lib.TimeoutException) else "network"
+    return None
+
 
 #: Phrases providers use when the prompt does not fit the model's window.
 _CONTEXT_SIGNS = (
@@ -201,7 +229,7 @@ def client_options(api_key: str, http_client: httpx2.Client | None) -> dict[str,
         "api_key": api_key,
         "http_client": http_client,
         "max_retries": 0,
-        "timeout": httpx2.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+        "timeout": httpx2.Timeout(read_timeout_s(), connect=CONNECT_TIMEOUT_S),
     }
 
 
@@ -249,6 +277,11 @@ class SDKProvider(ABC):
         fail = Failures(self.provider, api_key, system, messages)
         try:
             usage = yield from self.exchange(client, spec, messages, system, max_tokens, fail)
+        except Exception as e:
+            kind = transport_failure(e)
+            if kind is None:
+                raise
+            raise fail.of(kind, type(e).__name__) from None
         finally:
             if self._http_client is None:
                 client.close()

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from cardchat.providers.base import READ_TIMEOUT_S, Failures, Message, SDKProvider
+from cardchat.providers.base import Failures, Message, SDKProvider, read_timeout_s
 from cardchat.schema.documents import Usage
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ class GeminiProvider(SDKProvider):
                 httpx_client=http_client,
                 # one attempt: the engine owns retries
                 retry_options=types.HttpRetryOptions(attempts=1),
-                timeout=int(READ_TIMEOUT_S * 1000),  # milliseconds
+                timeout=int(read_timeout_s() * 1000),  # milliseconds
             ),
         )
 
@@ -87,11 +86,6 @@ class GeminiProvider(SDKProvider):
             raise fail.http(
                 _int(e.code), e.status, _detail(e), getattr(e.response, "headers", None), _retry_delay(e.details)
             ) from None
-        except Exception as e:
-            transport = _transport_error(e)
-            if transport:
-                raise fail.of(transport, type(e).__name__) from None
-            raise
         return usage if finished else None
 
 
@@ -115,13 +109,4 @@ def _retry_delay(details: Any) -> float | None:
             m = re.fullmatch(r"(\d+(?:\.\d+)?)s", str(item.get("retryDelay", "")))
             if m:
                 return float(m.group(1))
-    return None
-
-
-def _transport_error(e: Exception) -> Literal["timeout", "network"] | None:
-    """ "timeout" or "network" for the HTTP library's transport failures, else None."""
-    for module in ("httpx2", "httpx"):
-        lib = sys.modules.get(module)
-        if lib is not None and isinstance(e, lib.TransportError):
-            return "timeout" if isinstance(e, lib.TimeoutException) else "network"
     return None

@@ -39,6 +39,9 @@ TEMPLATES: dict[str, str] = {
     "not_configured": "{p} is not configured on this server",
     "unknown_model": "This chat's model is not available",
     "internal": "The answer could not be generated",
+    # the sweeper's (generation/sweeper.py): a run that died, or a stub nothing ever claimed
+    "interrupted": "The answer stopped before it finished",
+    "not_started": "The answer could not be started",
     # the engine's: the chat's owner answers on their own key, which was deleted before the run
     "own_key_gone": "Your own {p} API key was removed before the answer started",
 }
@@ -46,7 +49,9 @@ TEMPLATES: dict[str, str] = {
 #: it is their key that failed, not the deployment's.
 OWN_KEY_PREFIX = "Your own {p} API key failed: "
 #: Kinds that are no fault of the key: no prefix.
-_NOT_THE_KEY = frozenset({"context_too_long", "unknown_model", "internal", "own_key_gone"})
+_NOT_THE_KEY = frozenset(
+    {"context_too_long", "unknown_model", "internal", "own_key_gone", "interrupted", "not_started"}
+)
 #: Kinds whose headline ends with the HTTP status the provider answered.
 _WITH_STATUS = frozenset({"rate_limited", "overloaded", "auth", "bad_request", "context_too_long", "provider"})
 

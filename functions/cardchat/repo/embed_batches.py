@@ -49,6 +49,7 @@ from ..schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerN
 from . import embed_queue as queue
 from . import embed_quota, retrieval_index
 from .cards import load_cards, read_many
+from .embed_pace import Pace
 from .embeddings import embed_and_store, load_embeddings
 from .transactions import run_in_transaction
 
@@ -59,7 +60,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Cards per claim and model call: MiniLM runs them as two 32-text batches;
-#: a claim, a batch read and two batch writes are spread over 64 cards.
+#: a claim, a batch read and two batch writes are spread over 64 cards. Quick
+#: batches grow (repo/embed_pace.py), so that the owner's documents stay cool.
 #: CARDCHAT_EMBED_BATCH overrides it (scripts/bench compares 1, unbatched).
 BATCH = 64
 #: How long a claimed entry stays a worker's: far beyond a batch (~2 s).
@@ -117,7 +119,10 @@ def work(
     if not take_notice(db, owner, worker, clock()):
         return "queued"
     budget = DRAIN_BUDGET_S if budget_s is None else budget_s
-    return f"drained {drain(db, owner, embedder, worker, clock=clock, budget_s=budget, batch=batch_size())}"
+    made = drain(
+        db, owner, embedder, worker, clock=clock, budget_s=budget, batch=batch_size(), adaptive=not _size_set()
+    )
+    return f"drained {made}"
 
 
 def _indexed(db: firestore.Client, owner: str) -> bool:
@@ -126,8 +131,12 @@ def _indexed(db: firestore.Client, owner: str) -> bool:
 
 
 def batch_size() -> int:
+    return int(os.environ["CARDCHAT_EMBED_BATCH"]) if _size_set() else BATCH
+
+
+def _size_set() -> bool:
     wanted = os.environ.get("CARDCHAT_EMBED_BATCH", "")
-    return int(wanted) if wanted.isdigit() and int(wanted) > 0 else BATCH
+    return wanted.isdigit() and int(wanted) > 0
 
 
 def _access_changed(before: Card, after: Card) -> bool:
@@ -180,28 +189,34 @@ def drain(
     clock: Clock = now,
     budget_s: float = DRAIN_BUDGET_S,
     batch: int = BATCH,
+    adaptive: bool = True,
 ) -> int:
     """Embeds the owner's queue batch by batch as `worker` (holding the
-    notice); returns the vectors made."""
+    notice); returns the vectors made. `adaptive`: the batch grows while
+    batches are quick (repo/embed_pace.py)."""
     stop_at = time.monotonic() + budget_s
     made = 0
+    pace = Pace(batch, NOTICE, adaptive)
+    pace.announced(clock())  # take_notice wrote it
     queue.record_progress(db, owner, 0, clock())
     sweep = _Sweep(clock() - SWEEP_BACK)
     while True:
-        claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
-        if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), batch):
+        pace.batch_started()
+        claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
+        if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
             continue
-        if not claimed and _take_back_skipped(db, owner, clock(), batch):
+        if not claimed and _take_back_skipped(db, owner, clock(), pace.batch):
             continue
         if not claimed:
             queue.retire(db, owner)
             # A trigger that saw the notice wrote its entry before it looked: this look finds it.
-            claimed = queue.claim(db, owner, worker, clock(), LEASE, batch)
+            claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
             if not claimed:
                 queue.record_progress(db, owner, 0, clock())
                 return made
-            queue.announce(db, owner, worker, clock() + NOTICE)  # a second worker meanwhile is harmless: leases
+            _announce(db, owner, worker, pace, clock())  # a second worker meanwhile is harmless: leases
         made += _run_batch(db, owner, claimed, embedder, clock)
+        pace.batch_done()
         if time.monotonic() > stop_at:
             # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
             if queue.pending_count(db, owner):
@@ -210,7 +225,13 @@ def drain(
             else:
                 queue.retire(db, owner)
             return made
-        queue.announce(db, owner, worker, clock() + NOTICE)
+        if pace.notice_due(clock()):
+            _announce(db, owner, worker, pace, clock())
+
+
+def _announce(db: firestore.Client, owner: str, worker: str, pace: Pace, at: datetime) -> None:
+    queue.announce(db, owner, worker, at + NOTICE)
+    pace.announced(at)
 
 
 def _take_back_skipped(db: firestore.Client, owner: str, at: datetime, limit: int) -> int:
@@ -273,10 +294,10 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     vectors = embed_and_store(db, {cid: todo[cid] for cid in decided.admitted}, embedder) if decided.admitted else {}
     batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
     embed_quota.record(db, owner, ids, decided.skipped, clock())
-    # Counted before the entries go: an empty queue never shows beside a count without this batch.
-    queue.count_embedded(db, owner, len(vectors))
     again = queue.finish(db, claimed)
-    queue.record_progress(db, owner, 0, clock())
+    # One write of the owner's progress per batch, its count and what is left together (the page
+    # counts again on each write): its `pending` never reaches 0 without this batch counted.
+    queue.record_progress(db, owner, len(vectors), clock())
     log.info(
         "embedded %d of %s's cards (%d deleted, %d written again meanwhile, %d over a card limit)",
         *(len(vectors), owner, len(gone), len(again), len(decided.skipped)),

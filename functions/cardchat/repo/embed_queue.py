@@ -176,11 +176,6 @@ def record_progress(db: firestore.Client, owner: str, embedded: int, now: dateti
     return pending
 
 
-def count_embedded(db: firestore.Client, owner: str, embedded: int) -> None:
-    """Adds a batch's `embedded` vectors to the owner's progress, `pending` left as it is."""
-    db.collection(EMBEDDING_PROGRESS).document(owner).set({"embedded": firestore.Increment(embedded)}, merge=True)
-
-
 def read_progress(db: firestore.Client, owner: str) -> EmbeddingProgress | None:
     snap = db.collection(EMBEDDING_PROGRESS).document(owner).get()
     data = snap.to_dict() if snap.exists else None

@@ -331,6 +331,7 @@ class ChatMessage:
     run_id: str | None = None
     lease_expires: datetime | None = None
     attempts: int = 0
+    redrives: int = 0  # times the sweeper put it back to `ready` after its run died (generation/sweeper.py)
     usage: Usage | None = None
     timings: dict[str, float] | None = None
     error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
@@ -361,6 +362,7 @@ class ChatMessage:
             run_id=d.get("run_id"),
             lease_expires=d.get("lease_expires"),
             attempts=int(d.get("attempts") or 0),
+            redrives=int(d.get("redrives") or 0),
             usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)) if usage else None,
             timings=d.get("timings"),
             error=d.get("error"),

@@ -1,0 +1,138 @@
+"""Firestore reads and writes per call, for the capacity model: what one
+createChat, one answer, one follow-up, one searchCards and one MCP search
+cost, counted at the client (benchmarks/op_counter.py) as Firestore bills
+them.
+
+Each call runs in this process as its endpoint in functions/main.py runs it
+(the same access checks, then the domain), against the Firestore emulator in
+a project no trigger listens to (with the Auth emulator: an MCP token is
+checked against its account); the answers are made by engine.generate, the
+generateAnswer trigger's body, with Anthropic's API faked on loopback
+(benchmarks/fake_provider.py: 100 tokens, 50 a second). A user's cards are
+demo-deck cards with their vectors and retrieval index, as after an embedded
+import. The first call of each kind in a process fills caches (the retrieval
+index, vectors, text hashes); "warm" is a second one, as on a warm instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks.bench_load import ANSWER_WORDS, KEYED
+from benchmarks.common import sized
+from benchmarks.fake_provider import FakeAnthropic
+from benchmarks.load_users import Deck
+from benchmarks.op_counter import OpCounter
+from cardchat.access import access_tokens
+from cardchat.access import permissions as access
+from cardchat.access.permissions import grant_ai
+from cardchat.chat import card_search, titles, turns
+from cardchat.chat import create as chats
+from cardchat.generation import engine
+from cardchat.ids import first_message_id
+from cardchat.parsing import requests as parsing
+from cardchat.repo import retrieval_index
+
+QUESTION = "how do I undo the last commit?"
+
+
+def _create(db: Any, uid: str, cards: list[str]) -> str:
+    ai = access.ai_access(db, uid)
+    req = parsing.create_chat({"card_ids": cards, "initial_message": QUESTION, "model": KEYED}, own_keys=ai.own_keys)
+    return chats.create_chat(db, uid, req, limits=ai.admit(req.model)).chat_id
+
+
+def _post(db: Any, uid: str, chat_id: str) -> str:
+    limits = access.ai_access(db, uid).admit(access.model_of_chat(db, chat_id))
+    return turns.post_message(db, uid, chat_id, "and how do I undo a merge?", limits=limits)
+
+
+def _search(db: Any, uid: str) -> None:
+    card_search.search_cards(db, uid, parsing.search_cards({"text": "undo the last commit", "limit": 10}))
+
+
+def _mcp(db: Any, token: str) -> None:
+    from werkzeug.test import EnvironBuilder
+
+    from cardchat.mcpserver import server
+
+    uid = access_tokens.authenticate(db, f"Bearer {token}")
+    arguments = {"query": "undo the last commit", "limit": 10}
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    body["params"] = {"name": "search_cards", "arguments": arguments}
+    environ = EnvironBuilder(
+        method="POST",
+        data=json.dumps(body),
+        headers=[("content-type", "application/json"), ("accept", "application/json, text/event-stream")],
+    ).get_environ()
+    response = server.serve(environ, db, uid)
+    if response.status_code != 200 or b"error" in response.get_data()[:200]:
+        raise RuntimeError(f"MCP search_cards: {response.status_code} {response.get_data()[:300]!r}")
+
+
+def _user(db: Any, deck: Deck) -> tuple[str, list[str]]:
+    """An Auth emulator account (an MCP token acts only for a live one) with AI use, cards, vectors and index."""
+    import firebase_admin
+    from firebase_admin import auth
+
+    if not firebase_admin._apps:
+        firebase_admin.initialize_app(options={"projectId": db.project})
+    uid = f"costs-{uuid.uuid4().hex[:10]}"
+    auth.create_user(uid=uid)
+    grant_ai(db, uid, True)
+    cards = deck.give(db, uid)
+    retrieval_index.rebuild(db, uid)
+    return uid, cards
+
+
+def _measure(counter: OpCounter, label: str, call: Callable[..., Any], *args: Any) -> tuple[str, Any]:
+    with counter.counting() as ops:
+        result = call(*args)
+    return f"  {label:44s} {ops.line()}", result
+
+
+def _costs(db: Any, deck: Deck) -> list[str]:
+    counter, lines = OpCounter(db), []
+    uid, cards = _user(db, deck)
+    token = access_tokens.create(db, uid, "bench").token
+    for temper in ("first in the process", "warm"):
+        line, chat_id = _measure(counter, f"createChat ({temper})", _create, db, uid, cards)
+        lines.append(line)
+        lines.append(
+            _measure(counter, "  its answer (generateAnswer)", engine.generate, db, first_message_id(chat_id, 1))[0]
+        )
+        lines.append(_measure(counter, "  its title (after the first answer)", titles.retitle, db, chat_id, KEYED)[0])
+        line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id)
+        lines.append(line)
+        lines.append(_measure(counter, "  its answer (generateAnswer)", engine.generate, db, stub)[0])
+        lines.append(_measure(counter, f"searchCards ({temper})", _search, db, uid)[0])
+        lines.append(_measure(counter, f"MCP search_cards ({temper})", _mcp, db, token)[0])
+    return lines
+
+
+def run(db: Any) -> list[str]:
+    lines = []
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")}
+    with FakeAnthropic(0, words=ANSWER_WORDS) as fake:
+        os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{fake.port}", ANTHROPIC_API_KEY="sk-ant-bench-fake")
+        try:
+            for n in sized((30, 300), (5,)):
+                deck = Deck(n)
+                lines.append(
+                    f"a user with {len(deck.cards)} cards, a chat over all of them (Firestore reads / writes per call):"
+                )
+                lines += _costs(db, deck)
+        finally:
+            for k, v in saved.items():
+                os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    return lines
+
+
+if __name__ == "__main__":
+    from benchmarks.common import run_against_emulator
+
+    run_against_emulator(run)

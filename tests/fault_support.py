@@ -1,0 +1,180 @@
+"""What the fault tests share: the state a generator leaves when it dies
+mid-answer, a count of the RPCs a Firestore client sends, and a Firestore
+emulator of a test's own that it stops and starts again.
+
+Imported by the tests as `from fault_support import ...` (pytest puts tests/
+on sys.path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from google.cloud import firestore
+
+from cardchat.repo import messages as repo
+from cardchat.schema.documents import StreamChunk
+
+#: The Firestore API calls that read or write documents (what Firestore bills).
+BILLED_RPCS = (
+    "run_query",
+    "run_aggregation_query",
+    "batch_get_documents",
+    "get_document",
+    "list_documents",
+    "commit",
+    "batch_write",
+    "begin_transaction",
+)
+
+
+def die_mid_answer(db: firestore.Client, message_id: str, lease_expires: datetime, texts: list[str]) -> str:
+    """What a generator killed mid-answer leaves, written through the store
+    adapter as the engine writes it: the message claimed by a run that holds
+    a lease until `lease_expires`, and its first chunks. Returns the run id."""
+    run_id = "dead-run"
+    msg = repo.claim(db, message_id, run_id, lease_expires)
+    assert msg is not None, "the answer was not ready to be claimed"
+    for i, text in enumerate(texts):
+        chunk = StreamChunk(
+            chat=msg["chat"], message=message_id, message_index=msg["message_index"], index=i, content=text
+        )
+        repo.write_chunk(db, message_id, run_id, chunk)
+    return run_id
+
+
+class RpcCount:
+    """Counts the calls `db` makes to the Firestore API while it is in effect
+    (the client's generated API object, wrapped per method)."""
+
+    def __init__(self, db: firestore.Client) -> None:
+        self.api: Any = db._firestore_api
+        self.calls: Counter[str] = Counter()
+        self._saved: dict[str, Any] = {}
+
+    def __enter__(self) -> RpcCount:
+        for name in BILLED_RPCS:
+            original = getattr(self.api, name)
+            self._saved[name] = original
+
+            def counted(*args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
+                self.calls[_name] += 1
+                return _original(*args, **kwargs)
+
+            setattr(self.api, name, counted)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, original in self._saved.items():
+            setattr(self.api, name, original)
+
+
+#: How long a private emulator may take to start on a loaded 2-core machine (a bound, not a pace).
+START_BOUND_S = 120.0
+
+
+class PrivateFirestore:
+    """A Firestore emulator of the test's own, on a free port: stopped the hard
+    way (SIGKILL) and started again with the data it held when `export` ran,
+    as a store that went away mid-answer and came back. The JVM is the one the
+    firebase CLI runs (scripts/lib.sh exports where it is)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.host = f"127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self, seed: Path | None = None, bound_s: float = START_BOUND_S) -> None:
+        """Start it and wait until it answers; a port still held by the killed
+        one (the process exits at once) is tried again within `bound_s`."""
+        give_up = time.monotonic() + bound_s
+        while True:
+            self.starts += 1
+            log = (self.workdir / f"emulator-{self.starts}.log").open("wb")
+            cmd = [_java(), "-jar", _jar(), "--host", "127.0.0.1", "--port", str(self.port)]
+            if seed is not None:
+                cmd.append(f"--seed_from_export={seed}")
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            while time.monotonic() < give_up and self.proc.poll() is None:
+                if _answers(self.host):
+                    return
+                time.sleep(0.2)
+            if time.monotonic() >= give_up:
+                self.kill()
+                raise AssertionError(f"the private Firestore emulator did not start in {bound_s:.0f} s")
+            time.sleep(1)  # it exited: the port may not be free yet
+
+    def export(self, project: str) -> Path:
+        """Its data now, as the metadata file `start(seed=...)` reads."""
+        out = self.workdir / f"export-{self.starts}"
+        out.mkdir()
+        body = json.dumps({"database": f"projects/{project}/databases/(default)", "export_directory": str(out)})
+        req = urllib.request.Request(
+            f"http://{self.host}/emulator/v1/projects/{project}:export",
+            data=body.encode(),
+            method="POST",
+            headers={"content-type": "application/json"},
+        )
+        urllib.request.urlopen(req, timeout=60).read()
+        return next(out.glob("*/*.overall_export_metadata"))
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+
+
+def _jar() -> str:
+    for name in ("FIRESTORE_EMULATOR_BINARY_PATH", "FIRESTORE_EMULATOR_JAR_REAL"):
+        path = os.environ.get(name)
+        if path and Path(path).exists():
+            return path
+    raise AssertionError("no Firestore emulator jar: run under scripts/test (scripts/lib.sh says where it is)")
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    return str(Path(home) / "bin" / "java") if home else "java"
+
+
+def _answers(host: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{host}/", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def stack_workers(function: str) -> list[int]:
+    """The pids of the Functions emulator's workers serving `function` in this
+    test run's stack (the one whose Firestore is FIRESTORE_EMULATOR_HOST):
+    never another stack's on the same machine."""
+    want = {
+        f"FUNCTION_TARGET={function}".encode(),
+        f"FIRESTORE_EMULATOR_HOST={os.environ['FIRESTORE_EMULATOR_HOST']}".encode(),
+    }
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            env = set((proc / "environ").read_bytes().split(b"\0"))
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue  # gone, or not ours to read
+        if want <= env and b"python" in cmdline:
+            found.append(int(proc.name))
+    return found
