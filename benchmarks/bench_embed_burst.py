@@ -1,11 +1,11 @@
-"""A burst of card writes embedded by the embedCard trigger (issue 21 point 5).
+"""A burst of card writes embedded by the embedCard trigger.
 
 Runs under `scripts/bench embed_burst`, which starts the Firestore and
 Functions emulators twice: once unbatched (CARDCHAT_EMBED_BATCH=1, one card
-per model call: the per-card cost of the trigger path issue 21 measured at
-1.8 cards/s), once as deployed (batches of 64). Each run warms the trigger
-with one card, then writes N cards of a fresh owner in one commit and waits
-until every one has a vector: cards/s from the commit to the last vector.
+per model call: the per-card cost of the trigger path before batching), once
+as deployed (batches of 64). Each run warms the trigger with one card, then
+writes N cards of a fresh owner in one commit and waits until every one has
+a vector: cards/s from the commit to the last vector.
 `embedded` is the owner's progress count: N means no card was embedded twice.
 """
 

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import sized
-from cardchat.embeddings import get_embedder, normalise, pack
+from cardchat.embeddings import get_embedder, pack
+from cardchat.embeddings.base import normalise
 from cardchat.llm.tokens import count_tokens
 from cardchat.repo import embeddings as repo
 from cardchat.retrieval.background import fit_background

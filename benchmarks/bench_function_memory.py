@@ -1,4 +1,4 @@
-"""A function's own peak memory at 100,000 cards (issue 21, point 4).
+"""A function's own peak memory at 100,000 cards.
 
 The index benches measure in a process that also seeded and built the deck;
 here the parent seeds one owner's cards and writes their retrieval index
@@ -36,7 +36,7 @@ from google.cloud.firestore import FieldFilter
 
 from benchmarks.bench_create_chat import VOCAB
 from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index.shards import delete_shards, read_head, write_shards
 from cardchat.retrieval.index_entries import make_entry
 from cardchat.schema.documents import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 
@@ -52,7 +52,7 @@ REBUILDS = ("createChatNoIndex", "rebuild")
 def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
     from cardchat.embeddings import get_embedder, pack
     from cardchat.embeddings.text import text_hash
-    from cardchat.repo import retrieval_rebuild  # here: a baseline's child imports this module too
+    from cardchat.repo.retrieval_index.rebuild import shard_blobs  # here: a baseline's child imports this module too
     from cardchat.schema.documents import CARD_EMBEDDINGS, CardEmbedding
 
     model = get_embedder().model_id
@@ -76,8 +76,8 @@ def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
             batch, pending = db.batch(), 0
     if pending:
         batch.commit()
-    blobs = retrieval_rebuild._shard_blobs(entries, 384)
-    named = retrieval_index._write_shards(db, owner, 1, dict(enumerate(blobs)))
+    blobs = shard_blobs(entries, 384)
+    named = write_shards(db, owner, 1, dict(enumerate(blobs)))
     db.collection(RETRIEVAL_INDEX).document(owner).set(
         {
             "owner": owner,
@@ -119,9 +119,9 @@ def _call(db: Any, call: str, owner: str) -> None:
 
     query = CollectionQuery(scope="mine")
     if call == "load":
-        from cardchat.repo import retrieval_index as index
+        from cardchat.repo.retrieval_index import reader
 
-        index.load(db, owner)
+        reader.load(db, owner)
     elif call in ("createChat", "createChatNoIndex"):
         from cardchat.chat import create
 
@@ -141,9 +141,9 @@ def _call(db: Any, call: str, owner: str) -> None:
 
         search.search_cards(db, owner, QUESTION, 10)
     else:
-        from cardchat.repo import retrieval_index as index
+        from cardchat.repo.retrieval_index.rebuild import rebuild
 
-        index.rebuild(db, owner)
+        rebuild(db, owner)
 
 
 def run(db: Any) -> Iterator[str]:
@@ -152,7 +152,7 @@ def run(db: Any) -> Iterator[str]:
         owner = f"bench-memory-{n}"
         start = time.perf_counter()
         _seed(db, n, owner, vectors=any(c in REBUILDS for c in calls))
-        head = retrieval_index.read_head(db, owner) or {}
+        head = read_head(db, owner) or {}
         yield f"{n:,} cards seeded and indexed in {time.perf_counter() - start:.0f} s: {len(head['shards'])} shards"
         for call in calls:
             for label, code in _code_dirs():
@@ -169,7 +169,7 @@ def run(db: Any) -> Iterator[str]:
 def _drop_index(db: Any, owner: str) -> None:
     """The owner's head and shards deleted: the next createChat rebuilds inside its call."""
     shards = db.collection(RETRIEVAL_INDEX_SHARDS).where(filter=FieldFilter("owner", "==", owner))
-    retrieval_index._delete(db, [s.id for s in shards.select(["version"]).stream()])
+    delete_shards(db, [s.id for s in shards.select(["version"]).stream()])
     db.collection(RETRIEVAL_INDEX).document(owner).delete()
 
 

@@ -1,4 +1,4 @@
-"""The per-owner retrieval index (issue 21): createChat and per-turn ranking at
+"""The per-owner retrieval index: createChat and per-turn ranking at
 10,000 and 100,000 cards, warm, before (every card read) and after (the index).
 
 The deck is synthetic (bench_create_chat's text, stored random unit vectors)
@@ -31,7 +31,8 @@ from cardchat.parsing import requests
 from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as emb_repo
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index import reader, shards
+from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 R = TypeVar("R")
@@ -76,13 +77,13 @@ def _timed(fn: Callable[[], R], runs: int = 3) -> tuple[float, R]:
 
 
 def _reads() -> dict[str, int]:
-    stats = retrieval_index.read_stats()
+    stats = shards.read_stats()
     return {"index heads": stats.heads, "index shards": stats.shards, **dict(card_repo.READS)}
 
 
 def _reset_reads() -> None:
     card_repo.READS.clear()
-    retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+    shards.reads.heads = shards.reads.shards = 0
 
 
 def _before(db: Any, owner: str, ids: list[str]) -> float:
@@ -118,16 +119,16 @@ def _one_deck(db: Any, n: int) -> list[str]:
     ids = _seed(db, n, owner)
     seeded = time.perf_counter() - start
     start = time.perf_counter()
-    retrieval_index.rebuild(db, owner)
+    rebuild(db, owner)
     built = time.perf_counter() - start
-    head = retrieval_index.read_head(db, owner) or {}
+    head = shards.read_head(db, owner) or {}
     lines = [
         f"{n:,} cards: seeded in {seeded:.0f} s; rebuild {built:.1f} s → "
         f"{len(head.get('shards', []))} shards, version {head.get('version')}"
     ]
     if n <= 20_000:
         lines.append(f"    before (read every card and vector, rank all), warm: {_before(db, owner, ids):.0f} ms")
-    retrieval_index.clear_cache()
+    reader.clear_cache()
     _reset_reads()
     cold_ms, _ = _timed(_select(db, owner, CollectionQuery(scope="mine")), runs=1)
     lines.append(f"    after, first call (index read and decoded): {cold_ms:.0f} ms, reads {_reads()}")
@@ -152,7 +153,7 @@ def _one_deck(db: Any, n: int) -> list[str]:
         lines.append(
             f"    per-turn ranking (rank_source, two queries, reads the best cards): {turn_ms:.0f} ms (goal ≤ 150)"
         )
-    loaded = retrieval_index.load(db, owner)
+    loaded = reader.load(db, owner)
     if loaded is not None:
         lines.append(f"    index in memory: {loaded[1].nbytes() / 2**20:.0f} MiB of arrays")
     return lines

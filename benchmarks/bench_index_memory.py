@@ -23,7 +23,7 @@ from cardchat.retrieval.index_snapshot import Part, from_packed, rank_pool
 from cardchat.schema.documents import Card
 
 QUESTION = "how do I rebase my branch onto main?"
-#: Entries per shard: about what a rebuild aims at (repo/retrieval_index.TARGET_SHARD_BYTES).
+#: Entries per shard: about what a rebuild aims at (repo/retrieval_index/shards.TARGET_SHARD_BYTES).
 PER_SHARD = 700
 
 

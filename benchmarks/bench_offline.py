@@ -5,7 +5,7 @@
 For questions of the git-demo eval set, a background is packed as
 createChat packs it for the offline model (cards ranked by BM25 here, so
 the bench does not embed the deck), then the answer is composed twice:
-embedding every sentence (what the answerer did before issue 17, the
+embedding every sentence (what the answerer once did, the
 quality reference) and with the BM25-preselected candidates (what it does
 now). A follow-up asks the next question on the same background. Needs no
 Firestore; the db argument is ignored.
@@ -38,12 +38,12 @@ def _percentile(values: list[float], q: float) -> float:
 
 def _background(question: str, ids: list[str], cards: dict[str, Card], texts: list[str]) -> background.Background:
     from cardchat.chat.create import background_budget
-    from cardchat.parsing.requests import DEFAULT_BACKGROUND_PERCENTAGE
+    from cardchat.parsing.requests import DEFAULT_BACKGROUND_FRACTION
 
     spec = MODELS[OFFLINE_MODEL_ID]
     scores = retrieval.sparse_scores(question, ids, texts)
     order = sorted(range(len(ids)), key=lambda i: -scores[i])
-    budget = background_budget(spec, DEFAULT_BACKGROUND_PERCENTAGE, question)
+    budget = background_budget(spec, DEFAULT_BACKGROUND_FRACTION, question)
     return background.fit_background([(ids[i], cards[ids[i]]) for i in order], budget, spec.tokenizer)
 
 

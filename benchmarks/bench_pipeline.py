@@ -246,7 +246,7 @@ def run(db: Any) -> list[str]:
     cards = _cards(db, uid)
     lines = [
         f"Send → first chunk seen by a listener, ms, {n} runs each (medians per stage in brackets)",
-        "goals (issue 17): fake provider p50 ≤ 800 ms (its 300 ms + 500 ms of ours); offline p50 ≤ 1500 ms, "
+        "goals: fake provider p50 ≤ 800 ms (its 300 ms + 500 ms of ours); offline p50 ≤ 1500 ms, "
         "p95 ≤ 3000 ms (also with the backfill running); createChat during the backfill ≤ 1000 ms",
     ]
     with FakeAnthropic(port) as fake:

@@ -2,7 +2,7 @@
 
     functions/venv/bin/python -m benchmarks.bench_retrieval
 
-No emulator needed. Goal (issue 15): ranking 10,000 cards warm ≤ 150 ms;
+No emulator needed. Goal: ranking 10,000 cards warm ≤ 150 ms;
 per-turn ranking of a follow-up is this same call. Cards have ~250 words each from a Zipf-distributed
 30,000-word vocabulary plus code-like tokens, so BM25 postings are about as
 dense as real notes. "cold" tokenises every card (a new process's first

@@ -136,12 +136,13 @@ def _seed(db: Any, owner: str, n: int, visibility: str, index_public: bool) -> N
 
 
 def _write_index(db: Any, owner: str, entries: list[Any], model: str, public: bool) -> None:
-    from cardchat.repo import retrieval_index, retrieval_rebuild
+    from cardchat.repo.retrieval_index import shards
+    from cardchat.repo.retrieval_index.rebuild import shard_blobs
     from cardchat.schema.documents import RETRIEVAL_INDEX, now
 
-    key = retrieval_index.index_key(owner, public)
-    blobs = retrieval_rebuild._shard_blobs(entries, 384)
-    named = retrieval_index._write_shards(db, key, 1, dict(enumerate(blobs)))
+    key = shards.index_key(owner, public)
+    blobs = shard_blobs(entries, 384)
+    named = shards.write_shards(db, key, 1, dict(enumerate(blobs)))
     head = {"owner": owner, "public": public, "version": 1, "slots": len(blobs), "model": model, "dim": 384}
     head |= {"shards": [named[s] for s in range(len(blobs))], "count": len(entries), "updated": now()}
     db.collection(RETRIEVAL_INDEX).document(key).set(head)
@@ -174,7 +175,7 @@ def _child(call: str) -> dict[str, Any]:
     from cardchat.chat import create as chats
     from cardchat.parsing import requests
     from cardchat.repo import cards as card_repo
-    from cardchat.repo import retrieval_index
+    from cardchat.repo.retrieval_index import shards
     from cardchat.schema.documents import CHAT_PRIVATE
 
     _count_streamed()
@@ -188,12 +189,12 @@ def _child(call: str) -> dict[str, Any]:
     runs = []
     for _ in range(WARM_RUNS):
         card_repo.READS.clear()
-        retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+        shards.reads.heads = shards.reads.shards = 0
         STREAMED[0] = 0
         start = time.perf_counter()
         result = chats.create_chat(db, ME, req, limits=unlimited)
         runs.append((time.perf_counter() - start) * 1000)
-    reads = {**asdict(retrieval_index.read_stats()), **card_repo.READS, "streamed by a query": STREAMED[0]}
+    reads = {**asdict(shards.read_stats()), **card_repo.READS, "streamed by a query": STREAMED[0]}
     considered = db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered")
     return {
         "cold_ms": cold_ms,

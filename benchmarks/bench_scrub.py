@@ -1,7 +1,7 @@
 """Scrubbing a provider's error text against a large background: the echo search
 (scrub.remove_echo) on a ~4 MB background, a 1M-token window's worth. The goal is
-well under 2 s on two cores (it was a unit-test assertion until issue 20 moved
-timing out of the tests). Needs no Firestore; the db argument is ignored.
+well under 2 s on two cores (a benchmark, not a test: timing asserts fail on
+a loaded machine). Needs no Firestore; the db argument is ignored.
 
     PYTHONPATH=functions:. functions/venv/bin/python -m benchmarks.bench_scrub
 """

@@ -24,7 +24,9 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 #:            provider key, and must not)
 #: functions  Firestore and Functions of its own, once per CARDCHAT_EMBED_BATCH (set when they start)
 #: browser    `node benchmarks/NAME.mjs` against a running stack with the demo deck seeded
-Stack = Literal["firestore", "pipeline", "functions", "browser"]
+#: dev        `scripts/bench NAME` starts `scripts/dev` itself, afresh each time (its tiny run starts
+#:            nothing and measures the running test stack once)
+Stack = Literal["firestore", "pipeline", "functions", "browser", "dev"]
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,10 @@ SECTIONS = [
     Section("offline"),
     Section("scrub"),
     Section("search_cards"),
+    Section("search_chats"),
     Section("index", default=False),
     Section("index_memory", default=False),
     Section("function_memory", default=False),
-    Section("candidate_embedders", default=False),
     Section("scope", default=False),
     Section("call_costs", default=False),
     Section("embed_rates", default=False),
@@ -68,6 +70,7 @@ SECTIONS = [
     Section("browser_ttft", stack="browser", tiny_env={"BENCH_RUNS": "1"}),
     Section("browser_import", stack="browser", tiny_env={"BENCH_FILES": "3", "BENCH_EMBED_WAIT_S": "1"}),
     Section("browser_bigcollection", stack="browser", tiny_env={"BENCH_SIZES": "5", "BENCH_RUNS": "1"}),
+    Section("newcomer", stack="dev", default=False),
 ]
 BY_NAME = {s.name: s for s in SECTIONS}
 

@@ -31,13 +31,11 @@ log = logging.getLogger("cardchat")
 
 options.set_global_options(region=REGION, max_instances=20)
 
-# The API keys this deployment holds as Firebase secrets (llm/secret_keys.py: the ones
-# listed in CARDCHAT_SECRETS in functions/.env, plus a remote embedder's);
-# locally the keys come from functions/.secret.local or the environment.
+# The API keys this deployment holds as Firebase secrets (llm/secret_keys.py: CARDCHAT_SECRETS in functions/.env,
+# plus a remote embedder's); locally the keys come from functions/.secret.local or the environment.
 SECRETS = secret_keys.bound_secrets()
-#: Every function that can reach a model provider or a remote embedder, or answers by whether a key
-#: is present, binds SECRETS, and no other does (tests/test_secrets.py holds every function to it).
-#: mcp embeds search_cards queries: with a remote embedder that is a key it needs.
+#: Every function that can reach a model provider or a remote embedder, or answers by whether a key is present, binds
+#: SECRETS, and no other does (tests/test_secrets.py); mcp embeds search_cards queries: a remote embedder's key.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
     | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
@@ -49,8 +47,7 @@ def _secrets(name: str) -> list[str] | None:
 
 
 def _init_app() -> None:
-    """The default firebase_admin app, at import: the callable wrapper verifies ID tokens with it. The
-    emulators need no credentials (the Auth emulator's tokens are verified without a signature check)."""
+    """The default firebase_admin app, which verifies callables' ID tokens (the emulators' need no credentials)."""
     import firebase_admin
     from firebase_admin import credentials
 
@@ -134,12 +131,12 @@ def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("createChat"))
 @_endpoint
 def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat.chat import create as chats
+    from cardchat.chat import create
 
     uid = _uid(req)
     ai = _ai(uid)
     parsed = requests.create_chat(req.data, own_keys=ai.own_keys)
-    result = chats.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
+    result = create.create_chat(db(), uid, parsed, limits=ai.admit(parsed.model))
     log.info("createChat %s timings_ms=%s", result.chat_id, result.timings.as_dict())
     return result.answer()
 
@@ -148,36 +145,36 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @_endpoint
 def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import turns as conversation
+    from cardchat.chat import turns
 
     uid = _uid(req)
     chat_id, content = requests.post_message(req.data)
     limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
-    return {"message_id": conversation.post_message(db(), uid, chat_id, content, limits=limits)}
+    return {"message_id": turns.post_message(db(), uid, chat_id, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import turns as conversation
+    from cardchat.chat import turns
 
     uid = _uid(req)
     message_id = requests.doc_id(req.data, "message_id")
     limits = _ai(uid).admit(permissions.model_of_message(db(), message_id))
-    return {"message_id": conversation.retry_message(db(), uid, message_id, limits=limits)}
+    return {"message_id": turns.retry_message(db(), uid, message_id, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=120, secrets=_secrets("branchChat"))
 @_endpoint
 def branchChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
-    from cardchat.chat import branch as branches
+    from cardchat.chat import branch
 
     uid = _uid(req)
     chat_id, index, content = requests.branch_chat(req.data)
     limits = _ai(uid).admit(permissions.model_of_chat(db(), chat_id))
-    return {"chat_id": branches.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
+    return {"chat_id": branch.branch_chat(db(), uid, chat_id, index, content, limits=limits)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=_secrets("continueChat"))
@@ -188,8 +185,8 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
     uid = _uid(req)
     ai = _ai(uid)
-    chat_id, model, percentage = requests.continue_chat(req.data, own_keys=ai.own_keys)
-    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, percentage, ai)}
+    chat_id, model, fraction = requests.continue_chat(req.data, own_keys=ai.own_keys)
+    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, fraction, ai)}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=_secrets("setApiKey"))
@@ -223,10 +220,10 @@ def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)
 @_endpoint
 def deleteChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    from cardchat.chat import create as chats
+    from cardchat.chat import create
 
     uid = _uid(req)
-    chats.delete_chat(db(), uid, requests.doc_id(req.data, "chat_id"))
+    create.delete_chat(db(), uid, requests.doc_id(req.data, "chat_id"))
     return {}
 
 
@@ -267,15 +264,21 @@ def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """The Cards page's text filter, ranked over the chosen collection (1 GiB: as createChat, it embeds and ranks)."""
     from cardchat.chat import card_search
 
-    uid = _uid(req)
-    return card_search.search_cards(db(), uid, requests.search_cards(req.data)).to_dict()
+    return card_search.search_cards(db(), _uid(req), requests.search_cards(req.data)).to_dict()
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_512)
+@_endpoint
+def searchChats(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """The Chats page's search of the caller's chats and those shared with them (chat/chat_search.py)."""
+    from cardchat.chat import chat_search
+
+    return chat_search.search_chats(db(), _uid(req), requests.search_chats(req.data)).to_dict()
 
 
 @https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("mcp"))
 def mcp(req: Request) -> Any:
-    """MCP over Streamable HTTP (cardchat/mcpserver/): a personal access token
-    as the bearer, then the SDK. Refusals are HTTP statuses with a JSON-RPC
-    error body: 401 (with WWW-Authenticate), 429 (with Retry-After), 405."""
+    """MCP over Streamable HTTP (cardchat/mcpserver/), a personal access token the bearer; refusals: 401, 429, 405."""
     from cardchat.access import access_tokens
     from cardchat.mcpserver import server
 
@@ -291,23 +294,19 @@ def mcp(req: Request) -> Any:
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 14: the owner shares a chat by email; answers the viewers now."""
     from cardchat.chat import share
     from cardchat.parsing import addresses
 
-    uid = _uid(req)
-    return share.share_chat(db(), uid, addresses.share_chat(req.data))
+    return share.share_chat(db(), _uid(req), addresses.share_chat(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
 @_endpoint
 def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """Issue 18: a card's viewers by email (uids for the addresses, addresses for the owner's card's uids)."""
     from cardchat.access import card_viewers
     from cardchat.parsing import addresses
 
-    uid = _uid(req)
-    return card_viewers.resolve_viewers(db(), uid, addresses.resolve_viewers(req.data))
+    return card_viewers.resolve_viewers(db(), _uid(req), addresses.resolve_viewers(req.data))
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)
@@ -315,8 +314,7 @@ def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.chat import feedback
 
-    uid = _uid(req)
-    feedback.rate_answer(db(), uid, requests.rate_answer(req.data))
+    feedback.rate_answer(db(), _uid(req), requests.rate_answer(req.data))
     return {}
 
 
@@ -375,10 +373,18 @@ def generateAnswer(event: DocumentWritten) -> None:
     data = after.to_dict() if after is not None and after.exists else None
     if data is None or not engine.should_generate(data):
         return
-    if engine.generate(db(), event.params["messageId"]) == "complete" and data.get("message_index") == 1:
-        from cardchat.chat import titles
+    if engine.generate(db(), event.params["messageId"]) == "complete":
+        _answered(data["chat"], int(data.get("message_index") or 0), data.get("model"))
 
-        titles.retitle(db(), data["chat"], data.get("model"))
+
+def _answered(chat_id: str, index: int, model_id: str | None) -> None:
+    """A complete answer: the chat's title after its first; the turn into its readers' search indexes."""
+    from cardchat.chat import titles
+    from cardchat.repo import chat_search
+
+    if index == 1:
+        titles.retitle(db(), chat_id, model_id)
+    chat_search.index_answer(db(), chat_id, index)
 
 
 #: generation/sweeper.SWEEP_INTERVAL_S (tests/generation/test_sweeper.py holds them equal).

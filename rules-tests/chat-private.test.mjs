@@ -1,10 +1,10 @@
 // chat_private: what only a chat's owner may know about it (card ids,
 // collection description and configuration, the query it was made from, counts, how many
 // of the cards are other people's, the chat it was branched from). The owner and admins get it; a visitor or another user never does,
-// published chat or not; nobody lists it; no client writes it.
+// published chat or not; only the owner lists it (filtered on their uid), and admins; no client writes it.
 
 import { after, before, describe, test } from 'node:test';
-import { assertFails } from '@firebase/rules-unit-testing';
+import { assertFails, assertSucceeds } from '@firebase/rules-unit-testing';
 import { collectionGroup, deleteDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
 import {
   ACTORS, C, UID, chatDoc, chatPrivateDoc, collection, doc, expectFound, expectMissing, fixtures, setUp,
@@ -54,11 +54,20 @@ describe('chat_private', () => {
       () => expectMissing(priv(actor, 'no-such-chat')));
   }
 
-  // --- list: never, not even filtered on the own uid ---------------------------
-  for (const [actor, label] of Object.entries(ACTORS)) {
+  // --- list: the owner, filtered on their uid (a saved collection's chats: filtered on collection_id too); admins
+  test('allow: owner lists own chats\' private data filtered on owner',
+    async () => { await assertSucceeds(getDocs(query(all('owner'), where('owner', '==', UID.owner)))); });
+  test('allow: owner lists the private data of own chats made from one collection',
+    async () => { await assertSucceeds(getDocs(query(all('owner'), where('owner', '==', UID.owner), where('collection_id', '==', 'col-1')))); });
+  test('allow: admin lists chat_private', async () => { await assertSucceeds(getDocs(all('admin'))); });
+  test('deny: owner lists chat_private without a filter', () => assertFails(getDocs(all('owner'))));
+  for (const actor of ['other', 'signedOut']) {
+    const label = ACTORS[actor];
     test(`deny: ${label} lists chat_private without a filter`, () => assertFails(getDocs(all(actor))));
     test(`deny: ${label} lists chat_private filtered on owner`,
       () => assertFails(getDocs(query(all(actor), where('owner', '==', UID.owner)))));
+  }
+  for (const [actor, label] of Object.entries(ACTORS)) {
     test(`deny: ${label} queries chat_private through a collection group`,
       () => assertFails(getDocs(query(collectionGroup(h.db[actor], C.chat_private), where('owner', '==', UID.owner)))));
   }

@@ -46,7 +46,7 @@ export const UID = {
 export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
 
 /** Where the document shapes are defined (schema/documents.py and the modules beside it). */
-const SCHEMA_MODULES = ['schema/documents.py', 'schema/accounts.py', 'schema/chat_sources.py'];
+const SCHEMA_MODULES = ['schema/documents.py', 'schema/accounts.py', 'schema/chat_sources.py', 'schema/saved_collections.py'];
 
 /**
  * Field names of a dataclass in schema/documents.py (or a module beside it), so fixtures cannot silently fall
@@ -122,6 +122,8 @@ export function chatPrivateDoc(over = {}) {
     collection_query: { scope: 'mine', tag: 'ocean', text: 'spring tides' },
     // how many of the cards are other people's: the owner's publish control says so, no one else learns it
     cards_by_others: 1,
+    // a chat made from a saved collection: its id (owner-only like the rest)
+    collection_id: 'col-1',
     ...over,
   });
 }
@@ -147,6 +149,7 @@ export function messageDoc(chat, over = {}) {
     uncited_claims: 0,
     sources: [1],
     own_key: false,
+    redrives: 0,
     ...over,
   });
 }

@@ -151,3 +151,14 @@ build_deck() {
     echo "$want" > "$DECK.stamp"
   fi
 }
+
+# The deck's vectors, made once by the offline embedder and cached under .cache by text hash and
+# model (functions/cardchat/admin/demo_vectors.py): scripts/seed stores them with the cards, so the
+# demo workspace is embedded when scripts/dev says ready. Re-run only when the deck changes.
+build_demo_vectors() {
+  local want; want=$(cat "$DECK.stamp" "$ROOT"/functions/cardchat/embeddings/text.py "$ROOT"/functions/cardchat/embeddings/minilm.py | sha256sum | cut -c1-16)
+  [ "$(cat "$CACHE/demo-vectors.stamp" 2>/dev/null)" = "$want" ] && return 0
+  say "embedding the demo deck once (cached under $CACHE)"
+  (cd "$ROOT/functions" && "$PY" -m cardchat demo-vectors "$DECK" "$CACHE")
+  echo "$want" > "$CACHE/demo-vectors.stamp"
+}

@@ -1,7 +1,7 @@
 """Warms a running stack's functions before scripts/dev prints its URL: one
 throwaway offline chat as the demo user (createChat, its answer, a follow-up,
 deleteChat), so the first real Send does not pay loading the embedding model,
-the tokenizers and the Firestore clients (issue 17). Prints what it took."""
+the tokenizers and the Firestore clients. Prints what it took."""
 
 import json
 import os

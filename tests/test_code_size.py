@@ -1,6 +1,6 @@
 """CI guard: no function over 60 lines and no module over 400 lines in the functions code.
 
-Long functions hide the steps of an orchestrator; short ones name them (issue 20, point 2).
+Long functions hide the steps of an orchestrator; short ones name them.
 """
 
 import ast

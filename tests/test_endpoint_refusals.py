@@ -1,4 +1,4 @@
-"""Bad input is a 4xx that costs nothing (issue 13, point 5), through the
+"""Bad input is a 4xx that costs nothing, through the
 real Functions, Auth and Firestore emulators: every malformed field is
 INVALID_ARGUMENT naming it, and neither bad input nor a call refused for
 someone else's chat or an answer in the wrong state spends a rate-limit
@@ -14,7 +14,10 @@ from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
 from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
+from cardchat.repo.saved_collections import put_collection
+from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_PRIVATE, CHATS, RATE_LIMITS, RATE_WINDOWS, now
+from cardchat.schema.saved_collections import MAX_INSTRUCTIONS_CHARS, SAVED_COLLECTIONS, SavedCollection
 from chat_support import answered_chat
 
 pytestmark = pytest.mark.functions
@@ -89,6 +92,8 @@ BAD_CREATE = [
     ({"card_ids": None, "query": {"scope": "owner"}}, "query.owner"),
     ({"card_ids": None, "query": {"scope": "owner", "owner": ["u"]}}, "query.owner"),
     ({"card_ids": None, "query": {"scope": "mine", "owner": "u2"}}, "query.owner"),
+    ({"card_ids": None, "collection_id": "__x__"}, "collection_id"),
+    ({"collection_id": "c1"}, "collection_id"),  # beside the ids
 ]
 
 
@@ -124,6 +129,10 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
     mine = chat_of(db, uid, "mine", "complete")
     live = chat_of(db, uid, "live", "streaming", lease_expires=now() + timedelta(minutes=5), attempts=1)
     theirs = chat_of(db, other, "theirs", "failed", error="x", attempts=1)
+    theirs_saved, too_long = "their-collection", "too-long-collection"
+    put_collection(db, theirs_saved, SavedCollection(other, "Theirs", "", query={"scope": "mine"}))
+    over = SavedCollection(uid, "Mine", "x" * (MAX_INSTRUCTIONS_CHARS + 1), query={"scope": "mine"})
+    db.collection(SAVED_COLLECTIONS).document(too_long).set(over.to_dict())  # as only the server could
     return [
         ("postMessage", {"chat_id": "__x__", "content": "hi"}, "INVALID_ARGUMENT", "chat_id"),
         ("postMessage", {"chat_id": mine, "content": "hi " + LONE}, "INVALID_ARGUMENT", "content"),
@@ -141,6 +150,10 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("branchChat", {"chat_id": mine, "message_index": 1, "content": "q"}, "INVALID_ARGUMENT", "message_index"),
         ("branchChat", {"chat_id": theirs, "message_index": 0, "content": "q"}, "PERMISSION_DENIED", ""),
         ("deleteChat", {"chat_id": "__x__"}, "INVALID_ARGUMENT", "chat_id"),
+        ("createChat", {"collection_id": "no-such", "initial_message": "q"}, "NOT_FOUND", "collection_id"),
+        ("createChat", {"collection_id": theirs_saved, "initial_message": "q"}, "NOT_FOUND", "collection_id"),
+        ("createChat", {"collection_id": too_long, "initial_message": "q"}, "INVALID_ARGUMENT", "instructions"),
+        ("searchChats", {"text": "w" * (MAX_CHAT_SEARCH_CHARS + 1)}, "INVALID_ARGUMENT", "text"),
     ]
 
 

@@ -28,6 +28,11 @@ BULK_FIELDS = {
     ("retrieval_index_shards", "data"),
     ("chat_private", "card_ids"),
     ("chat_sources", "card_ids"),
+    ("chat_search_shards", "p"),
+    ("chat_search", "chats"),
+    ("chat_search_messages", "ids"),
+    ("collections", "card_ids"),
+    ("collections", "instructions"),
 }
 
 #: Sequential values written with every chunk or message and never queried by range.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 HEAVY = ("onnxruntime", "tokenizers", "tiktoken", "anthropic", "openai", "google.genai")
-#: The MCP SDK and its bridge load only in the mcp function (issue 19).
+#: The MCP SDK and its bridge load only in the mcp function.
 HEAVY += ("mcp", "mcp_types", "a2wsgi", "jsonschema")
 
 _PROBE = """

@@ -1,5 +1,5 @@
-"""Admin CLI: `python -m cardchat {import,demo-deck,backfill,requeue-skipped,reindex,grant-ai,
-delete-account,migrate-chat-viewers,feedback,eval,sweep}`.
+"""Admin CLI: `python -m cardchat {import,demo-deck,demo-vectors,seed-vectors,backfill,requeue-skipped,reindex,
+grant-ai,delete-account,migrate-chat-viewers,feedback,eval,sweep}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -67,6 +67,22 @@ def _backfill(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo_vectors(args: argparse.Namespace) -> int:
+    from cardchat.admin.demo_vectors import fill
+
+    done = fill(Path(args.deck), Path(args.folder), args.model)
+    print(f"the deck's vectors: {done.made} embedded now, {done.reused} from the cache")
+    return 0
+
+
+def _seed_vectors(args: argparse.Namespace) -> int:
+    from cardchat.admin.demo_vectors import seed
+
+    done = seed(_client(args.project), Path(args.folder), args.model)
+    print(f"stored {done.stored} cached vectors ({done.fresh} already fresh); left to the backfill: {done.left}")
+    return 0
+
+
 def _requeue_skipped(args: argparse.Namespace) -> int:
     from cardchat.admin import backfill as bf
 
@@ -76,14 +92,16 @@ def _requeue_skipped(args: argparse.Namespace) -> int:
 
 
 def _reindex(args: argparse.Namespace) -> int:
-    from cardchat.repo import card_writes, retrieval_index
+    from cardchat.repo import card_writes
+    from cardchat.repo.retrieval_index import shards
+    from cardchat.repo.retrieval_index.rebuild import rebuild
 
     db = _client(args.project)
     owners = [args.owner] if args.owner else sorted({c.owner for _, c in card_writes.iter_cards(db) if c.owner})
     for owner in owners:
-        retrieval_index.rebuild(db, owner, public=True)
-        version = retrieval_index.rebuild(db, owner)
-        head = retrieval_index.read_head(db, owner) or {}
+        rebuild(db, owner, public=True)
+        version = rebuild(db, owner)
+        head = shards.read_head(db, owner) or {}
         print(f"{owner}: version {version}, {head.get('count', 0)} cards in {len(head.get('shards', []))} shards")
     return 0
 
@@ -156,7 +174,7 @@ def _eval_turns(args: argparse.Namespace) -> int:
 
 
 def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
-    """backfill, requeue-skipped, reindex: the vectors and the index built from them."""
+    """backfill, demo-vectors, seed-vectors, requeue-skipped, reindex: the vectors and the index built from them."""
     s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
     s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
     s.add_argument("--limit", type=int)
@@ -166,6 +184,17 @@ def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="beside a live app: lowest priority, small batches, paused while an answer generates",
     )
     s.set_defaults(run=_backfill)
+
+    s = sub.add_parser("demo-vectors", help="embed a deck (a JSON export) into a vector cache in FOLDER, once")
+    s.add_argument("deck")
+    s.add_argument("folder")
+    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
+    s.set_defaults(run=_demo_vectors)
+
+    s = sub.add_parser("seed-vectors", parents=[common], help="store the vectors cached in FOLDER with the cards")
+    s.add_argument("folder")
+    s.add_argument("--model", help="embeddings: minilm, openai or gemini (default: CARDCHAT_EMBEDDINGS or minilm)")
+    s.set_defaults(run=_seed_vectors)
 
     s = sub.add_parser(
         "requeue-skipped", parents=[common], help="embed cards skipped over a card quota, under the quota as set now"

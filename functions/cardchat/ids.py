@@ -1,4 +1,4 @@
-"""Every document id the server makes, in one place (issue 20, point 3)."""
+"""Every document id the server makes, in one place."""
 
 import secrets
 import string

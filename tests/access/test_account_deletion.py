@@ -33,6 +33,7 @@ from cardchat.schema.documents import (
     StreamChunk,
     UserDoc,
 )
+from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
 
 #: Whose data each collection holds: "per-user" (removed by deleteAccount), "per-chat" (by
 #: deleteChat, and so by deleteAccount for each of the user's chats), "per-card" (with the
@@ -69,6 +70,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "embedding_skips": ("per-card", "keyed by uid:card id, `owner`"),
     "card_write_minutes": ("per-user", "keyed by uid"),
     "access_token_owners": ("per-user", "keyed by uid"),
+    "collections": ("per-user", "`owner`: a user's saved collections"),
+    "chat_search": ("per-user", "keyed by uid; a deleted chat leaves every reader's (deleteChat)"),
+    "chat_search_shards": ("per-user", "`owner`, keyed uid_n; a deleted chat's postings leave every reader's"),
+    "chat_search_messages": ("per-chat", "keyed by chat id"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
@@ -82,6 +87,8 @@ SEEN_BEFORE = (
     "card_write_minutes/",
     "access_token_owners/",
     "retrieval_index_shards/",
+    "chat_search/",
+    "collections/",
 )
 
 
@@ -152,6 +159,9 @@ def _leaver_with_everything(call, app_db, leaver, stayer) -> dict[str, str]:
     call("rateAnswer", {"message_id": _answered(app_db, chat_id), "rating": "up", "comment": "yes"}, token)
     call("shareChat", {"chat_id": chat_id, "add": [other_email]}, token)
     call("createAccessToken", {"label": "laptop"}, token)
+    app_db.collection(SAVED_COLLECTIONS).document(f"{me}-col").set(
+        SavedCollection(me, "Lighthouse", SECRET, query={"scope": "mine"}).to_dict()
+    )
     call("searchCards", {"text": "lighthouse"}, token)  # the search minute: rate_limits/{uid}/windows
     call("setApiKey", {"provider": "anthropic", "key": "sk-ant-api03-" + "LEAVER0123456789" * 3}, token)
     call("resolveViewers", {"emails": [other_email]}, token)

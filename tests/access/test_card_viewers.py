@@ -1,4 +1,4 @@
-"""resolveViewers (issue 18 point 2: a card's viewers by email), through the
+"""resolveViewers (a card's viewers by email), through the
 real Functions, Auth and Firestore emulators: addresses to uids, the owner's
 card's uids back to addresses, what bounds account enumeration (signed in,
 the hourly budget spent before Auth is asked, only uids the caller found by

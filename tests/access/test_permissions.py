@@ -8,14 +8,14 @@ import pytest
 from cardchat.access import permissions
 from cardchat.errors import NotFound, PermissionDenied
 from cardchat.llm.models import OFFLINE_MODEL_ID
-from cardchat.schema.documents import Card
+from cardchat.schema.documents import Card, UserDoc
 
 
 def test_only_an_account_granted_ai_may_use_it():
     for doc in (None, {}, {"may_use_ai": False}, {"may_use_ai": "yes"}, {"admin": True}):
         with pytest.raises(PermissionDenied, match="may not use the AI"):
-            permissions.AIAccess(permissions.may_use_ai(doc)).admit(OFFLINE_MODEL_ID)
-    permissions.AIAccess(permissions.may_use_ai({"may_use_ai": True})).admit(OFFLINE_MODEL_ID)
+            permissions.AIAccess(UserDoc.from_dict(doc).may_use_ai).admit(OFFLINE_MODEL_ID)
+    permissions.AIAccess(UserDoc.from_dict({"may_use_ai": True}).may_use_ai).admit(OFFLINE_MODEL_ID)
 
 
 def test_the_owner_is_the_uid_named_in_the_document():

@@ -1,4 +1,4 @@
-"""Tokens are reserved, not just counted (issue 13, point 4), on the real
+"""Tokens are reserved, not just counted, on the real
 Firestore emulator: admission reserves a bound against the daily cap in the
 transaction that writes the turn, and every way a run ends settles it once."""
 
@@ -10,7 +10,8 @@ from google.cloud.firestore import FieldFilter
 from cardchat.access.ratelimit import Limits
 from cardchat.chat import branch as branches
 from cardchat.chat import titles
-from cardchat.chat.turns import READY_LEASE, output_reserve, post_message, retry_message
+from cardchat.chat.history_window import output_reserve
+from cardchat.chat.turns import READY_LEASE, post_message, retry_message
 from cardchat.errors import ResourceExhausted
 from cardchat.generation.engine import generate
 from cardchat.llm.models import MODELS

@@ -1,4 +1,4 @@
-"""The backfill beside a live app (issue 17): it waits while an answer is
+"""The backfill beside a live app: it waits while an answer is
 being generated, so a chat's first words never queue behind it."""
 
 from __future__ import annotations

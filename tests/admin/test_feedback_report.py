@@ -1,4 +1,4 @@
-"""`python -m cardchat feedback` (issue 16, point 4): the rated answers for
+"""`python -m cardchat feedback`: the rated answers for
 an admin, as a table or CSV, with model, rating, comment, question and the
 ids of the cards each answer cited."""
 

@@ -21,7 +21,7 @@ def test_a_follow_up_set_is_shipped():
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
 def test_every_pair_is_well_formed(path: Path):
     fs = load_followups(path)  # raises on an unknown answering id
-    assert fs.model in MODELS and 0 < fs.background_percentage <= 1
+    assert fs.model in MODELS and 0 < fs.background_fraction <= 1
     assert len(fs.pairs) >= 50
     raw = json.loads(path.read_text())["pairs"]
     assert [p["answering"] for p in raw] == [p.answering for p in fs.pairs]

@@ -15,7 +15,8 @@ from cardchat.embeddings.text import embeddable_and_hash, text_hash
 from cardchat.llm import models
 from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index import reader, shards
+from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.retrieval.rank import sparse_scores
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
@@ -47,7 +48,7 @@ def _world(db) -> dict[str, Card]:
 
 def test_an_id_list_is_culled_as_readable_cards_culls_it(db):
     cards = _world(db)
-    retrieval_index.rebuild(db, "me")
+    rebuild(db, "me")
     _put(db, "m4", Card("late", "made after the index", "me"), embed=False)  # not indexed yet
     ids = ["y2", "m2", "nope", "y1", "m4", "m1", "y3", "m2"]
     pool = candidates.resolve(db, "me", ids)
@@ -87,7 +88,7 @@ def test_a_query_admits_what_collection_query_admits(db, query):
 
 def test_a_card_deleted_or_withdrawn_after_indexing_is_never_packed(db):
     _world(db)
-    retrieval_index.rebuild(db, "me")
+    rebuild(db, "me")
     db.collection(CARDS).document("m1").delete()  # the index still lists it
     spec = models.MODELS["offline-extractive"]
     chosen = chats.select_background(db, "me", ["m1", "m2", "y1"], "rebase", spec, 0.5, "")
@@ -119,16 +120,16 @@ def test_a_warm_call_reads_the_head_and_the_packed_cards_whatever_the_collection
     for n in (200, 600):
         owner = f"reader{n}"
         _deck(db, owner, n)
-        retrieval_index.rebuild(db, owner)
+        rebuild(db, owner)
         query = CollectionQuery(scope="mine")
         chats.select_background(db, owner, query, "rebase", spec, 0.01, "")  # warms the caches
-        retrieval_index.clear_cache()
+        reader.clear_cache()
         chats.select_background(db, owner, query, "rebase", spec, 0.01, "")  # reads the index
         card_repo.READS.clear()
-        retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+        shards.reads.heads = shards.reads.shards = 0
         chosen = chats.select_background(db, owner, query, "rebase", spec, 0.01, "")
         assert len(chosen.visible) == n and chosen.background.card_ids
-        stats = retrieval_index.read_stats()
+        stats = shards.read_stats()
         reads[n] = {"heads": stats.heads, "shards": stats.shards, **card_repo.READS}
     assert reads[200] == reads[600]
     assert reads[600]["heads"] == 1 and reads[600]["shards"] == 0

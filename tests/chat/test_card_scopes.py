@@ -21,8 +21,10 @@ from cardchat.llm import models
 from cardchat.parsing import requests
 from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, CollectionQuery
 from cardchat.repo import cards as card_repo
-from cardchat.repo import embed_batches, retrieval_index
+from cardchat.repo import embed_batches
 from cardchat.repo import messages as messages_repo
+from cardchat.repo.retrieval_index import reader, shards
+from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_PRIVATE, Card, CardEmbedding
 
@@ -74,7 +76,7 @@ def test_one_owners_public_cards_come_from_their_public_partition_never_their_pr
     seed(db, DECK)
     assert ids(db, CollectionQuery("owner", owner="bob")) == ["bob-public", "bob-public-git"]
     assert ids(db, CollectionQuery("owner", owner="bob", tag="sea")) == ["bob-public"]
-    assert sorted(retrieval_index.all_entries(db, "bob", public=True)) == ["bob-public", "bob-public-git"]
+    assert sorted(reader.all_entries(db, "bob", public=True)) == ["bob-public", "bob-public-git"]
     assert ids(db, CollectionQuery("owner", owner="bob", text="vault")) == []  # the private card's word
 
 
@@ -102,7 +104,7 @@ def test_a_followed_owner_who_made_their_cards_private_is_an_empty_source_with_a
     result = chats.create_chat(db, ME, req)
     assert result.answer() == {"chat_id": result.chat_id, "empty_reason": OWNER_HAS_NO_PUBLIC_CARDS}
     assert db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered") == 0
-    assert retrieval_index.read_head(db, "carol", public=True) is None  # nothing written for an empty source
+    assert shards.read_head(db, "carol", public=True) is None  # nothing written for an empty source
     search = card_search.search_cards(
         db, ME, requests.search_cards({"text": "moon", "scope": "owner", "owner": "carol"})
     )
@@ -148,11 +150,11 @@ def _reads_of_a_default_chat_and_search(db) -> dict[str, object]:
     chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")  # warms the caches
     card_search.best_cards(db, ME, "moon and sea", 5, requests.search_cards({"text": "moon"}).query)
     card_repo.READS.clear()
-    retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+    shards.reads.heads = shards.reads.shards = 0
     chosen = chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")
     found = card_search.best_cards(db, ME, "moon and sea", 5, requests.search_cards({"text": "moon"}).query)
     return {
-        **asdict(retrieval_index.read_stats()),
+        **asdict(shards.read_stats()),
         **card_repo.READS,
         "considered": (len(chosen.visible), len(found.pool)),
         "packed": sorted(chosen.cards),
@@ -161,7 +163,7 @@ def _reads_of_a_default_chat_and_search(db) -> dict[str, object]:
 
 def test_a_default_chat_and_search_read_the_same_with_or_without_strangers_public_cards(db):
     seed(db, {f"mine-{i}": Card(f"Tide {i}", "The moon pulls the sea.", ME) for i in range(30)}, embed=True)
-    retrieval_index.rebuild(db, ME)
+    rebuild(db, ME)
     before = _reads_of_a_default_chat_and_search(db)
     seed(db, _strangers(600), embed=True)
     after = _reads_of_a_default_chat_and_search(db)

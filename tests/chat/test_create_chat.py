@@ -190,7 +190,7 @@ def test_on_the_spot_embedding_is_bounded_and_goes_to_the_likeliest_cards_first(
 
     # No time at all (the embedder busy with a backfill): no card waits for
     # the embedder, not even a first batch; BM25 alone still ranks the
-    # likeliest cards first (issue 17: createChat took 10.8 s).
+    # likeliest cards first (waiting for the embedder made createChat slow right after start).
     db.recursive_delete(db.collection(CARD_EMBEDDINGS))
     clear_vector_cache()
     monkeypatch.setattr(chats, "EMBED_BUDGET_S", 0.0)
@@ -207,7 +207,7 @@ def test_parse_request_errors():
 
 
 def test_a_full_background_share_still_leaves_room_for_the_question_and_answer():
-    from cardchat.chat.turns import output_reserve
+    from cardchat.chat.history_window import output_reserve
     from cardchat.llm.tokens import count_tokens
 
     spec = models.MODELS["offline-extractive"]

@@ -1,5 +1,5 @@
-"""rateAnswer through the real Functions, Auth and Firestore emulators
-(issue 16, point 4): the owner rates a complete answer; every refusal has its
+"""rateAnswer through the real Functions, Auth and Firestore emulators:
+the owner rates a complete answer; every refusal has its
 code; the rating lives in answer_feedback, never on the message that visitors
 of a published chat read."""
 

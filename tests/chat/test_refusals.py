@@ -1,4 +1,4 @@
-"""A refused call costs nothing (issue 13, point 5), in the domain on the real
+"""A refused call costs nothing, in the domain on the real
 Firestore emulator: someone else's chat, a missing one, an answer in the
 wrong state or a quota already used up is refused with no rate-limit slot
 spent and nothing written, because the slot and the reservation are taken

@@ -1,4 +1,4 @@
-"""shareChat and what a viewer may do (issue 14, points 1-3), through the real
+"""shareChat and what a viewer may do, through the real
 Functions, Auth and Firestore emulators: share and unshare by email, unknown
 addresses, non-owners, the 50-viewer cap, the owner as a no-op, a viewer
 refused by every callable that writes, the author chip's name and toggle."""

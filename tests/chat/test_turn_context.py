@@ -141,8 +141,8 @@ def test_the_follow_up_alone_outweighs_its_reading_with_the_previous_question():
 
 
 def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_additions():
+    from cardchat.chat.history_window import turn_budget
     from cardchat.chat.turn_context import turn_room
-    from cardchat.chat.turns import turn_budget
 
     spec = MODELS[OFFLINE_MODEL_ID]
     budget = turn_budget(spec)
@@ -153,7 +153,7 @@ def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_add
 
 
 def test_a_turn_may_add_a_quarter_of_a_small_window_and_16000_tokens_of_a_large_one():
-    from cardchat.chat.turns import turn_budget
+    from cardchat.chat.history_window import turn_budget
 
     assert turn_budget(MODELS[OFFLINE_MODEL_ID]) == MODELS[OFFLINE_MODEL_ID].context_window // 4 == 8_192
     assert {turn_budget(spec) for spec in MODELS.values() if spec.context_window >= 128_000} == {16_000}

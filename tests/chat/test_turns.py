@@ -1,28 +1,14 @@
-"""Posting and retrying on the real Firestore emulator, and the pure history
-windowing."""
+"""Posting and retrying on the real Firestore emulator (the history window: test_history_window.py)."""
 
 from __future__ import annotations
 
-import math
 import threading
-from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from google.cloud import firestore
 
-from cardchat.chat.turns import (
-    MESSAGE_OVERHEAD_TOKENS,
-    ContextTooSmall,
-    byte_bounds,
-    fit_history,
-    history_before,
-    is_stalled,
-    output_reserve,
-    post_message,
-    retry_message,
-    window_for,
-)
+from cardchat.chat.turns import is_stalled, post_message, retry_message
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from cardchat.ids import chunk_id
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
@@ -70,12 +56,14 @@ def test_post_appends_the_question_and_a_ready_stub(db):
     "status, fields, reason",
     [
         ("ready", {}, "still being written"),
-        ("streaming", {"lease_expires": utc_now() + timedelta(minutes=5)}, "still being written"),
-        ("streaming", {"lease_expires": utc_now() - timedelta(seconds=1)}, "stopped"),
+        ("streaming", {"lease_expires": timedelta(minutes=5)}, "still being written"),
+        ("streaming", {"lease_expires": -timedelta(seconds=1)}, "stopped"),
         ("failed", {"error": "x"}, "failed"),
     ],
 )
 def test_post_is_refused_until_the_last_answer_is_complete(db, status, fields, reason):
+    # A lease is set from now, not from when the cases were collected: a slow suite outlived one of 5 minutes.
+    fields = {k: utc_now() + v if isinstance(v, timedelta) else v for k, v in fields.items()}
     make_chat(db, status, **fields)
     with pytest.raises(FailedPrecondition, match=reason):
         post_message(db, "u1", "chat1", "next?")
@@ -193,83 +181,3 @@ def test_new_stubs_carry_a_claim_lease(db):
     stub = post_message(db, "u1", "chat1", "next question")
     msg = db.collection(CHAT_MESSAGES).document(stub).get().to_dict()
     assert msg["status"] == "ready" and msg["lease_expires"] > utc_now()
-
-
-def test_history_keeps_questions_and_complete_answers_before_the_answer():
-    msgs = [
-        {"message_index": 3, "role": "user", "content": "q3", "status": "complete"},
-        {"message_index": 0, "role": "user", "content": "q0", "status": "complete"},
-        {"message_index": 1, "role": "assistant", "content": "a1", "status": "complete"},
-        {"message_index": 2, "role": "assistant", "content": "partial", "status": "failed"},
-        {"message_index": 4, "role": "assistant", "content": "", "status": "streaming"},
-    ]
-    assert history_before(msgs, 4) == [
-        {"role": "user", "content": "q0"},
-        {"role": "assistant", "content": "a1"},
-        {"role": "user", "content": "q3"},
-    ]
-
-
-def _history(n: int) -> list[dict]:
-    return [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(n)]
-
-
-def test_fit_history_keeps_everything_that_fits():
-    window = fit_history(_history(5), [100] * 5, 1000, SPEC)
-    assert window.dropped == 0 and len(window.messages) == 5
-    assert window.max_tokens == output_reserve(SPEC) == 1024
-
-
-def test_fit_history_drops_whole_exchanges_from_the_oldest():
-    size = 4900
-    budget = SPEC.context_window - 2000 - output_reserve(SPEC)
-    fits = budget // (size + MESSAGE_OVERHEAD_TOKENS)
-    history = _history(9)
-    window = fit_history(history, [size] * 9, 2000, SPEC)
-    # dropping 3 would leave 6 that fit, but they would start on an answer: a 4th goes too
-    assert fits == 6 and window.dropped == 4
-    assert window.messages == history[4:] and window.messages[0]["role"] == "user"
-
-
-def test_fit_history_never_drops_the_newest_message():
-    history = _history(3)
-    big = SPEC.context_window - 1500
-    window = fit_history(history, [10, 10, big], 1000, SPEC)
-    assert window.dropped == 2 and window.messages == history[2:]
-    # what is left for the answer is handed to the provider as its budget
-    assert window.max_tokens == SPEC.context_window - 1000 - big - MESSAGE_OVERHEAD_TOKENS
-    with pytest.raises(ContextTooSmall):
-        fit_history(history, [10, 10, SPEC.context_window], 0, SPEC)
-
-
-def test_reserve_is_the_output_limit_capped_at_a_quarter_of_the_window():
-    assert output_reserve(SPEC) == SPEC.max_output_tokens == 1024
-    greedy = replace(SPEC, context_window=128_000, max_output_tokens=100_000)
-    assert output_reserve(greedy) == 32_000
-
-
-def test_window_counts_tokens_only_when_the_byte_bound_does_not_fit():
-    calls: list[int] = []
-
-    def count(texts, tokenizer):
-        from cardchat.llm.tokens import count_tokens
-
-        calls.append(len(texts))
-        return count_tokens(texts, tokenizer)
-
-    msgs = [
-        {
-            "message_index": i,
-            "role": "user" if i % 2 == 0 else "assistant",
-            "status": "complete",
-            "content": f"message {i} " + "tide " * 3000,
-        }
-        for i in range(9)
-    ]
-    short = window_for(msgs[-1:], 9, 0, SPEC, count)
-    assert (short.dropped, calls) == (0, [])  # fits by the bound: no tokenizer
-    long = window_for(msgs, 9, 0, SPEC, count)
-    assert calls == [9]
-    # "tide " is one token: 3,000+ tokens a message, 15,000+ bytes by the bound
-    assert long.dropped == 0
-    assert byte_bounds(["héllo"], "estimate-claude") == [math.ceil(6 * 1.35)]

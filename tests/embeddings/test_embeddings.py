@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import respx
 
-from cardchat.embeddings import Embedder, EmbeddingError, gemini_embed, get_embedder, openai_embed, pack, unpack
+from cardchat.embeddings import gemini_embed, get_embedder, openai_embed, pack, unpack
+from cardchat.embeddings.base import Embedder, EmbeddingError
 from cardchat.embeddings.gemini_embed import GeminiEmbedder
 from cardchat.embeddings.openai_embed import OpenAIEmbedder
 

@@ -1,5 +1,5 @@
-"""What an answer cost and how it went, recorded when its run finishes
-(issue 16, points 2, 3, 5), on the real emulator: the message's usage with
+"""What an answer cost and how it went, recorded when its run finishes,
+on the real emulator: the message's usage with
 its cost, timings and uncited claims; the owner's daily aggregate, added to
 in the finish transaction; one structured log line without content."""
 

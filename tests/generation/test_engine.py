@@ -14,9 +14,10 @@ import pytest
 from google.cloud import firestore
 
 from cardchat.access.ratelimit import Limits, admit
-from cardchat.chat.turns import output_reserve, post_message, retry_message
+from cardchat.chat.history_window import output_reserve
+from cardchat.chat.turns import is_stalled, post_message, retry_message
 from cardchat.errors import FailedPrecondition
-from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, is_stalled, should_generate
+from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, should_generate
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo

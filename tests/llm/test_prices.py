@@ -1,4 +1,4 @@
-"""The dated price table and the cost of one answer (issue 16, point 3)."""
+"""The dated price table and the cost of one answer."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ from cardchat.chat import card_search
 from cardchat.mcpserver.search import search_cards
 from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
-from cardchat.repo import retrieval_index
+from cardchat.repo.retrieval_index import reader, shards
+from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.emulator
@@ -29,18 +30,18 @@ def deck(db):
     shared = Card("Moon phases", "The moon waxes and wanes; the sea follows.", B, viewers=[A])
     batch.set(db.collection(CARDS).document("b-shared"), shared.to_dict())
     batch.commit()
-    retrieval_index.clear_cache()
-    retrieval_index.rebuild(db, A)
+    reader.clear_cache()
+    rebuild(db, A)
     yield
-    retrieval_index.clear_cache()
+    reader.clear_cache()
 
 
 def test_search_reads_the_index_and_only_its_hits(db, deck):
     card_repo.READS.clear()
-    retrieval_index.reads.heads = retrieval_index.reads.shards = 0
+    shards.reads.heads = shards.reads.shards = 0
     hits = search_cards(db, A, "the moon and the sea", 3)
     ids = [h.id for h in hits]
-    assert retrieval_index.read_stats().heads == 1  # the owner's index, not a listing of the cards
+    assert shards.read_stats().heads == 1  # the owner's index, not a listing of the cards
     assert card_repo.READS[CARDS] <= 3 + card_search.READ_SLACK  # the hits, not 42 cards
     assert ids[0] == "a-tides" and all(i.startswith("a-") for i in ids)  # A's own cards only, by default
     assert ids == list(card_search.best_cards(db, A, "the moon and the sea", 3, CollectionQuery()).cards)

@@ -15,8 +15,9 @@ import pytest
 from cardchat.embeddings import get_embedder, unpack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
-from cardchat.repo import embed_queue, retrieval_index
+from cardchat.repo import embed_queue
 from cardchat.repo import embeddings as repo
+from cardchat.repo.retrieval_index import reader
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
 from cardchat.schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 
@@ -93,7 +94,7 @@ def test_single_card_lifecycle(db, embedder):
     assert eb.on_card_written(db, "c1", card, edited, embedder) == "reindexed"
     assert db.collection(CARD_EMBEDDINGS).document("c1").get().update_time == snap.update_time
     assert counted.texts == 2
-    assert retrieval_index.all_entries(db, OWNER)["c1"].tags == ("infra",)
+    assert reader.all_entries(db, OWNER)["c1"].tags == ("infra",)
     assert eb.on_card_written(db, "c1", edited, edited, embedder) == "unchanged"  # `updated` alone: nothing
 
     retitled = Card(**{**edited.__dict__, "title": "Cache design v2"})

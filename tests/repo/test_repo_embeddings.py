@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from cardchat.embeddings import get_embedder, normalise, pack, unpack
+from cardchat.embeddings import get_embedder, pack, unpack
+from cardchat.embeddings.base import normalise
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import batchget, embed_batches
 from cardchat.repo import cards as card_repo

@@ -12,8 +12,7 @@ import pytest
 from cardchat.embeddings import pack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embeddings as vectors
-from cardchat.repo import retrieval_index as index
-from cardchat.repo import retrieval_rebuild as rebuilding
+from cardchat.repo.retrieval_index import reader, rebuild, shards
 from cardchat.retrieval.index_entries import Entry, encode_shard, make_entry
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, RETRIEVAL_INDEX_SHARDS, Card, CardEmbedding
 
@@ -41,28 +40,28 @@ def _entries(n: int) -> list[Entry]:
 def _held_at_once(entries: list[Entry], dim: int) -> list[bytes]:
     """The shards as the rebuild made them before it streamed: every entry in memory."""
     per_entry = len(encode_shard(entries[:200], dim)) / max(1, min(200, len(entries)))
-    slots = max(1, math.ceil(per_entry * len(entries) / rebuilding.TARGET_SHARD_BYTES))
+    slots = max(1, math.ceil(per_entry * len(entries) / rebuild.TARGET_SHARD_BYTES))
     while True:
         groups: list[list[Entry]] = [[] for _ in range(slots)]
         for e in entries:
-            groups[index.slot_of(e.id, slots)].append(e)
+            groups[shards.slot_of(e.id, slots)].append(e)
         blobs = [encode_shard(sorted(g, key=lambda e: e.id), dim) for g in groups]
-        if all(len(b) <= rebuilding.MAX_SHARD_BYTES for b in blobs):
+        if all(len(b) <= rebuild.MAX_SHARD_BYTES for b in blobs):
             return blobs
         slots *= 2
 
 
 def _streamed(entries: list[Entry], page: int, expected: int) -> list[bytes]:
-    shards = rebuilding.Shards(expected)
+    held = rebuild.Shards(expected)
     for start in range(0, len(entries), page):
-        shards.add(entries[start : start + page])
-    return shards.blobs()
+        held.add(entries[start : start + page])
+    return held.blobs()
 
 
 @pytest.mark.parametrize("expected", [0, 300, 5000])  # the count guessed low, right, high
 @pytest.mark.parametrize("page", [7, 1000])
 def test_entries_in_pages_pack_into_the_shards_of_all_at_once(monkeypatch, page, expected):
-    monkeypatch.setattr(rebuilding, "TARGET_SHARD_BYTES", 4_000)  # ~300 entries: several slots
+    monkeypatch.setattr(rebuild, "TARGET_SHARD_BYTES", 4_000)  # ~300 entries: several slots
     entries = _entries(300)
     want = _held_at_once(entries, DIM)
     assert len(want) > 3
@@ -70,8 +69,8 @@ def test_entries_in_pages_pack_into_the_shards_of_all_at_once(monkeypatch, page,
 
 
 def test_a_shard_too_big_doubles_the_slots_as_before(monkeypatch):
-    monkeypatch.setattr(rebuilding, "TARGET_SHARD_BYTES", 4_000)
-    monkeypatch.setattr(rebuilding, "MAX_SHARD_BYTES", 2_500)  # the first try cannot fit
+    monkeypatch.setattr(rebuild, "TARGET_SHARD_BYTES", 4_000)
+    monkeypatch.setattr(rebuild, "MAX_SHARD_BYTES", 2_500)  # the first try cannot fit
     entries = _entries(300)
     want = _held_at_once(entries, DIM)
     assert _streamed(entries, 7, 300) == want
@@ -91,7 +90,7 @@ def _seed(db, owner: str, n: int) -> None:
 
 
 def _shards(db, owner: str) -> tuple[dict, list[bytes]]:
-    head = index.read_head(db, owner)
+    head = shards.read_head(db, owner)
     assert head is not None
     refs = [db.collection(RETRIEVAL_INDEX_SHARDS).document(d) for d in head["shards"]]
     data = {s.id: s.get("data") for s in db.get_all(refs)}
@@ -101,16 +100,16 @@ def _shards(db, owner: str) -> tuple[dict, list[bytes]]:
 
 @pytest.mark.emulator
 def test_a_rebuild_reading_7_cards_a_page_writes_the_index_of_one_reading_1000(db, monkeypatch):
-    monkeypatch.setattr(rebuilding, "TARGET_SHARD_BYTES", 1_000)  # several slots for 50 cards
+    monkeypatch.setattr(rebuild, "TARGET_SHARD_BYTES", 1_000)  # several slots for 50 cards
     _seed(db, "me", 50)
     vectors.clear_cache()
-    rebuilding.rebuild(db, "me", MODEL, page_size=1000)
+    rebuild.rebuild(db, "me", MODEL, page_size=1000)
     assert vectors.cache_stats()["entries"] == 0  # read to be quantised, not kept
     whole = _shards(db, "me")
-    rebuilding.rebuild(db, "me", MODEL, page_size=7)
+    rebuild.rebuild(db, "me", MODEL, page_size=7)
     paged = _shards(db, "me")
     assert paged == whole
     assert whole[0]["count"] == 50 and whole[0]["dim"] == DIM and whole[0]["slots"] > 1
-    assert set(index.all_entries(db, "me")) == {f"me-{i:03d}" for i in range(50)}
+    assert set(reader.all_entries(db, "me")) == {f"me-{i:03d}" for i in range(50)}
     left = {s.id for s in db.collection(RETRIEVAL_INDEX_SHARDS).stream()}
     assert len(left) == whole[0]["slots"]  # the first rebuild's shards are gone

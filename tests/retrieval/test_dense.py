@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from cardchat.embeddings import normalise
+from cardchat.embeddings.base import normalise
 from cardchat.retrieval.dense import rank_dense, similarities
 
 

@@ -146,8 +146,11 @@ async function firstAnswerGrows(s) {
   assert.equal(chat.card_ids, undefined, 'the chat a visitor reads names no card');
   assert.equal(priv.card_count_requested, filtered);
   assert.deepEqual(priv.collection_query, { scope: 'mine', text: 'rebase' }, 'made from the query, not from ids: the reader\'s own cards');
-  assert.match(await page.getByTestId('chat-counts').textContent(),
-    new RegExp(`^${priv.card_ids.length} cards? in the background of ${filtered} requested`));
+  const counts = await page.getByTestId('chat-counts').textContent();
+  assert.match(counts, new RegExp(`^${priv.card_ids.length} cards? in the background of ${filtered} requested`));
+  // The demo deck is seeded with its vectors (cached at setup): a first chat ranks by meaning too.
+  assert.doesNotMatch(counts, /not embedded yet/);
+  assert.equal(priv.cards_unranked ?? 0, 0, 'every card of the demo deck has its vector once seeded');
   assert.equal(await page.getByTestId('chat-description').textContent(), priv.collection.description);
   const bgHref = await page.getByTestId('background-cards-link').getAttribute('href');
   assert.ok(bgHref === `/?cards=${priv.card_ids.map(encodeURIComponent).join(',')}` || bgHref === `/?chat=${chatId}`, bgHref);

@@ -65,6 +65,13 @@ export function modelPickerReady() {
   return !picker?.disabled;
 }
 
+/** In the open start dialog: waits for the models and picks the offline answerer. */
+export async function pickOfflineModel(page) {
+  await page.waitForFunction(modelPickerReady, null, { timeout: 30_000 });
+  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
+  await page.getByTestId('model-picker').selectOption(offline);
+}
+
 /** Records the body of every response a page receives. */
 export function captureResponses(page) {
   /** @type {Promise<void>[]} */

@@ -8,6 +8,7 @@ import { mountCardEditor } from './cards/cardeditor';
 import { mountCards } from './cards/cards';
 import { mountChat } from './chat/chat';
 import { mountChats } from './chat/chats';
+import { mountCollection, mountCollections } from './cards/collections';
 import { mountSettings } from './account/settings';
 import { mountUsage } from './account/usagepage';
 import { mountImport } from './importexport/importpage';
@@ -31,7 +32,8 @@ function markNav(route: Route): void {
     const nav = a.dataset.nav;
     const active = nav === 'settings' || nav === 'usage' ? route.name === nav
       : nav === 'chats' ? route.name === 'chat' || route.name === 'chats'
-        : ['cards', 'card', 'cardedit', 'import'].includes(route.name);
+        : nav === 'collections' ? route.name === 'collections' || route.name === 'collection'
+          : ['cards', 'card', 'cardedit', 'import'].includes(route.name);
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -75,6 +77,8 @@ function show(route: Route): void {
   else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
   else if (route.name === 'cardedit') unmount = mountCardEditor(outlet, route.id, s);
   else if (route.name === 'import') unmount = mountImport(outlet, s);
+  else if (route.name === 'collections') unmount = mountCollections(outlet, s.user.uid);
+  else if (route.name === 'collection') unmount = mountCollection(outlet, route.id, s.user.uid);
   else unmount = mountChats(outlet, s);
 }
 

@@ -1,4 +1,4 @@
-"""resolveViewers: the card editor's people, by email (issue 18 point 2).
+"""resolveViewers: the card editor's people, by email.
 
 Cards keep their viewers as uids (the rules check `viewers` against
 request.auth.uid); people know each other by email. resolveViewers turns the

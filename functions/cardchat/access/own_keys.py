@@ -16,12 +16,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cardchat.access.permissions import may_use_ai
 from cardchat.llm import keycrypt
 from cardchat.llm.models import ModelSpec
 from cardchat.providers.base import ProviderError
 from cardchat.repo import api_keys as repo
 from cardchat.schema.accounts import StoredApiKey
+from cardchat.schema.documents import UserDoc
 from cardchat.schema.documents import now as utc_now
 
 
@@ -81,6 +81,6 @@ def run_key(db: Any, owner: str, spec: ModelSpec, admitted_on_own_key: bool = Fa
         return own
     from cardchat.repo.users import get_user
 
-    if admitted_on_own_key or not may_use_ai(get_user(db, owner)):
+    if admitted_on_own_key or not UserDoc.from_dict(get_user(db, owner)).may_use_ai:
         raise ProviderError("own_key_gone", provider=spec.provider, detail="the owner's own key was deleted")
     return None

@@ -22,11 +22,6 @@ from cardchat.llm.models import MODELS, ModelSpec, key_present
 from cardchat.schema.documents import Card, UserDoc
 
 
-def may_use_ai(user_doc: Mapping[str, Any] | None) -> bool:
-    """AI use granted to this account (users/{uid}.may_use_ai, exactly True)."""
-    return user_doc is not None and user_doc.get("may_use_ai") is True
-
-
 def is_owner(doc: Mapping[str, Any] | None, uid: str | None) -> bool:
     """`doc` (a chats, chat_private or chat_background document) belongs to `uid`."""
     return doc is not None and bool(uid) and doc.get("owner") == uid
@@ -92,7 +87,7 @@ def ai_access(db: Any, uid: str) -> AIAccess:
     from cardchat.access.own_keys import providers_of
     from cardchat.repo.users import get_user
 
-    return AIAccess(may_use_ai(get_user(db, uid)), providers_of(db, uid))
+    return AIAccess(UserDoc.from_dict(get_user(db, uid)).may_use_ai, providers_of(db, uid))
 
 
 def model_of_chat(db: Any, chat_id: str) -> str | None:

@@ -102,6 +102,12 @@ def current(state: RateLimit, now: datetime) -> RateLimit:
     return RateLimit(recent=recent, day=today, day_tokens=used, reservations=live)
 
 
+def admission(uid: str, now: datetime, limits: Limits, hold: TokenReservation | None = None) -> repo.Ledger:
+    """`uid`'s admission of one more message at `now` (admit), for the transaction that writes
+    the call's documents to apply beside them: refused, it writes nothing."""
+    return repo.Ledger(uid, lambda state: admit(state, now, limits, hold))
+
+
 def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservation | None = None) -> RateLimit:
     """The state after accepting one more message at `now` and reserving
     `hold`; raises ResourceExhausted (with the seconds to wait) when a limit

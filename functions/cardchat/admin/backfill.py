@@ -16,7 +16,7 @@ from typing import Any
 from cardchat.schema.documents import Card
 
 BATCH = 64
-#: Gentle mode (`scripts/dev`'s backfill beside a live app, issue 17): small
+#: Gentle mode (`scripts/dev`'s backfill beside a live app): small
 #: batches at the lowest CPU priority on one thread, and no batch starts
 #: while an answer is being generated (polled every PAUSE_POLL_S), so a
 #: chat's first words never wait for the backfill.
@@ -70,24 +70,25 @@ def backfill(
 
 def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: str) -> None:
     """The batch's vectors into their owners' retrieval indexes: one apply_changes per owner."""
-    from cardchat.repo import retrieval_index
+    from cardchat.repo.retrieval_index.changes import Change, apply_changes
 
-    by_owner: dict[str, list[retrieval_index.Change]] = {}
+    by_owner: dict[str, list[Change]] = {}
     for cid, card in cards.items():
-        by_owner.setdefault(card.owner, []).append(retrieval_index.Change(cid, card, vectors.get(cid)))
+        by_owner.setdefault(card.owner, []).append(Change(cid, card, vectors.get(cid)))
     for owner, changes in by_owner.items():
-        retrieval_index.apply_changes(db, owner, changes, model_id)
+        apply_changes(db, owner, changes, model_id)
 
 
 def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
     """Owners with no index yet (nothing of theirs needed embedding) get one built, and its public partition."""
-    from cardchat.repo import retrieval_index
+    from cardchat.repo.retrieval_index.rebuild import rebuild
+    from cardchat.repo.retrieval_index.shards import is_current, read_head
 
     for owner in sorted(o for o in owners if o):
         for public in (False, True):
-            head = retrieval_index.read_head(db, owner, public)
-            if not retrieval_index.is_current(head, model_id):
-                retrieval_index.rebuild(db, owner, model_id, public)
+            head = read_head(db, owner, public)
+            if not is_current(head, model_id):
+                rebuild(db, owner, model_id, public=public)
 
 
 def requeue_skipped(db: Any, owner: str | None = None, model: str | None = None) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """`python -m cardchat feedback --since 7d [--csv]`: the rated answers, for
-an admin reviewing answer quality (issue 16, point 4): when, rating, model,
+an admin reviewing answer quality: when, rating, model,
 comment, the question, and the ids of the cards the answer cited."""
 
 from __future__ import annotations

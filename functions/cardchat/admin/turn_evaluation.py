@@ -39,7 +39,7 @@ class Pair:
 class FollowupSet:
     name: str
     model: str
-    background_percentage: float
+    background_fraction: float
     cards: list[dict[str, Any]]  # id, title, body
     pairs: list[Pair]
 
@@ -94,8 +94,8 @@ class _Deck:
 
 def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
     from cardchat.chat.create import background_budget
+    from cardchat.chat.history_window import turn_budget
     from cardchat.chat.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
-    from cardchat.chat.turns import turn_budget
     from cardchat.llm.models import MODELS
     from cardchat.retrieval.background import card_numbers, fit_background
 
@@ -103,7 +103,7 @@ def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
     index = {c: i for i, c in enumerate(deck.ids)}
     fixed = per_turn = alone = added = 0
     for p in fs.pairs:
-        budget = background_budget(spec, fs.background_percentage, p.first)
+        budget = background_budget(spec, fs.background_fraction, p.first)
         bg = fit_background([(c, deck.cards[c]) for c in deck.rank(p.first)], budget, spec.tokenizer)
         fixed += any(c in bg.card_ids for c in p.answering)
         room = turn_room(spec, budget, bg.tokens, [p.first, p.follow_up])
@@ -135,7 +135,7 @@ def main(paths: Sequence[str], model: str | None = "minilm") -> int:
         m = replay(fs, _Deck(fs, embedder, cache))
         cache.save()
         print(
-            f"{fs.name} ({len(fs.pairs)} follow-ups, {fs.model}, background {fs.background_percentage:.0%}): "
+            f"{fs.name} ({len(fs.pairs)} follow-ups, {fs.model}, background {fs.background_fraction:.0%}): "
             f"answering card in the context: fixed background {m.fixed:.3f}, per-turn retrieval {m.per_turn:.3f} "
             f"(follow-up alone as the query: {m.question_only:.3f}); {m.added:.1f} cards added per turn"
         )

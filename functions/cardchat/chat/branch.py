@@ -18,10 +18,11 @@ from typing import Any
 
 from cardchat.access import ratelimit
 from cardchat.access.permissions import require_owner
+from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turn_context import branch_context
-from cardchat.chat.turns import question_and_stub, said_before, token_bound, turn_budget
+from cardchat.chat.turns import question_and_stub
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.llm import models
@@ -184,7 +185,7 @@ def _write(
         checked.text,
         history,
         [(question_id, question), (stub_id, stub)],
-        (uid, lambda quota: ratelimit.admit(quota, when, rules, hold)),
+        ratelimit.admission(uid, when, rules, hold),
         source_ids,
     )
 

@@ -13,7 +13,7 @@ here, never packed).
 Where the cards come from, so that a call reads nothing the caller did not
 choose (README: "What a chat holds"):
 - `uid`'s own cards (scopes "mine", "mine_and_shared"): `uid`'s index
-  (repo/retrieval_index.py). A warm instance reads its head document only.
+  (repo/retrieval_index/). A warm instance reads its head document only.
   No index yet: it is built first.
 - one owner's public cards (scope "owner"): that owner's public partition,
   the same way; never their private cards, never anyone else's.
@@ -128,16 +128,18 @@ def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
     A public partition that would be empty is not built: any caller may name any uid as an owner,
     and that must not make the server write an index for each."""
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import retrieval_index, retrieval_rebuild
+    from cardchat.repo.retrieval_index import reader
+    from cardchat.repo.retrieval_index.rebuild import count_cards, rebuild
+    from cardchat.repo.retrieval_index.shards import is_current
     from cardchat.retrieval.index_snapshot import from_entries
 
     embedder = get_embedder()
-    loaded = retrieval_index.load(db, uid, public)
-    if loaded is None or not retrieval_index.is_current(loaded[0], embedder.model_id):
-        if public and not retrieval_rebuild.count_cards(db, uid, public=True):
+    loaded = reader.load(db, uid, public)
+    if loaded is None or not is_current(loaded[0], embedder.model_id):
+        if public and not count_cards(db, uid, public=True):
             return from_entries(uid, [], embedder.dim)
-        retrieval_index.rebuild(db, uid, public=public)
-        loaded = retrieval_index.load(db, uid, public)
+        rebuild(db, uid, public=public)
+        loaded = reader.load(db, uid, public)
     assert loaded is not None
     return loaded[1]
 

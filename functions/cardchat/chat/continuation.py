@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from cardchat.access import ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
+from cardchat.chat.history_window import said_before
 from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import said_before
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
 from cardchat.llm import models
@@ -56,7 +56,7 @@ def continue_chat(
     uid: str,
     chat_id: str,
     model_id: str | None,
-    percentage: float,
+    fraction: float,
     ai: AIAccess,
     now: datetime | None = None,
 ) -> str:
@@ -71,7 +71,7 @@ def continue_chat(
 
     messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
     said = said_before(messages, int(source.get("message_count") or len(messages)))
-    bg, chosen, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, percentage)
+    bg, chosen, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, fraction)
     new_id = new_chat_id()
     history = copy_history(messages, int(source.get("message_count") or len(messages)), new_id, when)
     chat = Chat(
@@ -104,7 +104,7 @@ def continue_chat(
         bg.text,
         history,
         [],
-        (uid, lambda quota: ratelimit.admit(quota, when, rules)),
+        ratelimit.admission(uid, when, rules),
         # what its follow-ups rank (turn_context.py): the source's cards the caller may view
         ChatSource(chat=new_id, owner=uid, card_ids=list(chosen.visible), ranked_for=-1, created=when),
     )
@@ -137,7 +137,7 @@ def _query(said: list[dict[str, Any]]) -> str:
 
 
 def _background(
-    db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: models.ModelSpec, percentage: float
+    db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: models.ModelSpec, fraction: float
 ) -> tuple[Background, Selection, int, int]:
     """The caller's background over the source's cards, numbered as the
     source numbers them: (background, its visible cards, unranked, budget)."""
@@ -145,7 +145,7 @@ def _background(
     from cardchat.retrieval.background import Background, fit_background, renumber
 
     number = {cid: n for n, cid in enumerate(source_ids, start=1) if cid}
-    chosen = select_background(db, uid, list(number), _query(said), spec, percentage, "")
+    chosen = select_background(db, uid, list(number), _query(said), spec, fraction, "")
     bg = chosen.background
     text, tokens = bg.text, bg.tokens
     for _ in range(3):  # renumbering can add a digit here and there: refit below the budget

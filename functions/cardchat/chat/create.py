@@ -14,9 +14,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions, ratelimit
+from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
+from cardchat.chat.history_window import token_bound
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.chat.turns import question_and_stub, token_bound
+from cardchat.chat.turns import question_and_stub
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.llm import models
@@ -27,7 +29,7 @@ from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate, n
 
 if TYPE_CHECKING:
     from cardchat.chat.candidates import Pool
-    from cardchat.embeddings import Embedder
+    from cardchat.embeddings.base import Embedder
     from cardchat.retrieval.background import Authors, Background
 
 #: Tokens a provider adds around the system text and one user turn.
@@ -35,8 +37,8 @@ QUESTION_OVERHEAD = 64
 #: Cards without a fresh embedding are embedded on the spot, those BM25 likes best for the question
 #: first, in batches of EMBED_BATCH until this many or until EMBED_BUDGET_S has gone (no batch starts
 #: that would end past it, judging by the one before; with no time at all, not even the first). MiniLM
-#: manages 10-50 card texts a second on two cores, fewer while a backfill shares them: a budget of "at
-#: least one batch of 16" made createChat take 10.8 s on `scripts/dev` right after start (issue 17), so
+#: embeds few card texts a second on two cores, fewer while a backfill shares them: a budget of "at
+#: least one batch of 16" made createChat wait many seconds on `scripts/dev` right after start, so
 #: batches are small (two cards) and the budget bounds the wait. The rest are ranked by BM25 alone (see
 #: retrieval) and counted in `cards_unranked`; the embedCard trigger and `cardchat backfill` are what
 #: keep a collection embedded.
@@ -85,15 +87,15 @@ class CreateChatResult:
         return {"chat_id": self.chat_id, **({"empty_reason": self.empty_reason} if self.empty_reason else {})}
 
 
-def background_budget(spec: models.ModelSpec, percentage: float, question: str) -> int:
-    """percentage × the window, but never so much that the first question and
+def background_budget(spec: models.ModelSpec, fraction: float, question: str) -> int:
+    """fraction × the window, but never so much that the first question and
     the answer's reserve no longer fit beside it (at 100 % every answer would
     fail with the context too small, and so would every retry)."""
-    from cardchat.chat.turns import output_reserve
+    from cardchat.chat.history_window import output_reserve
     from cardchat.llm.tokens import count_tokens
 
     room = spec.context_window - output_reserve(spec) - count_tokens([question], spec.tokenizer)[0] - QUESTION_OVERHEAD
-    return max(0, min(int(percentage * spec.context_window), room))
+    return max(0, min(int(fraction * spec.context_window), room))
 
 
 def create_chat(
@@ -104,13 +106,22 @@ def create_chat(
     writes the chat; a caller who could not be admitted even for the question
     alone is refused before the ranking work, with nothing written."""
     clock = _Stopwatch()
+    saved = saved_collections.resolve(db, uid, req) if req.collection_id is not None else None
+    req = saved.request if saved is not None else req
     spec = models.MODELS[req.model]
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)
     checked = clock.lap()
     chosen = select_background(
-        db, uid, req.source, req.initial_message, spec, req.background_percentage, req.collection.description
+        db,
+        uid,
+        req.source,
+        req.initial_message,
+        spec,
+        req.background_fraction,
+        req.collection.description,
+        saved.instructions if saved is not None else "",
     )
     clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
@@ -150,12 +161,14 @@ def select_background(
     source: CardSource,
     question: str,
     spec: models.ModelSpec,
-    percentage: float,
+    fraction: float,
     description: str,
+    instructions: str = "",
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
-    and fit the best into `percentage` of `spec`'s window. Shared by
+    and fit the best into `fraction` of `spec`'s window, after the owner's
+    `instructions` of a saved collection (chat/saved_collections.py). Shared by
     createChat and continueChat (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
     from cardchat.chat import candidates
@@ -171,13 +184,13 @@ def select_background(
     embedded = clock.lap()
     ranking = pool.rank(question, query_vec)
     ranked_ms = clock.lap()
-    budget = background_budget(spec, percentage, question)
+    budget = background_budget(spec, fraction, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
     book = AuthorBook(uid)
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
         ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
         authors = book.authors(c for _, c in ranked)
-        bg = _fit(ranked, budget, spec, description, authors)
+        bg = _fit(ranked, budget, spec, description, authors, instructions)
         if everything or bg.tokens >= FULL * budget:
             break
         margin *= 2
@@ -232,12 +245,17 @@ def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: 
 
 
 def _fit(
-    ranked: list[tuple[str, Card]], budget: int, spec: models.ModelSpec, description: str, authors: Authors
+    ranked: list[tuple[str, Card]],
+    budget: int,
+    spec: models.ModelSpec,
+    description: str,
+    authors: Authors,
+    instructions: str,
 ) -> Background:
     from cardchat.retrieval import background
 
     try:
-        return background.fit_background(ranked, budget, spec.tokenizer, description, authors)
+        return background.fit_background(ranked, budget, spec.tokenizer, description, authors, instructions)
     except ValueError:  # the budget cannot even hold the preamble
         raise InvalidArgument("background_percentage: too small for this model to hold any card") from None
 
@@ -274,7 +292,7 @@ def _write(
         ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
-        (uid, lambda quota: ratelimit.admit(quota, stamp, rules, hold)),
+        ratelimit.admission(uid, stamp, rules, hold),
         source,
     )
 
@@ -307,6 +325,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         cards_cut=considered - len(bg.card_ids),
         collection_query=req.query.to_dict() if req.query is not None else None,
         cards_by_others=chosen.cards_by_others(bg.card_ids),
+        collection_id=req.collection_id,
     )
     return chat, private
 

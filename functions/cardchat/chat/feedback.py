@@ -1,5 +1,5 @@
 """rateAnswer: the chat owner's thumbs up or down, with an optional comment,
-on a complete answer (issue 16, point 4). Stored in answer_feedback, which
+on a complete answer. Stored in answer_feedback, which
 only the owner and admins read: visitors and viewers read the chat's
 messages, so nothing of the rating goes on the message."""
 

@@ -60,6 +60,15 @@ def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = 
         return viewers, ChatAuthor(owner=uid, name=owner.name if owner else "", shown=shown)
 
     viewers, author = sharing.update_sharing(db, req.chat_id, decide)
+    _reindex(db, req.chat_id, before, viewers)
     known.update(accounts.by_uid([v for v in viewers if v not in known]))  # added by another tab meanwhile
     listed = [known[v].public() if v in known else {"uid": v, "email": "", "display_name": ""} for v in viewers]
     return {"viewers": listed, "show_author": author.shown}
+
+
+def _reindex(db: Any, chat_id: str, before: list[str], after: list[str]) -> None:
+    """A viewer's search index gains the chats shared with them and loses those no longer shared."""
+    from cardchat.repo import chat_search
+
+    chat_search.add_readers(db, chat_id, [v for v in after if v not in before])
+    chat_search.remove_readers(db, chat_id, [v for v in before if v not in after])

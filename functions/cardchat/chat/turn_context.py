@@ -80,7 +80,7 @@ def turn_room(spec: ModelSpec, background_length: int, tokens: int, said: Sequen
     leaves beside the history `said` (its byte bound) and the answer, and no
     more than keeps the context within the chat's first budget plus
     KEPT_TURN_BUDGETS turns of additions."""
-    from cardchat.chat.turns import MESSAGE_OVERHEAD_TOKENS, byte_bounds, output_reserve, turn_budget
+    from cardchat.chat.history_window import MESSAGE_OVERHEAD_TOKENS, byte_bounds, output_reserve, turn_budget
 
     history = sum(byte_bounds(list(said), spec.tokenizer)) + MESSAGE_OVERHEAD_TOKENS * len(said)
     window = spec.context_window - output_reserve(spec) - history - tokens - MARGIN_TOKENS
@@ -259,7 +259,7 @@ def ground_turn(
     answer of a chat, whose background was ranked for its question; a chat
     made before sources were kept)."""
     from cardchat.chat.authors import AuthorBook
-    from cardchat.chat.turns import history_before, turn_budget
+    from cardchat.chat.history_window import history_before, turn_budget
     from cardchat.repo import chats as chats_repo
 
     source = chats_repo.get_source(db, chat_id)

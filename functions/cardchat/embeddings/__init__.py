@@ -12,37 +12,15 @@ on first use, so importing this package from main.py's chain costs nothing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from cardchat.embeddings.base import Embedder
 from cardchat.llm import secret_keys
 
 ENV_VAR = secret_keys.EMBEDDINGS_ENV
 DEFAULT = secret_keys.DEFAULT_EMBEDDINGS
 NAMES = tuple(secret_keys.EMBEDDER_KEYS)
-
-
-class EmbeddingError(RuntimeError):
-    """A provider call failed. The message carries the status and the
-    provider's error code only: never the texts sent, which are card text."""
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    model_id: str
-    dim: int
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Documents (cards): (len(texts), dim) float32, rows L2-normalised;
-        batches internally."""
-        ...
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """A search query (a chat's first message), to rank documents by.
-        Models trained with separate query and document roles are told which."""
-        ...
 
 
 _instances: dict[str, Embedder] = {}
@@ -90,11 +68,3 @@ def unpack(data: bytes, dim: int) -> np.ndarray:
     if len(data) != 4 * dim:
         raise ValueError(f"embedding holds {len(data)} bytes, expected {4 * dim} for dim {dim}")
     return np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False)
-
-
-def normalise(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (a zero row stays zero), as float32."""
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    unit: np.ndarray = matrix / np.maximum(norms, np.float32(1e-12))
-    return unit

@@ -44,7 +44,7 @@ assert {CARD_LIMIT, WRITE_RATE} == set(_REASONS), "common/collections.json embed
 
 #: Above the collections the README measures (100,000 cards of one owner).
 DEFAULT_MAX_CARDS = 100_000
-#: 100 a second: above what one worker embeds on the emulator (~73 cards/s), so an import is never cut there.
+#: 100 a second: above what one worker embeds (`scripts/bench embed_burst`), so an import is never cut there.
 DEFAULT_WRITES_PER_MINUTE = 6_000
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import normalise
-from .scripts import mostly_cjk
+from cardchat.embeddings.base import normalise
+from cardchat.embeddings.scripts import mostly_cjk
 
 MODEL_ID = "all-MiniLM-L6-v2-int8"
 DIM = 384

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import EmbeddingError, normalise
+from cardchat.embeddings.base import EmbeddingError, normalise
 
 
 class RemoteEmbedder(ABC):

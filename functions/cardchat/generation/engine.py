@@ -4,7 +4,7 @@ coalesced chunk documents, then write the whole answer once.
 The Firestore trigger on chat_messages calls `generate` for every write whose
 `after` passes `should_generate`. Delivery is at-least-once and two triggers
 can race, so the claim is a compare-and-set that only a `ready` message passes
-(exactly one of two racers lands it; the other skips: repo.messages.claim).
+(exactly one of two racers lands it; the other skips: messages_repo.messages.claim).
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
 
@@ -34,19 +34,19 @@ from cardchat import providers
 from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
 from cardchat.chat import turn_context
-from cardchat.chat.turns import ContextTooSmall, is_stalled, window_for
+from cardchat.chat.history_window import ContextTooSmall, Window, window_for
 from cardchat.generation import accounting, run_log
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id
-from cardchat.llm.models import MODELS
-from cardchat.providers.base import ProviderError, read_timeout_s
+from cardchat.llm.models import MODELS, ModelSpec
+from cardchat.providers.base import Message, ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
-from cardchat.repo import messages as repo
+from cardchat.repo import messages as messages_repo
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatMessage, ChatPrivate, StreamChunk, Usage
 from cardchat.schema.documents import now as utc_now
 
-__all__ = ["generate", "is_stalled", "lease_seconds", "should_generate"]
+__all__ = ["generate", "lease_seconds", "should_generate"]
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +111,8 @@ class _Run:
         self.clock: Callable[[], float] = time.monotonic
         self.started = 0.0
         # what _prepare finds and the stream fills in
-        self.spec: Any = None
-        self.window: Any = None
+        self.spec: ModelSpec | None = None
+        self.window: Window | None = None
         self.background = ""
         self.background_tokens = 0
         self.secrets: list[str | None] = []
@@ -129,7 +129,7 @@ class _Run:
 
     def spent(self) -> int:
         """Tokens so far, once a provider is called."""
-        if self.window is None:
+        if self.spec is None or self.window is None:
             return 0
         return _spent(self.spec, self.window.messages, self.background_tokens, self.parts, self.usage)
 
@@ -146,11 +146,15 @@ class _Run:
             timestamp=self.now(),
         )
         self._retrying(
-            lambda: repo.write_chunk(self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None)
+            lambda: messages_repo.write_chunk(
+                self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None
+            )
         )
 
     def renew(self, fields: dict[str, Any] | None = None) -> None:
-        self._retrying(lambda: repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields))
+        self._retrying(
+            lambda: messages_repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields)
+        )
 
     def _retrying(self, write: Callable[[], None]) -> None:
         # Chunk writes are idempotent (fixed document id), so repeating one
@@ -159,7 +163,7 @@ class _Run:
             try:
                 write()
                 return
-            except repo.LostOwnership:
+            except messages_repo.LostOwnership:
                 raise
             except Exception:
                 if attempt == WRITE_ATTEMPTS - 1:
@@ -169,7 +173,7 @@ class _Run:
     def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
         fields = {**fields, "lease_expires": None, "provider_wait": None}
         day = accounting.usage_day(self.owner, fields, self.now())  # added to in the same transaction
-        repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields, day)
+        messages_repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields, day)
         accounting.log_answer(self.message_id, fields, self.spec, self.msg)
 
 
@@ -188,7 +192,7 @@ def generate(
     was not ready; "superseded" when the run lost its lease to a retry."""
     lease = lease_seconds() if lease is None else lease
     run_id = new_run_id()
-    msg = repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
+    msg = messages_repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
@@ -203,9 +207,9 @@ def generate(
         _stop(run.writer)
         run_log.provider_failure(message_id, e, "the answer failed")
         return _fail(run, e.message, "".join(run.parts))
-    except (repo.LostOwnership, WriterFailed) as e:
+    except (messages_repo.LostOwnership, WriterFailed) as e:
         _stop(run.writer)
-        if isinstance(e, repo.LostOwnership) or isinstance(e.__cause__, repo.LostOwnership):
+        if isinstance(e, messages_repo.LostOwnership) or isinstance(e.__cause__, messages_repo.LostOwnership):
             return _superseded(run)
         run_log.unexpected(message_id, e.__cause__ or e, run.secrets, run.background)
         return _fail(run, GENERIC_ERROR, "".join(run.parts))
@@ -231,8 +235,8 @@ def _prepare(run: _Run) -> str | None:
     run.api_key = run_key(run.db, chat.owner, spec, msg.own_key)
     run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
-        repo.delete_chunks(run.db, run.message_id)  # left by a run that died
-    history = [m for _, m in repo.chat_messages(run.db, run.msg["chat"])]
+        messages_repo.delete_chunks(run.db, run.message_id)  # left by a run that died
+    history = [m for _, m in messages_repo.chat_messages(run.db, run.msg["chat"])]
     # cards its owner may no longer read are withdrawn (recheck.py), then a follow-up's cards added
     index = run.msg["message_index"]
     run.background, run.background_tokens = turn_context.context_for(
@@ -303,7 +307,7 @@ def _complete(run: _Run) -> str:
         {"last_updated": run.now()},
     )
     try:
-        repo.delete_chunks(run.db, run.message_id)
+        messages_repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
         run_log.unexpected(run.message_id, e, run.secrets, run.background)
     return "complete"
@@ -331,7 +335,7 @@ def _wait_renewing(run: _Run, seconds: float) -> None:
         run.renew()
 
 
-def _estimated_usage(spec: Any, messages: list[Any], background_tokens: int, content: str) -> Usage:
+def _estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:
     from cardchat.llm.tokens import count_tokens
 
     counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
@@ -348,25 +352,27 @@ def _stop(writer: StreamWriter | None) -> None:
 def _fail(run: _Run, error: str, partial: str) -> str:
     try:
         run.finish({"status": "failed", "error": error, "content": partial})
-    except repo.LostOwnership:
+    except messages_repo.LostOwnership:
         return _superseded(run)
     except Exception as e:  # the lease runs out and the answer shows as stalled
         log.error("generate %s: could not record the failure: %s", run.message_id, type(e).__name__)
         return "failed"
-    repo.delete_chunks(run.db, run.message_id)
+    messages_repo.delete_chunks(run.db, run.message_id)
     return "failed"
 
 
 def _superseded(run: _Run) -> str:
     """Another run owns the message now, so its chunks are not ours to
     delete, unless the message itself is gone (chat deleted mid-answer)."""
-    if repo.get_message(run.db, run.message_id) is None:
-        repo.delete_chunks(run.db, run.message_id)
+    if messages_repo.get_message(run.db, run.message_id) is None:
+        messages_repo.delete_chunks(run.db, run.message_id)
     log.info("generate %s: run %s lost ownership", run.message_id, run.run_id)
     return "superseded"
 
 
-def _spent(spec: Any, messages: list[Any], background_tokens: int, parts: list[str], usage: Usage | None) -> int:
+def _spent(
+    spec: ModelSpec, messages: list[Message], background_tokens: int, parts: list[str], usage: Usage | None
+) -> int:
     """What a run cost, for its owner's daily limit: the provider's count,
     else ours once the provider has started answering (a run failed, cut off
     or superseded mid-stream); a call refused before any text is not billed."""

@@ -93,7 +93,7 @@ def default_model_id(env: Mapping[str, str] | None = None, own_keys: frozenset[s
     return keyed[0].id if keyed else OFFLINE_MODEL_ID
 
 
-# --- prices (issue 16): what an answer cost ------------------------------------
+# --- prices: what an answer cost ------------------------------------
 
 
 @dataclass(frozen=True)

@@ -66,9 +66,9 @@ def _base(tokenizer: str) -> tuple[Any, float | None]:
 
 def _raw_counts(enc: Any, texts: Sequence[str]) -> list[int]:
     # One pass in this thread. tiktoken's encode_ordinary_batch runs a thread
-    # pool over the texts; measured on 1,000 card blocks (111k tokens) it spent
-    # 52 ms of CPU (2 threads) against 21 ms for this loop, and on a 2-core
-    # instance shared with other work the threads bought no wall time.
+    # pool over the texts; measured on card blocks it spent more CPU than this
+    # loop, and on a 2-core instance shared with other work the threads bought
+    # no wall time.
     encode = enc.encode_ordinary
     return [len(encode(t)) for t in texts]
 

@@ -15,7 +15,7 @@ from cardchat.errors import InvalidArgument
 from cardchat.parsing.requests import _utf8_bytes, doc_id
 from cardchat.schema.documents import MAX_VIEWERS
 
-# --- shareChat (issue 14) ----------------------------------------------------
+# --- shareChat ----------------------------------------------------
 
 #: Addresses in one add or remove list: room to fill a chat's viewers at once.
 MAX_SHARE_EMAILS = MAX_VIEWERS
@@ -62,7 +62,7 @@ def share_chat(data: Any) -> ShareChatRequest:
     return ShareChatRequest(chat_id, add, remove, show)
 
 
-# --- resolveViewers (issue 18) -----------------------------------------------
+# --- resolveViewers -----------------------------------------------
 
 
 @dataclass

@@ -23,6 +23,7 @@ from cardchat.errors import InvalidArgument
 from cardchat.llm import models
 from cardchat.parsing.collection_query import MAX_QUERY_TEXT_CHARS, CollectionQuery, from_request, request_string
 from cardchat.schema.accounts import Rating
+from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
 from cardchat.schema.documents import Collection
 
 MAX_CONTENT_CHARS = 32_000
@@ -37,7 +38,7 @@ MAX_CONFIGURATION_BYTES = 20_000
 #: allows 20 in a whole document; the SPA sends one, and the margin keeps
 #: the configuration storable wherever the chat keeps it.
 MAX_CONFIGURATION_DEPTH = 8
-DEFAULT_BACKGROUND_PERCENTAGE = 0.5
+DEFAULT_BACKGROUND_FRACTION = 0.5
 #: Firestore's limit on a document id and a field name, in UTF-8 bytes.
 MAX_ID_BYTES = 1_500
 _INT64 = 2**63
@@ -49,9 +50,10 @@ class CreateChatRequest:
     card_ids: list[str]  # empty when `query` describes the collection
     initial_message: str
     model: str
-    background_percentage: float
+    background_fraction: float
     collection: Collection
     query: CollectionQuery | None = None  # the collection as a query, resolved on the server
+    collection_id: str | None = None  # a saved collection's id: chat/saved_collections.py fills card_ids or query
 
     @property
     def source(self) -> list[str] | CollectionQuery:
@@ -152,7 +154,7 @@ def _valid_field_name(key: Any) -> bool:
     return size is not None and 0 < size <= MAX_ID_BYTES and not _RESERVED.match(key)
 
 
-def _card_ids(ids: Any) -> list[str]:
+def card_ids(ids: Any) -> list[str]:
     if not isinstance(ids, list) or not ids:
         raise InvalidArgument("card_ids: at least one card id is required")
     if len(ids) > MAX_CARD_IDS:
@@ -194,13 +196,18 @@ def create_chat(
     if not isinstance(data, dict):
         raise InvalidArgument("request: must be an object")
     message = content(data.get("initial_message"), "initial_message")
-    if data.get("card_ids") is not None and data.get("query") is not None:
+    given = [k for k in ("card_ids", "query", "collection_id") if data.get(k) is not None]
+    if given[:2] == ["card_ids", "query"]:
         raise InvalidArgument("query: give card_ids or query, not both")
-    query = from_request(data["query"], "query") if data.get("query") is not None else None
-    card_ids = [] if query is not None else _card_ids(data.get("card_ids"))
+    if len(given) > 1:
+        raise InvalidArgument("collection_id: give it instead of card_ids or query, not beside them")
+    saved = doc_id(data, "collection_id") if given == ["collection_id"] else None
+    query = from_request(data["query"], "query") if given == ["query"] else None
+    ids = [] if query is not None or saved is not None else card_ids(data.get("card_ids"))
 
     model_id = _model(data.get("model") or models.default_model_id(env, own_keys), own_keys, env)
-    return CreateChatRequest(card_ids, message, model_id, _percentage(data), _collection(data.get("collection")), query)
+    coll = _collection(data.get("collection"))
+    return CreateChatRequest(ids, message, model_id, _background_fraction(data), coll, query, saved)
 
 
 def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:
@@ -214,11 +221,16 @@ def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | Non
     return spec.id
 
 
-def _percentage(data: dict[str, Any]) -> float:
-    pct = data.get("background_percentage", DEFAULT_BACKGROUND_PERCENTAGE)
-    if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not math.isfinite(pct) or not 0 < pct <= 1:
+def _background_fraction(data: dict[str, Any]) -> float:
+    fraction = data.get("background_percentage", DEFAULT_BACKGROUND_FRACTION)
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not math.isfinite(fraction)
+        or not 0 < fraction <= 1
+    ):
         raise InvalidArgument("background_percentage: must be a number above 0 and at most 1")
-    return float(pct)
+    return float(fraction)
 
 
 def post_message(data: Any) -> tuple[str, str]:
@@ -268,15 +280,15 @@ def api_key(data: Any) -> tuple[str, str]:
 def continue_chat(
     data: Any, own_keys: frozenset[str] = frozenset(), env: Mapping[str, str] | None = None
 ) -> tuple[str, str | None, float]:
-    """(chat_id, model or None for the domain's choice, background_percentage)"""
+    """(chat_id, model or None for the domain's choice, background_fraction)"""
     chat_id = doc_id(data, "chat_id")
     model_id = data.get("model")
     if model_id is not None:
         model_id = _model(model_id, own_keys, env)
-    return chat_id, model_id, _percentage(data)
+    return chat_id, model_id, _background_fraction(data)
 
 
-# --- personal access tokens (issue 19) -------------------------------------------
+# --- personal access tokens -------------------------------------------
 
 MAX_TOKEN_LABEL_CHARS = 100
 
@@ -347,13 +359,24 @@ class SearchCardsRequest:
 
 def search_cards(data: Any) -> SearchCardsRequest:
     """searchCards({text, limit?, scope?, owner?, tag?, visibility?})"""
-    if not isinstance(data, dict):
-        raise InvalidArgument("request: must be an object")
-    text = request_string(data, "text", "", MAX_QUERY_TEXT_CHARS)
-    if text is None:
-        raise InvalidArgument("text: words to search for are required")
+    text = _search_text(data, MAX_QUERY_TEXT_CHARS)
     limit = data.get("limit", SEARCH_LIMIT_DEFAULT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise InvalidArgument(f"limit: must be a whole number from 1 to {SEARCH_LIMIT_MAX}")
     rest = {k: v for k, v in data.items() if k not in ("text", "limit")}
     return SearchCardsRequest(text, limit, from_request(rest, "", ("scope", "owner", "tag", "visibility")))
+
+
+def search_chats(data: Any) -> str:
+    """searchChats({text}): words of at most MAX_CHAT_SEARCH_CHARS characters."""
+    return _search_text(data, MAX_CHAT_SEARCH_CHARS)
+
+
+def _search_text(data: Any, max_chars: int) -> str:
+    """A search's `text`: required, trimmed, at most `max_chars` characters."""
+    if not isinstance(data, dict):
+        raise InvalidArgument("request: must be an object")
+    text = request_string(data, "text", "", max_chars)
+    if text is None:
+        raise InvalidArgument("text: words to search for are required")
+    return text

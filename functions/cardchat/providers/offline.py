@@ -6,8 +6,8 @@ language model. Everything it writes is the user's own card text, so it
 cannot invent facts; it streams word by word so the app behaves as it does
 with a real model.
 
-Speed (issue 17): embedding every sentence of a 16k-token background took
-3.7-9.6 s per answer. Now BM25 over the sentences (plus the opening
+Speed: embedding every sentence of a large background took seconds per
+answer. So BM25 over the sentences (plus the opening
 sentences of the best-ranked cards, for paraphrases BM25 misses) picks a
 few dozen candidates, only those are embedded, and their vectors are kept
 per sentence text, so a follow-up on the same background embeds little

@@ -44,8 +44,10 @@ from ..schema.documents import (
     USERS,
 )
 from ..schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
+from ..schema.saved_collections import SAVED_COLLECTIONS
+from . import chat_search
 from . import chats as chats_repo
-from .retrieval_index import index_key
+from .retrieval_index.shards import index_key
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -66,7 +68,15 @@ _KEYED_BY_UID = (
     ACCESS_TOKEN_OWNERS,
 )
 #: Per-user collections whose documents name their user in `owner`.
-_OWNED = (ACCESS_TOKEN_HASHES, ACCESS_TOKENS, ANSWER_FEEDBACK, USAGE_DAILY, EMBEDDING_QUEUE, EMBEDDING_SKIPS)
+_OWNED = (
+    ACCESS_TOKEN_HASHES,
+    ACCESS_TOKENS,
+    ANSWER_FEEDBACK,
+    USAGE_DAILY,
+    EMBEDDING_QUEUE,
+    EMBEDDING_SKIPS,
+    SAVED_COLLECTIONS,
+)
 #: Other users' documents that may list this uid: (collection, array field).
 _MENTIONS = ((CARDS, "viewers"), (CARD_SOURCES, "hidden_sharers"), (VIEWER_LOOKUPS, "found"))
 
@@ -143,6 +153,12 @@ def remove_mentions(db: firestore.Client, uid: str) -> None:
             batch.commit()
 
 
+def delete_search_index(db: firestore.Client, uid: str) -> None:
+    """The user's index of the words of their chats and of chats shared with them (their own
+    chats left every other reader's index with delete_chats)."""
+    chat_search.delete_index(db, uid)
+
+
 def delete_user_doc(db: firestore.Client, uid: str) -> None:
     db.collection(USERS).document(uid).delete()
 
@@ -155,5 +171,6 @@ STEPS: tuple[Callable[[firestore.Client, str], None], ...] = (
     delete_index,
     delete_records,
     remove_mentions,
+    delete_search_index,
     delete_user_doc,
 )

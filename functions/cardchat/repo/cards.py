@@ -21,8 +21,8 @@ from google.api_core import exceptions as gexc
 from ..schema.documents import CARDS, Card
 from .batchget import batch_get
 
-#: Ids per stream: fewer, longer streams measured fastest (2,500: 380 ms for
-#: 10,000 cards; 500: 440 ms); a cap keeps each request far below 10 MiB.
+#: Ids per stream: fewer, longer streams measured fastest (`scripts/bench create_chat`);
+#: a cap keeps each request far below 10 MiB.
 BATCH = 2500
 #: Streams per batch before a transient failure is passed on.
 STREAM_ATTEMPTS = 3
@@ -39,7 +39,7 @@ def batched(ids: Sequence[str], size: int) -> list[Sequence[str]]:
 
 
 #: Documents asked of Firestore per collection by read_many, since the last clear: what
-#: tests and scripts/bench count to show a call's reads do not grow with a collection (issue 21).
+#: tests and scripts/bench count to show a call's reads do not grow with a collection.
 READS: Counter[str] = Counter()
 
 

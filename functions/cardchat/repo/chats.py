@@ -158,8 +158,11 @@ def _delete_query(db: firestore.Client, query: firestore.Query) -> int:
 
 
 def delete_chat(db: firestore.Client, chat_id: str) -> None:
-    """Everything of a chat: chunks first, the chat document last, so a
-    half-finished delete still shows the chat and can be repeated."""
+    """Everything of a chat: its readers' search entries and chunks first, the chat document
+    last, so a half-finished delete still shows the chat and can be repeated."""
+    from cardchat.repo import chat_search  # it reads the messages and viewers deleted below
+
+    chat_search.remove_chat(db, chat_id)
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     queries = [
         db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("chat", "==", chat_id)),

@@ -1,7 +1,7 @@
-"""Batched embedding: what embedCard does with a card write (issue 21 point 5).
+"""Batched embedding: what embedCard does with a card write.
 
-One model call per card (a trigger each) embedded an import at 1.8 cards/s on
-the emulator; MiniLM embeds ~32 texts/s in batches. So a trigger only records
+One model call per card (a trigger each) embedded an import far slower than
+MiniLM embeds texts in batches (`scripts/bench embed_burst`). So a trigger only records
 its card in the owner's queue (repo/embed_queue.py), then:
 
 - a live worker notice for the owner means a worker is draining that queue:
@@ -41,16 +41,18 @@ from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as gexc
 
-from ..embeddings import Embedder
+from ..embeddings.base import Embedder
 from ..embeddings.card_quota import CARD_LIMIT, EMBEDDING_SKIPS, CardQuota, skip_id
 from ..embeddings.text import embeddable_and_hash
 from ..schema.documents import CARD_EMBEDDINGS, Card, now
 from ..schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_WORKERS, WorkerNotice
 from . import embed_queue as queue
-from . import embed_quota, retrieval_index
+from . import embed_quota
 from .cards import load_cards, read_many
 from .embed_pace import Pace
 from .embeddings import embed_and_store, load_embeddings
+from .retrieval_index import shards
+from .retrieval_index.changes import Change, apply_changes
 from .transactions import run_in_transaction
 
 if TYPE_CHECKING:
@@ -89,9 +91,7 @@ def on_card_written(
         if before is not None and _access_changed(before, after):
             # No batch will come for a text that did not change, but the index filters on these fields.
             vector = load_embeddings(db, {card_id: embeddable_and_hash(after.title, after.body)[1]}, embedder.model_id)
-            retrieval_index.apply_changes(
-                db, after.owner, [retrieval_index.Change(card_id, after, vector.get(card_id))], embedder.model_id
-            )
+            apply_changes(db, after.owner, [Change(card_id, after, vector.get(card_id))], embedder.model_id)
             return "reindexed"
         return "unchanged"
     card = after or before
@@ -127,7 +127,7 @@ def work(
 
 def _indexed(db: firestore.Client, owner: str) -> bool:
     """Whether the owner has a retrieval index (either partition) a deleted card could be in."""
-    return any(retrieval_index.read_head(db, owner, public) is not None for public in (False, True))
+    return any(shards.read_head(db, owner, public) is not None for public in (False, True))
 
 
 def batch_size() -> int:
@@ -324,8 +324,8 @@ def batch_stored(
     `vectors`: card_id -> its new vector, for those whose text changed;
     `deleted`: cards gone, their vectors removed). Called once per batch,
     before its queue entries are removed: if the owner's retrieval index
-    (issue 21 point 4) fails to take the batch, the batch stays queued and is
+    fails to take the batch, the batch stays queued and is
     done again. One index version for the whole batch, not one per card."""
-    changes = [retrieval_index.Change(cid, card, vectors.get(cid)) for cid, card in cards.items()]
-    changes += [retrieval_index.Change(cid, None) for cid in deleted]
-    retrieval_index.apply_changes(db, owner, changes, model_id)
+    changes = [Change(cid, card, vectors.get(cid)) for cid, card in cards.items()]
+    changes += [Change(cid, None) for cid in deleted]
+    apply_changes(db, owner, changes, model_id)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..embeddings import Embedder, pack, unpack
+from ..embeddings import pack, unpack
+from ..embeddings.base import Embedder
 from ..embeddings.text import embeddable_and_hash
 from ..schema.documents import CARD_EMBEDDINGS, Card, CardEmbedding
 from .cards import batched, read_many
@@ -145,15 +146,30 @@ def embed_and_store(db: firestore.Client, cards: Mapping[str, Card], embedder: E
         hashes = list(unique)
         matrix = embedder.embed([unique[h] for h in hashes])
         by_hash = dict(zip(hashes, matrix))
-        batch = db.batch()
-        for card_id in group:
-            h = prepared[card_id][1]
-            vec = by_hash[h]
-            doc = CardEmbedding(
-                model=embedder.model_id, dim=embedder.dim, vector=pack(vec), text_hash=h, owner=cards[card_id].owner
-            )
-            batch.set(db.collection(CARD_EMBEDDINGS).document(card_id), doc.to_dict())
-            _cache.put((card_id, h, embedder.model_id), vec)
-            out[card_id] = vec
-        batch.commit()
+        made = {card_id: by_hash[prepared[card_id][1]] for card_id in group}
+        _write(db, cards, made, embedder.model_id, embedder.dim)
+        out.update(made)
     return out
+
+
+def store_vectors(
+    db: firestore.Client, cards: Mapping[str, Card], vectors: Mapping[str, np.ndarray], model_id: str, dim: int
+) -> None:
+    """Vectors made elsewhere by `model_id` (the demo deck's cache), stored as embed_and_store stores its own."""
+    ids = list(vectors)
+    for group in batched(ids, WRITE_BATCH):
+        _write(db, cards, {card_id: vectors[card_id] for card_id in group}, model_id, dim)
+
+
+def _write(
+    db: firestore.Client, cards: Mapping[str, Card], vectors: Mapping[str, np.ndarray], model_id: str, dim: int
+) -> None:
+    """One batch: each card's vector, with the hash of the text it was made from, also into the cache."""
+    batch = db.batch()
+    for card_id, vec in vectors.items():
+        card = cards[card_id]
+        h = embeddable_and_hash(card.title, card.body)[1]
+        doc = CardEmbedding(model=model_id, dim=dim, vector=pack(vec), text_hash=h, owner=card.owner)
+        batch.set(db.collection(CARD_EMBEDDINGS).document(card_id), doc.to_dict())
+        _cache.put((card_id, h, model_id), vec)
+    batch.commit()

@@ -17,11 +17,6 @@ def _ref(db: firestore.Client, message_id: str) -> firestore.DocumentReference:
     return db.collection(ANSWER_FEEDBACK).document(message_id)
 
 
-def get_feedback(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
-    snap = _ref(db, message_id).get()
-    return snap.to_dict() if snap.exists else None
-
-
 def put_feedback(db: firestore.Client, message_id: str, feedback: AnswerFeedback) -> None:
     """Sets the rating, keeping when it was first given."""
     ref = _ref(db, message_id)

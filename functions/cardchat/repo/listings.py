@@ -1,6 +1,5 @@
-"""Queries that list what one user may see: the cards they may view and their
-own chats (the card MCP endpoint's search_cards and list_chats). The same
-three card queries the SPA runs under firestore.rules."""
+"""Queries that list what one user may see: their own chats (the card MCP endpoint's
+list_chats)."""
 
 from __future__ import annotations
 
@@ -9,24 +8,7 @@ from typing import Any
 from google.cloud import firestore
 from google.cloud.firestore import FieldFilter
 
-from cardchat.schema.documents import CARDS, CHATS, Card
-
-
-def visible_cards(db: firestore.Client, uid: str) -> dict[str, Card]:
-    """Every card `uid` may view (documents.Card.visible_to): their own, those
-    whose viewers name them, and public ones; each once, by id."""
-    cards = db.collection(CARDS)
-    queries = [
-        cards.where(filter=FieldFilter("owner", "==", uid)),
-        cards.where(filter=FieldFilter("viewers", "array_contains", uid)),
-        cards.where(filter=FieldFilter("visibility", "==", "public")),
-    ]
-    found: dict[str, Card] = {}
-    for query in queries:
-        for snap in query.stream():
-            if snap.id not in found:
-                found[snap.id] = Card.from_dict(snap.to_dict() or {})
-    return {cid: card for cid, card in found.items() if card.visible_to(uid)}
+from cardchat.schema.documents import CHATS
 
 
 def owner_chats(db: firestore.Client, uid: str, limit: int) -> list[tuple[str, dict[str, Any]]]:

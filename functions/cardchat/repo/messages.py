@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -226,9 +227,22 @@ def read_chunks(db: firestore.Client, message_id: str) -> list[dict[str, Any]]:
     return chunks
 
 
-#: What a turn's `decide` returns: messages to create, chat fields to update,
-#: and the caller's admission (ratelimit_repo.Ledger) to apply beside them.
-TurnDecision = tuple[list[tuple[str, dict[str, Any]]], dict[str, Any], "ratelimit_repo.Ledger | None"]
+@dataclass(frozen=True)
+class TurnDecision:
+    """What a turn's `decide` returns: the messages to create (id, document), the chat's
+    fields to update, and the caller's admission to apply beside them."""
+
+    messages: list[tuple[str, dict[str, Any]]]
+    chat_fields: dict[str, Any]
+    admission: ratelimit_repo.Ledger | None = None
+
+
+@dataclass(frozen=True)
+class ResetDecision:
+    """What a retry's `decide` returns: the message's new fields, and the caller's admission."""
+
+    fields: dict[str, Any]
+    admission: ratelimit_repo.Ledger | None = None
 
 
 def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
@@ -252,11 +266,12 @@ def append_turn(
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
         messages = _chat_messages_in(tx, db, chat_id) if chat is not None else []
-        new_messages, chat_update, ledger = decide(chat, messages)
+        decision = decide(chat, messages)
+        ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
-        for message_id, doc in new_messages:
+        for message_id, doc in decision.messages:
             tx.create(_message_ref(db, message_id), doc)
-        tx.update(chat_ref, chat_update)
+        tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
 
@@ -266,10 +281,7 @@ def append_turn(
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[
-        [dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]],
-        tuple[dict[str, Any], ratelimit_repo.Ledger | None],
-    ],
+    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]], ResetDecision],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply
@@ -289,12 +301,13 @@ def reset_message(
             chat = chat_snap.to_dict() if chat_snap.exists else None
             if chat is not None:
                 messages = _chat_messages_in(tx, db, msg["chat"])
-        update, ledger = decide(msg, chat, messages)
+        decision = decide(msg, chat, messages)
+        ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         stale = list(tx.get(_chunks_query(db, message_id).limit(_BATCH).select([])))
         for d in stale:
             tx.delete(d.reference)
-        tx.update(ref, update)
+        tx.update(ref, decision.fields)
         if write_ledger:
             write_ledger()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from google.cloud import firestore
@@ -11,9 +12,14 @@ from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import RateLimit, TokenReservation
 from cardchat.schema.documents import RATE_LIMITS, RATE_WINDOWS
 
-#: (uid, change): a caller's transaction applies `change` to rate_limits/{uid}
-#: beside its own writes; `change` raises to refuse, and then nothing is written.
-Ledger = tuple[str, Callable[[RateLimit], RateLimit]]
+
+@dataclass(frozen=True)
+class Ledger:
+    """A caller's transaction applies `change` to rate_limits/{uid} beside its own writes;
+    `change` raises to refuse, and then nothing is written."""
+
+    uid: str
+    change: Callable[[RateLimit], RateLimit]
 
 
 def _from_dict(d: dict[str, Any] | None) -> RateLimit:
@@ -45,10 +51,9 @@ def read_in(tx: firestore.Transaction, db: firestore.Client, ledger: Ledger) -> 
     """Inside a caller's transaction, before its writes: read the user's
     document and apply the change (which may raise). Returns the write, for
     the caller to make with its own."""
-    uid, change = ledger
-    ref = _ref(db, uid)
+    ref = _ref(db, ledger.uid)
     snap = ref.get(transaction=tx)
-    state = change(_from_dict(snap.to_dict() if snap.exists else None))
+    state = ledger.change(_from_dict(snap.to_dict() if snap.exists else None))
     return lambda: tx.set(ref, state.to_dict())
 
 

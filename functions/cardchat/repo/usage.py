@@ -5,9 +5,6 @@ models small documents and never scans messages."""
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any
-
 from google.cloud import firestore
 
 from cardchat.schema.accounts import USAGE_DAILY, UsageDay, usage_day_id
@@ -30,13 +27,3 @@ def add_in(tx: firestore.Transaction, db: firestore.Client, day: UsageDay) -> No
         },
         merge=True,
     )
-
-
-def days_of(db: firestore.Client, owner: str, since: date) -> list[dict[str, Any]]:
-    """An owner's daily figures from `since` on (what the SPA's Usage page queries)."""
-    query = (
-        db.collection(USAGE_DAILY)
-        .where(filter=firestore.FieldFilter("owner", "==", owner))
-        .where(filter=firestore.FieldFilter("day", ">=", since.isoformat()))
-    )
-    return sorted((d.to_dict() or {} for d in query.stream()), key=lambda d: (d.get("day", ""), d.get("model", "")))

@@ -1,6 +1,6 @@
 """Dense ranking: cards by cosine similarity to the question.
 
-Vectors are unit length (embeddings.normalise), so cosine similarity is a
+Vectors are unit length (embeddings.base.normalise), so cosine similarity is a
 dot product: one matrix-vector product for the whole collection.
 """
 

@@ -1,4 +1,4 @@
-"""The per-owner retrieval index's entries and their packed form (issue 21).
+"""The per-owner retrieval index's entries and their packed form.
 
 One entry per card holds what ranking and culling need without the card's
 text: its id and text hash, who may read it (visibility, viewers), its tags,
@@ -12,7 +12,7 @@ vectors, tested).
 
 A shard is a list of entries packed into one zlib-compressed blob: a JSON
 header (ids, hashes, access, tags, the shard's own term list) followed by
-flat numpy arrays. Nothing here knows Firestore (repo/retrieval_index.py
+flat numpy arrays. Nothing here knows Firestore (repo/retrieval_index/
 stores the blobs).
 """
 
@@ -88,7 +88,7 @@ def make_entry(card_id: str, card: Card, vector: np.ndarray | None) -> Entry:
     text, h = embeddable_and_hash(card.title, card.body)
     bm25 = default_bm25()
     # Not kept in BM25's per-process cache: the entry holds these terms, and a rebuild
-    # makes 100,000 entries in one call (~100 MiB of cached terms nothing reads again).
+    # makes every entry of a collection in one call (cached terms nothing reads again).
     doc = bm25.doc_terms((card_id, h), text, remember=False)
     terms = tuple(bm25.vocab.terms[t] for t in doc.term_ids.tolist())
     q, scale = quantise(vector) if vector is not None else (None, 0.0)

@@ -1,4 +1,4 @@
-"""A retrieval index in memory, ranked without any card's text (issue 21).
+"""A retrieval index in memory, ranked without any card's text.
 
 A `Snapshot` is the column form of one owner's index at one version (or of
 a few loose entries, for cards that are not in it): ids, text hashes,

@@ -13,7 +13,7 @@ from cardchat.schema.documents import COLLECTIONS, _dict, now
 
 #: Server-only: users' own provider API keys, encrypted (access/own_keys.py). Rules deny every client.
 USER_API_KEYS = COLLECTIONS["user_api_keys"]
-#: Personal access tokens (issue 19): the owner-readable listing (label, dates, never the hash) ...
+#: Personal access tokens: the owner-readable listing (label, dates, never the hash) ...
 ACCESS_TOKENS = COLLECTIONS["access_tokens"]
 #: ... and, server-only, the SHA-256 of each token: what a request's bearer token is looked up by.
 ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
@@ -41,7 +41,7 @@ class StoredApiKey:
         return _dict(self)
 
 
-# --- personal access tokens (issue 19) ------------------------------------------
+# --- personal access tokens ------------------------------------------
 
 
 @dataclass
@@ -75,7 +75,7 @@ class AccessTokenHash:
         return _dict(self)
 
 
-# --- answers you can check (issue 16) ---------------------------------------------
+# --- answers you can check ---------------------------------------------
 
 Rating = Literal["up", "down"]
 
@@ -122,7 +122,7 @@ def usage_day_id(owner: str, day: str, model: str) -> str:
     return f"{owner}_{day}_{model}"
 
 
-# --- card viewers by email (issue 18) ---------------------------------------------
+# --- card viewers by email ---------------------------------------------
 
 #: Server-only, per user: their budget of email look-ups and the uids they found by email (ViewerLookups).
 VIEWER_LOOKUPS = COLLECTIONS["viewer_lookups"]

@@ -9,6 +9,7 @@ Nothing here imports Firebase: the store adapter turns these into dicts.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,7 +43,7 @@ RATE_LIMITS = COLLECTIONS["rate_limits"]
 RATE_WINDOWS = COLLECTIONS["rate_windows"]
 SEARCH_WINDOW = "search"
 MCP_WINDOW = "mcp"
-#: Who wrote a shared chat (issue 14): readable by the chat's viewers, and by
+#: Who wrote a shared chat: readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
 #: chat_viewers/{chat}_{uid} (ids.chat_viewer_id): whom a chat is shared with, one doc each, readable by
@@ -50,7 +51,7 @@ CHAT_AUTHORS = COLLECTIONS["chat_authors"]
 CHAT_VIEWERS = COLLECTIONS["chat_viewers"]
 #: At most this many people a chat is shared with (ChatViewer docs per chat).
 MAX_VIEWERS = 50
-#: Server-only (issue 21): per owner, the retrieval index's head (version, shard list) and its shards.
+#: Server-only: per owner, the retrieval index's head (version, shard list) and its shards.
 RETRIEVAL_INDEX = COLLECTIONS["retrieval_index"]
 RETRIEVAL_INDEX_SHARDS = COLLECTIONS["retrieval_index_shards"]
 FUNCTION_NAMES: dict[str, str] = _SHARED["functions"]
@@ -128,6 +129,12 @@ class UserDoc:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> UserDoc:
+        """A stored users/{uid} (None: no such document): a grant counts only when exactly True."""
+        d = d or {}
+        return cls(may_use_ai=d.get("may_use_ai") is True, admin=d.get("admin") is True)
 
 
 @dataclass
@@ -252,16 +259,19 @@ class ChatPrivate:
     cards_packed: int = 0
     cards_cut: int = 0
     context_turns: list[dict[str, Any]] = field(default_factory=list)
-    # A chat made from a query (issue 21): its description (collection_query.CollectionQuery.to_dict()),
+    # A chat made from a query: its description (collection_query.CollectionQuery.to_dict()),
     # owner-only like the rest; absent (not null) for a chat made from ids.
     collection_query: dict[str, Any] | None = None
     # Cards of other people the context has held (a count, never which): the owner's publish control says so.
     cards_by_others: int = 0
+    # A chat made from a saved collection (schema/saved_collections.SavedCollection): its id; absent otherwise.
+    collection_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
-        if d["collection_query"] is None:
-            del d["collection_query"]
+        for optional in ("collection_query", "collection_id"):
+            if d[optional] is None:
+                del d[optional]
         return d
 
     @classmethod
@@ -287,6 +297,7 @@ class ChatPrivate:
             context_turns=list(d.get("context_turns") or []),
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
+            collection_id=d.get("collection_id"),
         )
 
 

@@ -1,4 +1,4 @@
-"""Shapes of the batched embedding pipeline (issue 21 point 5): the queue of
+"""Shapes of the batched embedding pipeline: the queue of
 cards waiting for a vector, the per-owner worker notice, and the owner's
 progress. One definition each, like schema/documents.py; apart so neither outgrows a reader.
 

@@ -13,6 +13,9 @@ export type Route =
   // The owner's card editor (id null: a new card) and the import page
   | { name: 'cardedit'; id: string | null }
   | { name: 'import' }
+  // saved collections: the list, and one with its chats
+  | { name: 'collections' }
+  | { name: 'collection'; id: string }
   | { name: 'notfound' };
 
 /** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
@@ -43,6 +46,10 @@ export function parseRoute(pathname: string, search: string): Route {
   if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
   if (/^\/new\/?$/.test(path)) return { name: 'cardedit', id: null };
   if (/^\/import\/?$/.test(path)) return { name: 'import' };
+  if (/^\/collections\/?$/.test(path)) return { name: 'collections' };
+  const saved = /^\/collections\/([^/]+)\/?$/.exec(path);
+  const savedId = saved ? decodeSegment(saved[1]) : null;
+  if (savedId !== null) return { name: 'collection', id: savedId };
   const edit = /^\/card\/([^/]+)\/edit\/?$/.exec(path);
   const editId = edit ? decodeSegment(edit[1]) : null;
   if (editId !== null) return { name: 'cardedit', id: editId };
@@ -76,8 +83,13 @@ export function deckPath(owner: string, tag?: string | null): string {
   return `/?${p.toString()}`;
 }
 
-export function chatPath(id: string): string {
-  return `/chat/${encodeURIComponent(id)}`;
+/** A chat's page; `at`: the message to open it at (a search hit). */
+export function chatPath(id: string, at?: number | null): string {
+  return `/chat/${encodeURIComponent(id)}${at === undefined || at === null ? '' : `?m=${at}`}`;
+}
+
+export function collectionPath(id: string): string {
+  return `/collections/${encodeURIComponent(id)}`;
 }
 
 /** Should a click on this link be handled in-app rather than by the browser? */

@@ -1,6 +1,6 @@
-// The cards view: the user's own cards first, others' only from a source they chose (sourcepicker.ts),
-// a page at a time (a collection may be too big to load whole), filtered by Firestore queries, counted
-// by aggregation queries, live for what changes while it is open, selectable.
+// The cards view: the user's own cards first, others' only from a source they chose (sourcepicker.ts), a page
+// at a time (a collection may be too big to load whole), filtered by Firestore queries, counted by aggregation
+// queries, live for what changes while it is open, selectable, its filter saved as a collection (savecollection.ts).
 import { describeCollection, parseIdList, type CardFilter } from './cardfilter';
 import { CardPager, cardOrder } from '../data/cardpager';
 import { retryDelay } from '../data/retry';
@@ -19,6 +19,7 @@ import { listSourceFor, type ListSource } from './listsource';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from '../importexport/exportmenu';
 import { openStartChat } from '../chat/startchat';
+import { saveCollectionButton } from './savecollection';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../app/timing';
 import type { CardDoc, CardSources } from '../data/docs';
@@ -211,10 +212,8 @@ class CardsView {
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
-        this.picker.el,
-        h('span', { class: 'spacer' }),
-        h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'),
-        h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
+        this.picker.el, h('span', { class: 'spacer' }), saveCollectionButton(this.uid, () => this.filter),
+        h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'), h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
       this.picker.sharersEl,
       this.banner,

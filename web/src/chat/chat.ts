@@ -3,6 +3,7 @@
 // client only ever reads the chat document and its messages, and the owner
 // (only the owner: a visitor never asks) its chat_private document.
 import { listModels } from '../data/api';
+import { mark } from '../app/timing';
 import { h, replaceChildren } from '../app/dom';
 import { errorCode, describeError } from '../app/errors';
 import { failureText } from '../app/loadstate';
@@ -46,6 +47,7 @@ class ChatView {
   private feedbackWatched = false;
 
   constructor(root: HTMLElement, private readonly chatId: string, private readonly uid: string | null) {
+    mark('chat-mount');
     const preparing = justCreated.delete(chatId);
     this.transcript = new Transcript(chatId, preparing, () => this.citations, () => this.composer, {
       feedback: (id) => this.feedback.get(id) ?? null,
@@ -53,6 +55,9 @@ class ChatView {
     });
     this.layout(root, preparing);
     this.watch();
+    // A chat made here a moment ago is the reader's own: its chat_private is read beside the chat,
+    // not one round trip after it (the header waits for it).
+    if (preparing) this.watchPrivate();
     if (uid) this.loadModelLabels();
   }
 
@@ -84,6 +89,7 @@ class ChatView {
     this.cleanups.push(watchChat(
       this.chatId,
       (c) => {
+        mark('chat-doc');
         if (!c) return this.showProblem('This chat does not exist. It may have been deleted.', false);
         this.chat = c;
         this.build();
@@ -102,6 +108,7 @@ class ChatView {
     this.cleanups.push(watchMessages(
       this.chatId,
       (m) => {
+        mark('chat-messages');
         const first = this.messages === null;
         this.messages = m;
         this.messagesTrouble.hidden = true;
@@ -109,6 +116,7 @@ class ChatView {
         if (first) {
           this.transcript.follower.jumpToBottom();
           this.composer?.focus();
+          openAtMessage(this.transcript.el);
         }
       },
       (err) => {
@@ -160,15 +168,18 @@ class ChatView {
     }
   }
 
+  private watchPrivate(): void {
+    if (this.privWatched) return;
+    this.privWatched = true;
+    const settle = (p: ChatPrivateDoc | null) => { mark('chat-private'); this.priv = p; this.build(); };
+    this.cleanups.push(watchChatPrivate(this.chatId, settle, () => settle(null)));
+  }
+
   private build(): void {
     const { chat, messages } = this;
     if (this.failed || !chat || !messages) return;
     const isOwner = this.uid !== null && chat.owner === this.uid;
-    if (isOwner && !this.privWatched) {
-      this.privWatched = true;
-      const settle = (p: ChatPrivateDoc | null) => { this.priv = p; this.build(); };
-      this.cleanups.push(watchChatPrivate(this.chatId, settle, () => settle(null)));
-    }
+    if (isOwner) this.watchPrivate();
     if (isOwner && this.uid && !this.feedbackWatched) {
       this.feedbackWatched = true;
       this.cleanups.push(watchFeedback(this.uid, this.chatId, (f) => { this.feedback = f; this.transcript.refresh(); }, () => {}));
@@ -183,10 +194,20 @@ class ChatView {
       this.composer = isOwner ? new Composer(this.chatId) : null;
       const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
       replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
+      mark('chat-shown');
     }
     this.header.render(chat, this.priv ?? null);
     const citations = chatCitations(this.priv ? this.priv.card_ids : null, chat.public_citations);
     if (citations.key !== this.citations?.key) this.citations = citations;
     this.transcript.show(messages);
   }
+}
+
+/** A search hit's link (?m=N) opens the chat at message N, marked, rather than at its end. */
+function openAtMessage(transcript: HTMLElement): void {
+  const at = new URLSearchParams(location.search).get('m');
+  const el = at === null ? null : transcript.querySelector<HTMLElement>(`[data-index="${Number(at)}"]`);
+  if (!el) return;
+  el.classList.add('search-hit');
+  el.scrollIntoView({ block: 'center' });
 }

@@ -14,6 +14,8 @@ function priv(cardsByOthers: number): ChatPrivateDoc {
     cards_unranked: 0, collection: { description: '', configuration: {} }, branched_from: null,
     continued_from: null, cards_considered: 4, cards_packed: 4, cards_cut: 0, context_turns: [],
     cards_by_others: cardsByOthers,
+    collection_id: null,
+    collection_query: null,
   };
 }
 

@@ -8,6 +8,7 @@ import { watchSharedChats } from '../data/chatviewers';
 import { getChatAuthor, watchChats } from '../data/queries';
 import { renderSignIn } from '../account/signin';
 import type { ChatDoc } from '../data/docs';
+import { chatSearchBox } from './chatsearch';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -15,7 +16,7 @@ const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle
 export function mountChatList(el: HTMLElement, uid: string, activeId: string | null): () => void {
   const own = h('div');
   const shared = h('div');
-  replaceChildren(el, own, shared);
+  replaceChildren(el, chatSearchBox((active) => { own.hidden = shared.hidden = active; }), own, shared);
   replaceChildren(own, h('p', { class: 'muted' }, 'Loading chats…'));
   let chats: ChatDoc[] | null = null;
   const stopOwn = watchChats(

@@ -97,6 +97,7 @@ export class MessageView {
     const phaseChanged = phase !== this.phase;
     this.phase = phase;
     this.el.dataset.status = msg.status;
+    this.el.dataset.index = String(msg.message_index);
     this.el.dataset.phase = phase;
     const notice = droppedTurnsNotice(msg.dropped_turns);
     this.notice.hidden = !notice;

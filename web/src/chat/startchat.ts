@@ -12,6 +12,9 @@ export interface StartChatRequest {
   count?: number;
   description: string;
   configuration: Record<string, unknown>;
+  /** A saved collection (sent instead of ids or a query), and the dialog's heading for it. */
+  collectionId?: string;
+  heading?: string;
 }
 
 /** Set while navigating to a chat that createChat just made, so its view says "Preparing". */
@@ -49,7 +52,7 @@ class StartChatDialog {
   constructor(private readonly req: StartChatRequest) {
     const n = req.query ? req.count ?? 0 : req.cardIds.length;
     this.form = h('form', { method: 'dialog', class: 'stack' },
-      h('h2', { id: 'start-title' }, `Chat with ${n} card${n === 1 ? '' : 's'}`),
+      h('h2', { id: 'start-title' }, req.heading ?? `Chat with ${n} card${n === 1 ? '' : 's'}`),
       h('p', { class: 'hint' }, req.description),
       h('label', { for: 'start-message' }, 'Your first message'),
       this.message,
@@ -135,7 +138,8 @@ class StartChatDialog {
     this.setBusy(true);
     try {
       const { chat_id } = await createChat({
-        ...(this.req.query ? { query: this.req.query } : { card_ids: this.req.cardIds }),
+        ...(this.req.collectionId ? { collection_id: this.req.collectionId }
+          : this.req.query ? { query: this.req.query } : { card_ids: this.req.cardIds }),
         initial_message: text,
         model: this.model.value,
         background_percentage: clampPercent(Number(this.slider.value)) / 100,

@@ -1,5 +1,6 @@
 // Typed wrappers for the backend's callables (names from common/collections.json).
 import { httpsCallable } from 'firebase/functions';
+import { timed } from '../app/timing';
 import { functions } from './firebase';
 import { FUNCTIONS } from './names';
 
@@ -34,10 +35,11 @@ export interface CollectionQuery {
   text?: string;
 }
 
-/** Exactly one of card_ids (an explicit selection) and query (a whole filtered collection). */
+/** Exactly one of card_ids (an explicit selection), query (a whole filtered collection) and collection_id (a saved one). */
 export interface CreateChatRequest {
   card_ids?: string[];
   query?: CollectionQuery;
+  collection_id?: string;
   initial_message: string;
   model?: string;
   /** A fraction of the context window (above 0, at most 1), not a percentage: the wire name stays, clients send it. */
@@ -47,7 +49,7 @@ export interface CreateChatRequest {
 
 function call<Req, Res>(name: string) {
   const fn = httpsCallable<Req, Res>(functions, name);
-  return async (req: Req): Promise<Res> => (await fn(req)).data;
+  return async (req: Req): Promise<Res> => (await timed(`call-${name}`, fn(req))).data;
 }
 
 let modelsPromise: Promise<ModelList> | null = null;
@@ -135,3 +137,17 @@ export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { vi
 
 /** Deletes the caller's data and account (the server deletes only the caller's own). */
 export const deleteAccount = call<Record<string, never>, Record<string, never>>(FUNCTIONS.deleteAccount);
+
+/** One hit of searchChats: a title or a message of a chat the caller owns or was shared. */
+export interface ChatSearchResult {
+  chat_id: string;
+  title: string;
+  /** The message to open the chat at; null when the title matched. */
+  message_index: number | null;
+  role: 'user' | 'assistant' | 'title';
+  passage: string;
+  /** [start, end) of each match in `passage`. */
+  highlights: Array<[number, number]>;
+  shared: boolean;
+}
+export const searchChats = call<{ text: string }, { results: ChatSearchResult[] }>(FUNCTIONS.searchChats);

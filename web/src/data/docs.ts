@@ -4,6 +4,7 @@
 // functions/cardchat/schema; firestore.rules decides who reads which.
 import type { DocumentData, DocumentSnapshot } from 'firebase/firestore';
 import type { Status } from '../generated/messagestatus';
+import type { CollectionQuery } from './api';
 
 /** cards/{id}: one card, as every reader the rules admit sees it. */
 export interface CardDoc {
@@ -60,6 +61,9 @@ export interface ChatPrivateDoc {
   context_turns: ContextTurnDoc[];
   /** How many cards of other people the context has held (a count, never which): the publish control says so. */
   cards_by_others: number;
+  /** A chat made from a saved collection: its id; from the Cards page's filter: that query (else null). */
+  collection_id: string | null;
+  collection_query: CollectionQuery | null;
 }
 
 export interface ContextTurnDoc {
@@ -219,6 +223,8 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_cut: Number(d.cards_cut ?? 0),
     context_turns: toContextTurns(d.context_turns),
     cards_by_others: Number(d.cards_by_others ?? 0),
+    collection_id: typeof d.collection_id === 'string' ? d.collection_id : null,
+    collection_query: d.collection_query && typeof d.collection_query === 'object' ? d.collection_query as CollectionQuery : null,
   };
 }
 

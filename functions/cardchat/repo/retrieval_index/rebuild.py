@@ -2,14 +2,14 @@
 and stored vectors.
 
 The first createChat or searchCards of an owner without an index rebuilds it
-inside its own call, in a function of 1 GiB; at 100,000 cards, holding every
-card with its body, every vector and every entry at once took it over
-(1,038 MiB). So the rebuild streams: it reads the cards a page at a time
+inside its own call, in a function of bounded memory (main.py): holding every
+card of a large collection with its body, every vector and every entry at
+once overran it. So the rebuild streams: it reads the cards a page at a time
 (only the fields an entry is made of, in id order), their stored vectors
 page by page (past the vector cache: ranking uses the index's int8 copies),
 turns each page into entries and lets go of the texts. Until the shards are
-packed it keeps the entries packed by slot in small `encode_shard` chunks
-(~500 bytes a card; an `Entry` takes ~3 KB). The number of slots is guessed
+packed it keeps the entries packed by slot in small `encode_shard` chunks,
+far smaller than the `Entry` objects. The number of slots is guessed
 from a count of the cards and the first page; at the end it is the one
 `_slots` gives for all the entries (their number, the first PROBE of them),
 the chunks regrouped if the guess was off, so the shards written are those
@@ -25,29 +25,29 @@ from typing import TYPE_CHECKING, Any
 
 from google.cloud.firestore import FieldFilter
 
-from ..embeddings.scripts import TERMS_VERSION
-from ..embeddings.text import embeddable_and_hash
-from ..retrieval.index_entries import Entry, decode_shard, encode_shard, make_entry
-from ..schema.documents import CARDS, RETRIEVAL_INDEX_SHARDS, Card, now
-from .embeddings import load_embeddings
-from .retrieval_index import (
+from ...embeddings.scripts import TERMS_VERSION
+from ...embeddings.text import embeddable_and_hash
+from ...retrieval.index_entries import Entry, decode_shard, encode_shard, make_entry
+from ...schema.documents import CARDS, RETRIEVAL_INDEX_SHARDS, Card, now
+from ..embeddings import load_embeddings
+from .shards import (
     ATTEMPTS,
     MAX_SHARD_BYTES,
     TARGET_SHARD_BYTES,
     IndexConflict,
-    _delete,
-    _swap_head,
-    _write_shards,
+    delete_shards,
     index_key,
     read_head,
     slot_of,
+    swap_head,
+    write_shards,
 )
 
 if TYPE_CHECKING:
     from google.cloud import firestore
 
-#: Cards read and turned into entries at a time: their texts (~3 KB a card with
-#: its entry) are all a rebuild holds beyond the packed chunks.
+#: Cards read and turned into entries at a time: their texts and entries are
+#: all a rebuild holds beyond the packed chunks.
 PAGE = 2000
 #: The first entries (in id order) whose packed size estimates an entry's.
 PROBE = 200
@@ -56,12 +56,12 @@ _FIELDS = ["title", "body", "visibility", "viewers", "tags"]
 
 
 def rebuild(
-    db: firestore.Client, owner: str, model_id: str | None = None, page_size: int = PAGE, public: bool = False
+    db: firestore.Client, owner: str, model_id: str | None = None, *, public: bool = False, page_size: int = PAGE
 ) -> int:
     """The owner's index (`public`: of their public cards alone) from scratch, from their cards
     and stored vectors (`model_id`'s; default: the embedder in use), reading `page_size` cards
     at a time; returns the version written."""
-    from ..embeddings import get_embedder
+    from ...embeddings import get_embedder
 
     model = model_id or get_embedder().model_id
     key = index_key(owner, public)
@@ -72,7 +72,7 @@ def rebuild(
     for _ in range(ATTEMPTS):
         head = read_head(db, owner, public)
         version = int(head["version"]) + 1 if head else 1
-        named = _write_shards(db, key, version, dict(enumerate(blobs)))
+        named = write_shards(db, key, version, dict(enumerate(blobs)))
         shard_ids = [named[s] for s in range(len(blobs))]
         new_head = {
             "owner": owner,
@@ -87,7 +87,7 @@ def rebuild(
             "updated": now(),
         }
         try:
-            _swap_head(db, key, int(head["version"]) if head else None, new_head, list(named.values()))
+            swap_head(db, key, int(head["version"]) if head else None, new_head, list(named.values()))
         except IndexConflict:
             continue
         _delete_orphans(db, key, version, set(shard_ids))
@@ -112,9 +112,9 @@ def count_cards(db: firestore.Client, owner: str, public: bool = False) -> int:
 
 def _pages(db: firestore.Client, owner: str, size: int, public: bool = False) -> Iterator[dict[str, Card]]:
     """The owner's cards, `size` at a time in id order, cut from one query's stream: a query
-    per page (`start_after`) took 65 s for 100,000 cards on the emulator, which runs each from
-    the start, against 22 s for one. The stream hands over documents as they are asked for,
-    and the client resumes one that breaks after the last document it gave."""
+    per page (`start_after`) is several times slower on the emulator, which runs each from
+    the start. The stream hands over documents as they are asked for, and the client resumes
+    one that breaks after the last document it gave."""
     query = _cards_of(db, owner, public).order_by("__name__").select(_FIELDS)
     stream = iter(query.stream())
     while page := list(itertools.islice(stream, size)):
@@ -190,7 +190,7 @@ def _spread(entries: Sequence[Entry], chunks: list[list[bytes]], dim: int) -> No
         chunks[s].append(encode_shard(group, dim))
 
 
-def _shard_blobs(entries: Sequence[Entry], dim: int) -> list[bytes]:
+def shard_blobs(entries: Sequence[Entry], dim: int) -> list[bytes]:
     """The shards of `entries` (in id order) held in memory already (the benches' seeding)."""
     shards = Shards(len(entries))
     shards.add(entries)
@@ -209,4 +209,4 @@ def _delete_orphans(db: firestore.Client, key: str, version: int, keep: set[str]
         .stream()
         if s.id not in keep and int((s.to_dict() or {}).get("version", 0)) <= version
     ]
-    _delete(db, stale)
+    delete_shards(db, stale)
