@@ -91,6 +91,10 @@ class Card:
     tags: list[str] = field(default_factory=list)
     created: datetime = field(default_factory=now)
     updated: datetime = field(default_factory=now)
+    # A card the owner saved from an answer also holds `derived_from`
+    # ({chat_id, message_id}, firestore.rules validDerivedFrom), written by the
+    # SPA only. The server neither reads nor writes it: not a field here, so
+    # the importer's updates (content only) leave it as it is.
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -19,6 +19,8 @@ import { cardEditPath, router } from '../app/router';
 import type { Session } from '../data/session';
 import { entriesToUids, isEmail, shownEntries, type ViewerBook } from './viewerentries';
 import { showToast } from '../app/toast';
+import { takeDraft } from './carddraft';
+import type { DerivedFrom } from '../data/docs';
 
 const UNDO_MS = 6000;
 
@@ -30,7 +32,8 @@ export function mountCardEditor(root: HTMLElement, id: string | null, s: Session
   let alive = true;
   const uid = s.user!.uid;
   if (id === null) {
-    new CardEditor(root, uid, null, { title: '', body: '', visibility: 'private', viewers: [], tags: [] });
+    const draft = takeDraft();
+    new CardEditor(root, uid, null, draft?.fields ?? { title: '', body: '', visibility: 'private', viewers: [], tags: [] }, draft?.derivedFrom ?? null);
   } else {
     replaceChildren(root, h('p', { class: 'muted', role: 'status' }, 'Loading card…'));
     getCard(id).then(
@@ -40,7 +43,7 @@ export function mountCardEditor(root: HTMLElement, id: string | null, s: Session
           replaceChildren(root, h('section', { class: 'panel' }, h('p', { role: 'alert' }, 'Only your own cards can be edited.')));
           return;
         }
-        const editor = new CardEditor(root, uid, id, card);
+        const editor = new CardEditor(root, uid, id, card, card.derived_from);
         if (card.viewers.length) void editor.nameViewers();
       },
       (err) => alive && replaceChildren(root, h('p', { role: 'alert' }, `Could not load the card: ${describeError(err)}`)),
@@ -63,7 +66,10 @@ class CardEditor {
   private readonly status = h('p', { class: 'muted', role: 'status' });
   private readonly book: ViewerBook = new Map();
 
-  constructor(root: HTMLElement, private readonly uid: string, private readonly id: string | null, card: CardFields) {
+  constructor(
+    root: HTMLElement, private readonly uid: string, private readonly id: string | null, card: CardFields,
+    private readonly derivedFrom: DerivedFrom | null = null,
+  ) {
     this.title = h('input', { id: 'card-title', value: card.title, 'data-testid': 'edit-title', maxlength: CARD_LIMITS.title_max_chars });
     this.tags = h('input', { id: 'card-tags', value: card.tags.join(', '), 'data-testid': 'edit-tags' });
     this.body.value = card.body;
@@ -72,7 +78,7 @@ class CardEditor {
     this.viewersField = h('div', { class: 'field' }, h('label', { for: 'card-viewers' }, 'Viewers (email addresses, one a line)'), this.viewers,
       h('p', { class: 'hint' }, 'People given here read this private card. Their addresses are looked up when you save; the card keeps only their account ids.'));
     const form = h('form', { class: 'panel card-editor', 'data-testid': 'card-editor' },
-      h('h1', null, this.id ? 'Edit card' : 'New card'),
+      h('h1', null, this.id ? 'Edit card' : derivedFrom ? 'New card from an answer' : 'New card'),
       h('div', { class: 'field' }, h('label', { for: 'card-title' }, 'Title'), this.title),
       h('div', { class: 'editor-split' },
         h('div', { class: 'field' }, h('label', { for: 'card-body' }, 'Text (Markdown)'), this.body),
@@ -142,7 +148,7 @@ class CardEditor {
         return;
       }
       const fields = this.fields(uids);
-      const id = this.id ?? await createCard(this.uid, fields);
+      const id = this.id ?? await createCard(this.uid, fields, undefined, this.derivedFrom);
       if (this.id) await updateCard(this.id, fields);
       router.navigate(`/card/${encodeURIComponent(id)}`);
     } catch (err) {
@@ -168,7 +174,7 @@ class CardEditor {
     router.navigate('/');
     showToast(`Deleted “${saved.title}”.`, {
       label: 'Undo',
-      run: () => void createCard(this.uid, saved, isOwnCardId(this.uid, id) ? id : undefined).then(
+      run: () => void createCard(this.uid, saved, isOwnCardId(this.uid, id) ? id : undefined, this.derivedFrom).then(
         (restored) => router.navigate(cardEditPath(restored)),
         (err) => showToast(`Could not restore the card: ${describeError(err)}`),
       ),

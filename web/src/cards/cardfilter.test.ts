@@ -3,7 +3,7 @@ import { cardRelation, describeCollection, filterCards, parseIdList, parseScope,
 import type { CardDoc } from '../data/docs';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
-  return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0 };
+  return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0, derived_from: null };
 }
 
 const a = card('a', 'Rebasing', 'git rebase rewrites commits', ['git', 'history']);

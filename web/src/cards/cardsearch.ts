@@ -36,7 +36,7 @@ export function searchSource(query: CollectionQuery & { text: string }): { sourc
 
 /** A hit as the card list shows a card: its snippet in place of the body (`updated` -1: not the stored card). */
 function asCard(hit: SearchHit): CardDoc {
-  return { id: hit.id, title: hit.title, body: hit.snippet, owner: hit.owner, visibility: hit.visibility, viewers: [], tags: hit.tags, updated: -1 };
+  return { id: hit.id, title: hit.title, body: hit.snippet, owner: hit.owner, visibility: hit.visibility, viewers: [], tags: hit.tags, updated: -1, derived_from: null };
 }
 
 /** The count line while a text filters the page. */

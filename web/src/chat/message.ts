@@ -15,6 +15,7 @@ import { markUncited } from './claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
 import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
+import { saveAsCardButton } from './saveascard';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from './streamreveal';
 import type { FeedbackDoc, MessageDoc } from '../data/docs';
@@ -27,6 +28,8 @@ export interface MessageContext {
   /** Changes whenever what some [n] names may have changed: a shown answer is rendered again. */
   citationsKey: () => string;
   readOnly: boolean;
+  /** The question an answer (by id) answers. */
+  question: (answerId: string) => string;
   /** The owner's rating of an answer (null for none, or for a reader who is not the owner). */
   feedback: (messageId: string) => FeedbackDoc | null;
   modelLabel: (model: string) => string;
@@ -56,6 +59,7 @@ export class MessageView {
   private readonly footer: AnswerFooter | null;
   private readonly sources: AnswerSources | null;
   private readonly coverage: CoverageNoticeView | null;
+  private readonly saveAsCard: HTMLButtonElement | null;
 
   /**
    * `fresh`: the message appeared while the reader was watching (not in the
@@ -69,6 +73,10 @@ export class MessageView {
     this.notice = h('p', { class: 'notice', hidden: true, 'data-testid': 'dropped-turns' });
     this.cutOff = h('p', { class: 'notice', hidden: true, 'data-testid': 'cut-off' });
     this.state = h('div', { class: 'message-state' });
+    // the owner's only: a visitor or viewer never turns a shared chat into cards
+    this.saveAsCard = isUser || ctx.readOnly ? null
+      : saveAsCardButton(ctx.chatId, () => this.msg, () => this.cites(), () => ctx.question(this.msg.id));
+    if (this.saveAsCard) this.saveAsCard.hidden = true;
     const copy = h('button', { type: 'button', class: 'small', 'data-testid': 'copy-message', 'aria-label': 'Copy this message' }, 'Copy');
     copy.addEventListener('click', async () => flash(copy, (await copyText(this.copyableText())) ? 'Copied' : 'Copy failed'));
     this.el = h('article', {
@@ -76,7 +84,7 @@ export class MessageView {
       'aria-label': isUser ? 'You' : 'Answer',
     },
       h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }),
-        isUser && !ctx.readOnly ? this.editButton() : null, copy),
+        isUser && !ctx.readOnly ? this.editButton() : null, this.saveAsCard, copy),
       this.notice, this.body, this.cutOff, this.state);
     this.sources = isUser ? null : new AnswerSources();
     this.footer = isUser ? null : new AnswerFooter(!ctx.readOnly, ctx.modelLabel);
@@ -128,6 +136,7 @@ export class MessageView {
     this.coverage?.update(complete ? msg.coverage : null, msg.message_index);
     this.sources?.update(complete ? answerSources(msg.content, this.cites()) : null, complete && msg.coverage === 'none');
     this.footer?.update(msg, this.ctx.feedback(msg.id));
+    if (this.saveAsCard) this.saveAsCard.hidden = !(phase === 'complete' && msg.status === 'complete');
     if (phaseChanged && live) this.retrying = false;
     if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {
       this.autoRetried = true;

@@ -8,6 +8,7 @@ import { answerInProgress, messagePhase, msUntilStall } from './messagestate';
 import { ScrollFollower } from './scrollfollow';
 import type { Composer } from './composer';
 import { CitePreview } from './citepreview';
+import { questionBefore } from './answercard';
 import { MessageView, type MessageContext } from './message';
 import type { MessageDoc } from '../data/docs';
 
@@ -86,6 +87,7 @@ export class Transcript {
       citations: (sources: readonly number[] | null) => (this.citations() ?? NO_CITATIONS).forAnswer(sources),
       citationsKey: () => this.citations()?.key ?? '',
       readOnly: !this.composer(),
+      question: (answerId: string) => questionBefore(this.messages, answerId),
       grew: () => this.follower.contentChanged(),
       ...this.extras,
     };

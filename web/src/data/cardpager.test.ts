@@ -5,7 +5,7 @@ import {
 import type { CardDoc } from './docs';
 
 function card(id: string, title: string, owner = 'me', tags: string[] = []): CardDoc {
-  return { id, title, body: '', owner, visibility: 'private', viewers: [], tags, updated: 0 };
+  return { id, title, body: '', owner, visibility: 'private', viewers: [], tags, updated: 0, derived_from: null };
 }
 
 /** What Firestore does for a cursor query: the cards after `after` in title/id order, `n` of them. */

@@ -13,7 +13,7 @@ import { db } from './firebase';
 import { idRanges, type PlannedCard } from '../importexport/importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from '../app/pool';
-import { type CardDoc, toCard } from './docs';
+import { type CardDoc, type DerivedFrom, toCard } from './docs';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
@@ -25,10 +25,13 @@ function created(owner: string, f: CardFields): Record<string, unknown | FieldVa
   return { ...content(f), owner, created: serverTimestamp(), updated: serverTimestamp() };
 }
 
-/** A new card, under `id` or a random id in the owner's namespace; resolves to that id. */
-export async function createCard(owner: string, f: CardFields, id?: string): Promise<string> {
+/**
+ * A new card, under `id` or a random id in the owner's namespace; resolves to that id.
+ * `derivedFrom`: the answer it is saved from, kept with the card from then on.
+ */
+export async function createCard(owner: string, f: CardFields, id?: string, derivedFrom?: DerivedFrom | null): Promise<string> {
   const ref = doc(cards(), id ?? ownCardId(owner, doc(cards()).id));
-  await setDoc(ref, created(owner, f));
+  await setDoc(ref, derivedFrom ? { ...created(owner, f), derived_from: { ...derivedFrom } } : created(owner, f));
   return ref.id;
 }
 

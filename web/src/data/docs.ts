@@ -17,6 +17,14 @@ export interface CardDoc {
   viewers: string[];
   tags: string[];
   updated: number; // ms since epoch
+  /** The answer the owner saved this card from ("Save as card"); null for any other card. Kept on every edit. */
+  derived_from: DerivedFrom | null;
+}
+
+/** A chat's message, by ids: cards.derived_from (firestore.rules validDerivedFrom). */
+export interface DerivedFrom {
+  chat_id: string;
+  message_id: string;
 }
 
 /** chats/{id}: what every reader of the chat may see. */
@@ -166,7 +174,14 @@ export function toCard(s: DocumentSnapshot<DocumentData>): CardDoc {
     viewers: Array.isArray(d.viewers) ? d.viewers : [],
     tags: Array.isArray(d.tags) ? d.tags : [],
     updated: toDate(d.updated)?.getTime() ?? 0,
+    derived_from: toDerivedFrom(d.derived_from),
   };
+}
+
+function toDerivedFrom(v: unknown): DerivedFrom | null {
+  const f = v as Partial<DerivedFrom> | null | undefined;
+  return f && typeof f.chat_id === 'string' && typeof f.message_id === 'string'
+    ? { chat_id: f.chat_id, message_id: f.message_id } : null;
 }
 
 export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {

@@ -4,7 +4,7 @@ import { cardsToJson, cardsToMarkdown, transcriptToMarkdown } from './exportcard
 import type { CardDoc } from '../data/docs';
 
 const card = (id: string, over: Partial<CardDoc> = {}): CardDoc => ({
-  id, title: `Title ${id}`, body: `Body ${id}`, owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, ...over,
+  id, title: `Title ${id}`, body: `Body ${id}`, owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, derived_from: null, ...over,
 });
 
 describe('cards export', () => {
@@ -17,6 +17,11 @@ describe('cards export', () => {
     expect(json.cards[0]).toEqual({ id: 'm', title: 'Title m', body: 'Body m', tags: [], visibility: 'private', viewers: ['vic'] });
     expect(json.cards[1].viewers).toEqual([]);
     expect(json.cards.some((c: object) => 'owner' in c)).toBe(false);
+  });
+
+  it('leaves out the answer a card was saved from: it names a chat of the exporter, and no importer writes it', () => {
+    const json = JSON.parse(cardsToJson([card('s', { derived_from: { chat_id: 'c', message_id: 'c-0001' } })], 'alice'));
+    expect('derived_from' in json.cards[0]).toBe(false);
   });
 });
 

@@ -17,6 +17,8 @@ export function cardsToMarkdown(cards: readonly CardDoc[]): string {
  * {"cards": [...]}: what the browser importer and `python -m cardchat import`
  * read. No owner (the importer's owner owns what it imports); viewers only of
  * the exporter's own cards (someone else's sharing is not theirs to pass on).
+ * No `derived_from`: it names one of the exporter's chats, which a file's
+ * reader cannot open, and the importers write only a card's content.
  */
 export function cardsToJson(cards: readonly CardDoc[], uid: string): string {
   return `${JSON.stringify({

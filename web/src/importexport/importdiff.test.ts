@@ -6,7 +6,7 @@ import { planImport, type OwnCardsAmong } from './importplan';
 import type { CardDoc } from '../data/docs';
 
 const card = (over: Partial<CardFields> = {}): CardFields => ({ title: 'T', body: 'B', visibility: 'private', viewers: [], tags: [], ...over });
-const stored = (id: string, over: Partial<CardFields> = {}): CardDoc => ({ id, owner: 'alice', updated: 0, ...card(over) });
+const stored = (id: string, over: Partial<CardFields> = {}): CardDoc => ({ id, owner: 'alice', updated: 0, derived_from: null, ...card(over) });
 const among = (...mine: CardDoc[]): OwnCardsAmong => async (ids) =>
   new Map(mine.filter((c) => ids.includes(c.id)).map((c) => [c.id, c]));
 const deck = (cards: object[]) => readJsonExport('deck.json', JSON.stringify({ cards })).cards;

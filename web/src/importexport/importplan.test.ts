@@ -15,7 +15,7 @@ function among(mine: Map<string, CardDoc>, asked: string[] = []): OwnCardsAmong 
 }
 const none = () => among(new Map());
 const stored = (id: string, over: Partial<CardDoc> = {}): CardDoc => ({
-  id, title: 'T', body: 'B', owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, ...over,
+  id, title: 'T', body: 'B', owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, derived_from: null, ...over,
 });
 
 describe('card ids', () => {
