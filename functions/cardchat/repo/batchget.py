@@ -1,7 +1,7 @@
 """Many documents by id, decoded straight from the wire.
 
 createChat reads every card of a collection (10,000 of them) on each call.
-Through `Client.get_all` that cost ~0.25 ms of Python per document: proto-plus
+Through `Client.get_all` most of that cost was Python per document: proto-plus
 field access, the deep copy `DocumentSnapshot.to_dict()` makes, and gRPC's
 hand-off of each streamed message from its polling thread to ours (a lock
 round trip per document). Here the same BatchGetDocuments call goes through a

@@ -254,7 +254,7 @@ class _Sweep:
     """The owner's recently written cards, page by page: a worker queues the
     ones without a fresh vector itself instead of waiting for their triggers.
     Events can lag far behind a burst's writes (the Functions emulator
-    delivers them one at a time, ~130 ms each); the triggers that arrive
+    delivers them one at a time: `scripts/bench embed_burst`); the triggers that arrive
     later find their vector fresh (one read)."""
 
     def __init__(self, since: datetime) -> None:
