@@ -17,7 +17,8 @@ from cardchat.chat.chat_search import search_chats
 from cardchat.repo import chat_search as index
 from cardchat.retrieval import chat_terms
 from cardchat.schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS, ChatSearchMessages
-from cardchat.schema.documents import CHAT_MESSAGES, CHATS, Chat, ChatMessage
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS, Chat
+from cardchat.schema.messages import ChatMessage
 
 OWNER = "bench-searcher"
 #: The search minute's limit here: every search of the run is measured, none refused.

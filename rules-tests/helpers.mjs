@@ -46,7 +46,7 @@ export const UID = {
 export const ACTORS = { owner: 'owner', other: 'other user', signedOut: 'signed-out visitor', admin: 'admin' };
 
 /** Where the document shapes are defined (schema/documents.py and the modules beside it). */
-const SCHEMA_MODULES = ['schema/documents.py', 'schema/accounts.py', 'schema/chat_sources.py', 'schema/saved_collections.py'];
+const SCHEMA_MODULES = ['schema/documents.py', 'schema/messages.py', 'schema/accounts.py', 'schema/chat_sources.py', 'schema/saved_collections.py'];
 
 /**
  * Field names of a dataclass in schema/documents.py (or a module beside it), so fixtures cannot silently fall

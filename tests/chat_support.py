@@ -10,16 +10,9 @@ from cardchat.chat.packed_cards import packed_owners, public_citations
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import (
-    CARDS,
-    Card,
-    Chat,
-    ChatBackground,
-    ChatMessage,
-    ChatPrivate,
-    Collection,
-)
+from cardchat.schema.documents import CARDS, Card, Chat, ChatBackground, ChatPrivate, Collection
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 
 T0 = utc_now() - timedelta(hours=1)
 SPEC = MODELS[OFFLINE_MODEL_ID]

@@ -22,7 +22,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.repo import messages as repo
-from cardchat.schema.documents import StreamChunk
+from cardchat.schema.messages import StreamChunk
 
 #: The Firestore API calls that read or write documents (what Firestore bills).
 BILLED_RPCS = (

@@ -30,9 +30,9 @@ from cardchat.schema.documents import (
     SCRATCH_TTL,
     USERS,
     Card,
-    StreamChunk,
     UserDoc,
 )
+from cardchat.schema.messages import StreamChunk
 from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
 
 #: Whose data each collection holds: "per-user" (removed by deleteAccount), "per-chat" (by

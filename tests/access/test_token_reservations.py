@@ -16,8 +16,9 @@ from cardchat.errors import ResourceExhausted
 from cardchat.generation.engine import generate
 from cardchat.llm.models import MODELS
 from cardchat.llm.tokens import count_tokens
-from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS, ChatMessage
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 from chat_support import answered_chat, write_chat
 from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
 from provider_wire import fixture_response, sse

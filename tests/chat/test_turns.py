@@ -15,8 +15,9 @@ from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.parsing.requests import MAX_CONTENT_CHARS
 from cardchat.parsing.requests import post_message as parse_post
 from cardchat.repo import messages as repo
-from cardchat.schema.documents import CHAT_MESSAGES, CHATS, StreamChunk
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import StreamChunk
 from chat_support import answered_chat
 
 SPEC = MODELS[OFFLINE_MODEL_ID]

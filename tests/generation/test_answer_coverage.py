@@ -11,7 +11,8 @@ from cardchat.generation.engine import generate
 from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.providers import declining
 from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import USERS, Card, ChatMessage, UserDoc
+from cardchat.schema.documents import USERS, Card, UserDoc
+from cardchat.schema.messages import ChatMessage
 from chat_support import write_chat
 from engine_support import CLAUDE, anthropic_wire, message, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text

@@ -173,7 +173,7 @@ def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
     assert old is not None and is_stalled(message(db, stub), utc_now())
     retry_message(db, "u1", stub)
     assert generate(db, stub) == "complete"
-    from cardchat.schema.documents import StreamChunk
+    from cardchat.schema.messages import StreamChunk
 
     late = StreamChunk(chat="chat1", message=stub, message_index=1, index=0, content="stale")
     with pytest.raises(repo.LostOwnership):

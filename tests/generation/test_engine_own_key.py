@@ -17,7 +17,8 @@ from cardchat.chat.turns import post_message, retry_message
 from cardchat.generation.engine import generate
 from cardchat.ids import first_message_id
 from cardchat.llm import keycrypt
-from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, ChatMessage, UserDoc
+from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS, USERS, UserDoc
+from cardchat.schema.messages import ChatMessage
 from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message
 from provider_wire import anthropic_text
 

@@ -16,7 +16,7 @@ from cardchat import providers
 from cardchat.llm.models import MODELS
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.base import ProviderError
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 from provider_wire import (
     BACKGROUND,
     FIXTURES,

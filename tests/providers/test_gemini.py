@@ -13,7 +13,7 @@ from cardchat import providers
 from cardchat.llm.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.providers.gemini import GeminiProvider
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 from provider_wire import BACKGROUND, Wire, api_key, fixture_response, refusing_client, sse, until_failure
 
 KEY = "AIzaSyTESTKEY0123456789abcdefghijklmnop"

@@ -15,7 +15,8 @@ from cardchat.llm.tokens import count_tokens
 from cardchat.providers import declining, offline
 from cardchat.providers.offline import NO_CARDS, NOTE, NOTE_DECLINED, split_sentences
 from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import Card, Usage
+from cardchat.schema.documents import Card
+from cardchat.schema.messages import Usage
 
 CARDS = [
     (

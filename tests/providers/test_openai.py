@@ -15,7 +15,7 @@ from cardchat import providers
 from cardchat.llm.models import MODELS
 from cardchat.providers.base import ProviderError
 from cardchat.providers.openai import OpenAIProvider
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 from provider_wire import BACKGROUND, Wire, api_key, fixture_response, sse, until_failure
 
 KEY = "sk-proj-TESTKEYabcdefghijklmnopqrstuvwxyz0123456789ABCDEFwxyz"

@@ -11,7 +11,7 @@ from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.gemini import GeminiProvider
 from cardchat.providers.headlines import all_headlines
 from cardchat.providers.openai import OpenAIProvider
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 from provider_wire import BACKGROUND, Wire, fixture_response, sse, until_failure
 
 MESSAGES = [{"role": "user", "content": "Why are there tides?"}]

@@ -38,8 +38,9 @@ from cardchat.embeddings.card_quota import positive_int_setting
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
 from cardchat.schema.accounts import RateLimit, TokenReservation
-from cardchat.schema.documents import SEARCH_WINDOW, ChatMessage
+from cardchat.schema.documents import SEARCH_WINDOW
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 
 WINDOW = timedelta(minutes=1)
 DEFAULT_PER_MINUTE = 10

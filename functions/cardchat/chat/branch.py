@@ -31,8 +31,9 @@ from cardchat.repo import messages as messages_repo
 from cardchat.retrieval.background import card_numbers
 from cardchat.schema.accounts import TokenReservation
 from cardchat.schema.chat_sources import ChatSource
-from cardchat.schema.documents import Chat, ChatBackground, ChatMessage, ChatPrivate
+from cardchat.schema.documents import Chat, ChatBackground, ChatPrivate
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"

@@ -15,8 +15,9 @@ from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as repo
 from cardchat.repo import messages as messages_repo
 from cardchat.schema.accounts import AnswerFeedback
-from cardchat.schema.documents import MESSAGE_STATUS, ChatMessage
+from cardchat.schema.documents import MESSAGE_STATUS
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 
 
 def rate_answer(db: Any, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:

@@ -21,8 +21,9 @@ from cardchat.llm.models import MODELS, ModelSpec
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.messages import ResetDecision, TurnDecision
 from cardchat.schema.accounts import TokenReservation
-from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat, ChatMessage
+from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 
 #: How long a `ready` stub may wait for its generator to claim it. Firestore
 #: triggers are not retried, so a delivery lost to a failed cold start would

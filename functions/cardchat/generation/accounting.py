@@ -16,7 +16,7 @@ from typing import Any
 from cardchat.generation import claims
 from cardchat.llm.models import ModelSpec, cost_usd
 from cardchat.schema.accounts import UsageDay
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 #: jsonPayload.event of the per-answer log line (the log-based metrics filter on it).
 LOG_EVENT = "cardchat.answer"

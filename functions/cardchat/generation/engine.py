@@ -44,8 +44,9 @@ from cardchat.providers.base import Message, ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatMessage, ChatPrivate, StreamChunk, Usage
+from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
 
 __all__ = ["generate", "lease_seconds", "should_generate"]
 

@@ -15,7 +15,7 @@ from cardchat.llm.models import MODELS, ModelSpec, key_present
 from cardchat.providers import declining
 from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
 from cardchat.providers.scrub import scrub_error
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 __all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "stream"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from cardchat.providers.headlines import headline
 from cardchat.providers.scrub import scrub_error
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import httpx2

@@ -7,7 +7,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, read_timeout_s
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import httpx2

@@ -38,7 +38,7 @@ import numpy as np
 
 from cardchat.providers import declining
 from cardchat.providers.base import Message, ProviderError
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     from cardchat.llm.models import ModelSpec

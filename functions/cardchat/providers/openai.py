@@ -11,7 +11,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from cardchat.providers.base import Failures, Message, SDKProvider, client_options
-from cardchat.schema.documents import Usage
+from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import httpx2

@@ -32,9 +32,9 @@ from cardchat.schema.documents import (
     CHATS,
     Chat,
     ChatBackground,
-    ChatMessage,
     ChatPrivate,
 )
+from cardchat.schema.messages import ChatMessage
 
 #: Characters per background part: under 1 MiB even if every character took
 #: the 4 bytes UTF-8 allows.
