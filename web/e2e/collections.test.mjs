@@ -126,7 +126,11 @@ async function editsTheCollection(page, collectionId) {
   await dialog.getByTestId('collection-save').click();
   await page.getByTestId('collection-title').filter({ hasText: 'Harbour notes' }).waitFor({ timeout: 30_000 });
   assert.match(await page.getByTestId('collection-described').innerText(), /tag “harbour”/);
-  const after = await adminGet(`${COLLECTIONS.collections}/${collectionId}`);
+  // the page shows the write before the server has it (latency compensation): wait for the store
+  const after = await until('the edit in the store', async () => {
+    const d = await adminGet(`${COLLECTIONS.collections}/${collectionId}`);
+    return d?.name === 'Harbour notes' ? d : null;
+  }, 30_000);
   assert.deepEqual([after.name, after.instructions, after.query], ['Harbour notes', 'Answer in one sentence.', { scope: 'mine', tag: 'harbour' }]);
   assert.deepEqual([after.owner, after.created], [before.owner, before.created]);
 }
@@ -137,7 +141,7 @@ async function deletesTheCollection(page, collectionId) {
   await page.getByTestId('delete-collection-confirm').click();
   await page.waitForURL((url) => url.pathname === '/collections', { timeout: 30_000 });
   await page.getByTestId('no-collections').waitFor({ timeout: 30_000 });
-  assert.equal(await adminGet(`${COLLECTIONS.collections}/${collectionId}`), null);
+  await until('the deletion in the store', async () => (await adminGet(`${COLLECTIONS.collections}/${collectionId}`)) === null, 30_000);
 }
 
 /** The chat stays: its header says the collection was deleted and offers the filter it was made from. */
