@@ -21,7 +21,7 @@ from cardchat.repo.chats import read_background
 from cardchat.retrieval.background import parse_background
 from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card
 from cardchat.schema.documents import now as utc_now
-from chat_support import CARDS_OF_CHAT, SPEC, make_chat
+from chat_support import CARDS_OF_CHAT, SPEC, make_chat, write_chat
 from engine_support import quick, store_embedded, tide_notes
 
 pytestmark = pytest.mark.emulator
@@ -139,3 +139,10 @@ def test_a_chat_stamps_its_cards_when_made_and_a_follow_ups_when_added(db, quick
     assert generate(db, post_message(db, "u1", chat_id, "What light does the lighthouse use now?")) == "complete"
     assert bodies(db, chat_id)[n].startswith("The lighthouse now uses an LED beacon")
     assert private(db, chat_id)["cards_changed"] == 1
+
+
+def test_a_background_not_in_card_format_is_left_as_it_is(db):
+    db.collection(CARDS).document("own").set(CARDS_OF_CHAT["own"].to_dict())
+    write_chat(db, "old", [], background_tokens=20, background="[1] Tides\nThe moon pulls.", card_ids=["own"])
+    chat = db.collection(CHATS).document("old").get().to_dict()
+    assert current_background(db, "old", chat, SPEC.tokenizer) == ("[1] Tides\nThe moon pulls.", 20)

@@ -23,11 +23,14 @@ server-only head, ChatBackground.changed_cards).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from cardchat.chat.packed_cards import updated_stamp
 from cardchat.schema.documents import Card
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -66,7 +69,11 @@ def refresh(
     whole = card_repo.load_cards(db, suspects)
     for c, card in whole.items():
         stamps[c] = updated_stamp(card)
-    repack = _Repack(text, tokens, max(budget, tokens), tokenizer)
+    try:
+        repack = _Repack(text, tokens, max(budget, tokens), tokenizer)
+    except ValueError:  # not a background in fit_background's format: no block to put new text in
+        log.warning("edited cards: the background is not in card format")
+        return Refreshed(text, tokens, list(card_ids), dict(card_updated))
     for c in suspects:
         if c in whole:
             repack.card(card_ids.index(c) + 1, whole[c])
