@@ -38,7 +38,8 @@ SECRETS = secret_keys.bound_secrets()
 #: SECRETS, and no other does (tests/test_secrets.py); mcp embeds search_cards queries: a remote embedder's key.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
-    | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
+    # they embed (a text; embedCard's queue): a remote embedder's key
+    | {"searchCards", "relatedCards", "resumeEmbedding"}
 )
 
 
@@ -265,6 +266,16 @@ def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.chat import card_search
 
     return card_search.search_cards(db(), _uid(req), requests.search_cards(req.data)).to_dict()
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=_secrets("relatedCards"))
+@_endpoint
+def relatedCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """A card page's Related cards: the nearest the caller may read within the collection they chose."""
+    from cardchat.chat import related_cards
+    from cardchat.parsing.related_requests import related_cards as parse
+
+    return related_cards.related_cards(db(), _uid(req), parse(req.data)).to_dict()
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_512)

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from cardchat.parsing.requests import SearchCardsRequest
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    import numpy as np
 
     from cardchat.parsing.collection_query import CollectionQuery
     from cardchat.schema.documents import Card
@@ -65,11 +68,20 @@ class Found:
     pool: Any  # candidates.Pool: every card considered
 
 
-def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery) -> Found:
+def best_cards(
+    db: Any,
+    uid: str,
+    text: str,
+    limit: int,
+    query: CollectionQuery,
+    query_vec: np.ndarray | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> Found:
     """The `limit` best of `uid`'s cards within `query` for `text`, ranked over
     the retrieval index (chat/candidates.py) like a chat's collection; only the
-    hits are read, and culled again on what was read. Shared by searchCards
-    and the MCP tool search_cards."""
+    hits are read, and culled again on what was read. Shared by searchCards,
+    relatedCards (which passes a card's own vector as `query_vec` and leaves the
+    card out by `exclude`) and the MCP tool search_cards."""
     from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
@@ -78,10 +90,11 @@ def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery)
     pool = candidates.resolve(db, uid, query=query)
     if not len(pool):
         return Found({}, {}, {}, pool)
-    query_vec = get_embedder().embed_query(text)
+    if query_vec is None:
+        query_vec = get_embedder().embed_query(text)
     ranking = pool.rank(text, query_vec)
     # A few past the limit: a card deleted or withdrawn since it was indexed is dropped on reading.
-    best = ranking.order[: limit + READ_SLACK]
+    best = list(islice((i for i in ranking.order if pool.ids[i] not in exclude), limit + READ_SLACK))
     top = [pool.ids[i] for i in best]
     read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
     cards = permissions.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)
