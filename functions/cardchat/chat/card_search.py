@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from cardchat.parsing.collection_query import CollectionQuery
+    from cardchat.chat.collection import CardSource
     from cardchat.schema.documents import Card
 
 #: Characters of a result's snippet, the ellipses included.
@@ -73,21 +73,21 @@ def best_cards(
     uid: str,
     text: str,
     limit: int,
-    query: CollectionQuery,
+    source: CardSource,
     query_vec: np.ndarray | None = None,
     exclude: frozenset[str] = frozenset(),
 ) -> Found:
-    """The `limit` best of `uid`'s cards within `query` for `text`, ranked over
-    the retrieval index (chat/candidates.py) like a chat's collection; only the
-    hits are read, and culled again on what was read. Shared by searchCards,
-    relatedCards (which passes a card's own vector as `query_vec` and leaves the
-    card out by `exclude`) and the MCP tool search_cards."""
+    """The `limit` best of `uid`'s cards within `source` (a query, or a chat's ids) for `text`,
+    ranked over the retrieval index (chat/candidates.py) like a chat's collection; only the
+    hits are read, and culled again on what was read. Shared by searchCards, the MCP tool
+    search_cards, relatedCards and suggestFollowups (which pass cards' own vectors as
+    `query_vec` and leave those cards out by `exclude`)."""
     from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
-    pool = candidates.resolve(db, uid, query=query)
+    pool = candidates.resolve_source(db, uid, source)
     if not len(pool):
         return Found({}, {}, {}, pool)
     if query_vec is None:
