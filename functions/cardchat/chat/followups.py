@@ -11,7 +11,7 @@ vectors, averaged, for the dense half and their titles for BM25.
 The titles are of cards behind the chat, which its visitors and viewers must
 never learn, so nothing is stored: the owner's callable computes them on
 demand, and anyone else is refused (PermissionDenied, as every other owner-only
-call on a chat). It takes a slot of the caller's search minute.
+call on a chat). It takes a slot of the caller's search minute, once the call is allowed.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ def suggest_followups(
     from cardchat.schema.documents import SEARCH_WINDOW
     from cardchat.schema.messages import ChatMessage
 
-    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
     stored = get_message(db, message_id)
     if stored is None:
         raise NotFound("answer not found")
@@ -57,6 +56,8 @@ def suggest_followups(
     permissions.require_owner(get_chat(db, answer.chat), uid)
     if answer.role != "assistant" or answer.status != "complete":
         raise FailedPrecondition("only a complete answer has suggested follow-ups")
+    # once the call is allowed: a refused one spends nothing
+    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
     card_ids = list((get_private(db, answer.chat) or {}).get("card_ids") or [])
     cited_ids = cited(card_ids, answer.sources or [])
     cards = permissions.readable_cards(card_repo.load_cards(db, cited_ids), uid, cited_ids)

@@ -43,14 +43,15 @@ def related_cards(
     """The `req.limit` cards nearest to `req.card_id` that `uid` may read within
     `req.query`, each {id, title, snippet, tags, visibility, owner, score}; cards
     sharing nothing with it (a fused score of 0) are left out. One slot of the
-    caller's search minute first, as a search."""
+    caller's search minute, as a search, once the card is found readable."""
     from cardchat.access import ratelimit
     from cardchat.chat.card_search import best_cards, snippet
     from cardchat.embeddings.text import embeddable_and_hash
     from cardchat.schema.documents import SEARCH_WINDOW
 
-    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
     card = readable_card(db, uid, req.card_id)
+    # after the card is found readable: a refused call spends nothing
+    ratelimit.spend(db, uid, SEARCH_WINDOW, "searches", now, per_minute)
     text, text_hash = embeddable_and_hash(card.title, card.body)
     query_text = text[:QUERY_CHARS]
     vector = _vector(db, req.card_id, text_hash, query_text)
