@@ -6,7 +6,7 @@ chat/candidates.py, so nothing they did not choose is ranked, and no work grows
 with it). Dense: the card's stored vector (a document's own, as the index holds
 its neighbours'; embedded on the spot only when it has none). BM25: the card's
 title and the opening of its body, at most QUERY_CHARS, so a long card costs
-what one search costs. The card is never among its own related cards, and a
+no more than one search (`scripts/bench related_cards`). The card is never among its own related cards, and a
 card the reader may not read is NOT_FOUND, the same as a missing one.
 """
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from cardchat.parsing.related_requests import RelatedCardsRequest
     from cardchat.schema.documents import Card
 
-#: Characters of the card's text (its title first) that BM25 ranks for: a search's text at most.
-QUERY_CHARS = 500
+#: Characters of the card's text (its title first) that BM25 ranks for: half a search's longest text, since
+#: each term is a pass over the postings (a shorter opening measured faster in `scripts/bench related_cards`).
+QUERY_CHARS = 250
 
 
 @dataclass
