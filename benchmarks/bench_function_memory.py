@@ -67,7 +67,7 @@ def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
         v /= np.linalg.norm(v)
         entries.append(make_entry(cid, card, v))
         if vectors:
-            stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner)
+            stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner=owner)
             batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
             pending += 1
         pending += 1

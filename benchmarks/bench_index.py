@@ -55,7 +55,7 @@ def _seed(db: Any, n: int, owner: str) -> list[str]:
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
         batch.set(
             db.collection(CARD_EMBEDDINGS).document(cid),
-            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body), owner).to_dict(),
+            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body), owner=owner).to_dict(),
         )
         pending += 2
         ids.append(cid)

@@ -123,7 +123,7 @@ def _seed(db: Any, owner: str, n: int, visibility: str, index_public: bool) -> N
         v = vr.standard_normal(384).astype(np.float32)
         v /= np.linalg.norm(v)
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner)
+        stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner=owner)
         batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
         entries.append(make_entry(cid, card, v))
         pending += 2
