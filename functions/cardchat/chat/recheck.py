@@ -74,9 +74,11 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
         db, private.owner, private.card_ids, text, private.background_tokens, tokenizer, private.card_owners
     )
     if checked.withdrawn:
-        chats_repo.replace_background(
-            db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations, checked.card_owners
-        )
+        from cardchat.retrieval.background import card_numbers
+
+        packed = len(card_numbers(checked.text))
+        fields = {"card_ids": checked.card_ids, "card_owners": checked.card_owners, "cards_packed": packed}
+        chats_repo.write_context(db, chat_id, checked.text, checked.tokens, checked.public_citations, fields)
     else:
         if checked.public_citations != Chat.from_dict(chat).public_citations:
             chats_repo.set_public_citations(db, chat_id, checked.public_citations)

@@ -193,24 +193,6 @@ def get_private(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     return _get(db, CHAT_PRIVATE, chat_id)
 
 
-def replace_background(
-    db: firestore.Client,
-    chat_id: str,
-    text: str,
-    tokens: int,
-    card_ids: list[str],
-    public_citations: dict[str, str],
-    card_owners: list[str],
-) -> None:
-    """The background after cards were withdrawn from it (chat/recheck.py), with the
-    counts, owners and citations that follow, in one atomic batch."""
-    from cardchat.retrieval.background import card_numbers
-
-    packed = len(card_numbers(text))
-    fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
-    write_context(db, chat_id, text, tokens, public_citations, fields)
-
-
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     """The chat's server-only source (chat_sources.ChatSource), None for a chat made before sources were kept."""
     return _get(db, CHAT_SOURCES, chat_id)
