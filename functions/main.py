@@ -27,6 +27,7 @@ from endpoints.chats import (
     searchChats,
     shareChat,
 )
+from endpoints.nearby import relatedCards, suggestFollowups
 from endpoints.triggers import embedCard, generateAnswer, resumeEmbedding, sweepAnswers
 
 # What Firebase loads (every decorated function) and what tests and benchmarks use (db, the secrets).
@@ -48,6 +49,7 @@ __all__ = [
     "mcp",
     "postMessage",
     "rateAnswer",
+    "relatedCards",
     "resolveViewers",
     "resumeEmbedding",
     "retryMessage",
@@ -56,6 +58,7 @@ __all__ = [
     "searchChats",
     "setApiKey",
     "shareChat",
+    "suggestFollowups",
     "sweepAnswers",
 ]
 
