@@ -273,8 +273,14 @@ def _truncated_pick(
     cards: list[tuple[str, Card]], index: int, n: int, room: int, tokenizer: str, authors: Authors
 ) -> _Pick | None:
     """The card at `index` cut at a token boundary to fit `room` tokens."""
-    title, body = cards[index][1].title, cards[index][1].body
     author = authors.of(cards[index][1])
+    content = cut_content(n, cards[index][1].title, cards[index][1].body, author, room, tokenizer)
+    return _Pick(index, content, truncated=True, author=author) if content is not None else None
+
+
+def cut_content(n: int, title: str, body: str, author: str | None, room: int, tokenizer: str) -> str | None:
+    """What block `n` holds of a card whose body is cut at a token boundary so that the
+    block fits `room` tokens; None when not even a little of the body fits."""
     overhead = count_tokens([_block(n, _content(title, "", author) + "\n", True, author)], tokenizer)[0]
     body_room = room - overhead
     while body_room >= _MIN_USEFUL_TOKENS // 2:
@@ -284,7 +290,7 @@ def _truncated_pick(
         content = _content(title, cut, author)
         tokens = count_tokens([_block(n, content, True, author)], tokenizer)[0]
         if tokens <= room:
-            return _Pick(index, content, truncated=True, author=author)
+            return content
         body_room -= max(1, tokens - room)
     return None
 

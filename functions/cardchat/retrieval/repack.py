@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cardchat.llm.tokens import count_tokens, truncate_tokens
-from cardchat.retrieval.background import _CARD_OPEN, _MIN_USEFUL_TOKENS, _block, _card_spans, _content
+from cardchat.llm.tokens import count_tokens
+from cardchat.retrieval.background import _CARD_OPEN, _block, _card_spans, _content, cut_content
 
 _AUTHOR = re.compile(r' author="([^"<>\n]*)"')
 
@@ -56,18 +56,8 @@ def fit_block(n: int, title: str, body: str, author: str | None, room: int, toke
     whole = _block(n, _content(title, body, author), author=author)
     if count_tokens([whole], tokenizer)[0] <= room:
         return whole
-    overhead = count_tokens([_block(n, _content(title, "", author) + "\n", True, author)], tokenizer)[0]
-    body_room = room - overhead
-    while body_room >= _MIN_USEFUL_TOKENS // 2:
-        cut = truncate_tokens(body, body_room, tokenizer).rstrip()
-        if not cut:
-            return None
-        block = _block(n, _content(title, cut, author), True, author)
-        tokens = count_tokens([block], tokenizer)[0]
-        if tokens <= room:
-            return block
-        body_room -= max(1, tokens - room)
-    return None
+    content = cut_content(n, title, body, author, room, tokenizer)
+    return _block(n, content, True, author) if content is not None else None
 
 
 def replace_blocks(text: str, blocks: Mapping[int, str | None]) -> str:

@@ -1,6 +1,7 @@
 // A saved collection's owner edits it (name, instructions, and the filter of
 // a query collection; an id list keeps its ids) or deletes it. Chats made from
 // a deleted collection stay: their header says the collection is gone.
+import { confirmAction } from '../app/confirm';
 import { h } from '../app/dom';
 import { describeError } from '../app/errors';
 import { router } from '../app/router';
@@ -65,29 +66,13 @@ export function openEditCollection(c: SavedCollection): void {
 }
 
 export function confirmDeleteCollection(c: SavedCollection): void {
-  const error = h('p', { class: 'error', role: 'alert' });
-  const cancel = h('button', { type: 'button', 'data-testid': 'delete-collection-cancel' }, 'Cancel');
-  const confirm = h('button', { type: 'submit', class: 'danger', 'data-testid': 'delete-collection-confirm' }, 'Delete collection');
-  const form = h('form', { method: 'dialog', class: 'stack' },
-    h('h2', { id: 'delete-collection-title' }, 'Delete this collection?'),
-    h('p', null, `“${c.name}” and its instructions will be removed. Its cards and the chats made from it stay.`),
-    error, h('div', { class: 'actions' }, cancel, confirm));
-  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'confirm-delete-collection', 'aria-labelledby': 'delete-collection-title' }, form);
-  document.body.appendChild(dialog);
-  cancel.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    confirm.disabled = cancel.disabled = true;
-    try {
+  confirmAction({
+    testid: 'confirm-delete-collection', ids: 'delete-collection', title: 'Delete this collection?',
+    text: `“${c.name}” and its instructions will be removed. Its cards and the chats made from it stay.`,
+    action: 'Delete collection', doing: 'Deleting the collection',
+    run: async () => {
       await deleteCollection(c.id);
-      dialog.close();
       router.navigate('/collections', { replace: true });
-    } catch (err) {
-      error.textContent = describeError(err, 'Deleting the collection');
-      confirm.disabled = cancel.disabled = false;
-    }
+    },
   });
-  dialog.showModal();
-  cancel.focus();
 }

@@ -4,6 +4,7 @@
 import { continueChat, deleteChat } from '../data/api';
 import { backgroundCardsHref } from './citations';
 import { contextSummary, contextTurns } from './contextwhy';
+import { confirmAction } from '../app/confirm';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { chatPath, router } from '../app/router';
@@ -174,34 +175,15 @@ function contextWhy(priv: ChatPrivateDoc): HTMLElement[] {
 }
 
 function confirmDelete(chat: ChatDoc): void {
-  const error = h('p', { class: 'error', role: 'alert' });
-  const cancel = h('button', { type: 'button', 'data-testid': 'delete-cancel' }, 'Cancel');
-  const confirm = h('button', { type: 'submit', class: 'danger', 'data-testid': 'delete-confirm' }, 'Delete chat');
-  const form = h('form', { method: 'dialog', class: 'stack' },
-    h('h2', { id: 'delete-title' }, 'Delete this chat?'),
-    h('p', null, `“${chat.title || 'Untitled chat'}” and all its messages will be removed. This cannot be undone.`),
-    error,
-    h('div', { class: 'actions' }, cancel, confirm));
-  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'confirm-delete', 'aria-labelledby': 'delete-title' }, form);
-  document.body.appendChild(dialog);
-  cancel.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    confirm.disabled = cancel.disabled = true;
-    confirm.textContent = 'Deleting…';
-    try {
+  confirmAction({
+    testid: 'confirm-delete', ids: 'delete', title: 'Delete this chat?',
+    text: `“${chat.title || 'Untitled chat'}” and all its messages will be removed. This cannot be undone.`,
+    action: 'Delete chat', busy: 'Deleting…', doing: 'Deleting',
+    run: async () => {
       await deleteChat({ chat_id: chat.id });
-      dialog.close();
       router.navigate('/chat/', { replace: true });
-    } catch (err) {
-      error.textContent = describeError(err, 'Deleting');
-      confirm.disabled = cancel.disabled = false;
-      confirm.textContent = 'Delete chat';
-    }
+    },
   });
-  dialog.showModal();
-  cancel.focus();
 }
 
 /** "Continue in my own chat": a chat of the reader's own with the transcript so far, its
