@@ -15,8 +15,9 @@ from flask import Request  # what https_fn.on_request hands over; Flask is alrea
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.llm import models, secret_keys
 from cardchat.parsing import requests
-from cardchat.schema.documents import CARDS, CHAT_MESSAGES, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
+from cardchat.schema.documents import CARDS, FUNCTION_NAMES, GENERATE_TIMEOUT_S, REGION
 from cardchat.schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
+from cardchat.schema.messages import ANSWER_REQUESTS
 
 if TYPE_CHECKING:
     from firebase_functions.core import Change
@@ -357,24 +358,20 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
     return Card.from_dict(data) if data is not None else None
 
 
-@firestore_fn.on_document_written(
-    document=f"{CHAT_MESSAGES}/{{messageId}}",
+@firestore_fn.on_document_created(
+    document=f"{ANSWER_REQUESTS}/{{requestId}}",
     memory=options.MemoryOption.GB_1,
     timeout_sec=GENERATE_TIMEOUT_S,
     secrets=_secrets("generateAnswer"),
 )
-def generateAnswer(event: DocumentWritten) -> None:
-    """Turns a `ready` assistant stub into a streamed answer. Every write the
-    engine makes re-triggers this; should_generate() ends those at once, and
-    the claim transaction makes a duplicate delivery harmless."""
-    from cardchat.generation import engine
+def generateAnswer(event: firestore_fn.Event[DocumentSnapshot[Any] | None]) -> None:
+    """Streams the answer an answer request names: one event per run asked for, none for the run's
+    own writes to the message; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
+    from cardchat.generation import answer_runs
 
-    after = event.data.after
-    data = after.to_dict() if after is not None and after.exists else None
-    if data is None or not engine.should_generate(data):
-        return
-    if engine.generate(db(), event.params["messageId"]) == "complete":
-        _answered(data["chat"], int(data.get("message_index") or 0), data.get("model"))
+    data = event.data.to_dict() if event.data is not None and event.data.exists else None
+    if (done := answer_runs.run_request(db(), event.params["requestId"], data)) is not None:
+        _answered(done["chat"], int(done.get("message_index") or 0), done.get("model"))
 
 
 def _answered(chat_id: str, index: int, model_id: str | None) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.parsing.utf8 import well_formed_fields
+from cardchat.repo import answer_requests
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
@@ -64,6 +65,7 @@ def settle(
         for d in found:
             tx.delete(d.reference)
         tx.update(ref, well_formed_fields(update))
+        answer_requests.add_if_ready(tx, db, message_id, update)
         return True
 
     return run_in_transaction(db, run)
