@@ -41,6 +41,14 @@ def expired(db: firestore.Client, now: datetime, limit: int) -> list[tuple[str, 
     return [(d.id, d.to_dict() or {}) for d in expired_query(db, now, limit).stream()]
 
 
+def leaseless(db: firestore.Client, statuses: frozenset[str]) -> list[str]:
+    """Answers in `statuses` that hold no lease: written before answers had leases. The field is
+    missing, which no index holds, so this reads every answer in those statuses (the answers
+    in flight): a one-off on deploy, never part of the scheduled sweep."""
+    query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("status", "in", sorted(statuses)))
+    return [d.id for d in query.select(["lease_expires"]).stream() if (d.to_dict() or {}).get("lease_expires") is None]
+
+
 def settle(
     db: firestore.Client,
     message_id: str,
