@@ -62,7 +62,7 @@ LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
 RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
-#: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
+#: generateAnswer's time limit (endpoints/triggers.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540
 SCRATCH_TTL = timedelta(days=2)  # a streaming chunk's `expires` after its writing (firestore.indexes.json TTL)
 
@@ -266,6 +266,8 @@ class ChatPrivate:
     cards_by_others: int = 0
     # A chat made from a saved collection (schema/saved_collections.SavedCollection): its id; absent otherwise.
     collection_id: str | None = None
+    # How many of its cards were edited since the chat was made and re-packed (chat/edited_cards.py): a count.
+    cards_changed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
@@ -298,6 +300,7 @@ class ChatPrivate:
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
             collection_id=d.get("collection_id"),
+            cards_changed=int(d.get("cards_changed") or 0),
         )
 
 
@@ -312,6 +315,23 @@ class ChatBackground:
     tokens: int
     parts: int
     created: datetime = field(default_factory=now)
+    # card id → its `updated` as packed, in microseconds (chat/edited_cards.py tells an edit by it)
+    card_updated: dict[str, int] = field(default_factory=dict)
+    # the cards re-packed since the chat was made, each once (ChatPrivate.cards_changed counts them)
+    changed_cards: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChatBackground:
+        return cls(
+            chat=d.get("chat") or "",
+            owner=d.get("owner") or "",
+            model=d.get("model") or "",
+            tokens=int(d.get("tokens") or 0),
+            parts=int(d.get("parts") or 0),
+            created=d.get("created") or now(),
+            card_updated={str(k): int(v) for k, v in (d.get("card_updated") or {}).items()},
+            changed_cards=list(d.get("changed_cards") or []),
+        )

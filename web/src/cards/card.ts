@@ -6,6 +6,7 @@ import { h, replaceChildren } from '../app/dom';
 import { describeError, errorCode } from '../app/errors';
 import { renderMarkdown } from '../app/markdown';
 import { skipNote } from './embeddingskip';
+import { relatedPanel } from './relatedcards';
 import { getCard, getCardSkip } from '../data/queries';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
@@ -32,6 +33,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         quota,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
+        relatedPanel(card.id),
       ));
       if (mine) void showSkip(quota, card.owner, card.id);
     },

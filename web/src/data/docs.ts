@@ -65,6 +65,8 @@ export interface ChatPrivateDoc {
   /** A chat made from a saved collection: its id; from the Cards page's filter: that query (else null). */
   collection_id: string | null;
   collection_query: CollectionQuery | null;
+  /** How many of its cards were edited since the chat was made, and re-packed (chat/edited_cards.py): a count. */
+  cards_changed: number;
 }
 
 export interface ContextTurnDoc {
@@ -228,6 +230,7 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_by_others: Number(d.cards_by_others ?? 0),
     collection_id: typeof d.collection_id === 'string' ? d.collection_id : null,
     collection_query: d.collection_query && typeof d.collection_query === 'object' ? d.collection_query as CollectionQuery : null,
+    cards_changed: Number(d.cards_changed ?? 0),
   };
 }
 
