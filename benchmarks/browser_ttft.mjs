@@ -6,7 +6,7 @@
 // the first frame whose assistant message body has text. Leaves the chats
 // (delete them in the app, or restart scripts/dev).
 import { APP_URL, launch, newContext, signIn } from '../web/e2e/support.mjs';
-import { watchFirstText } from './page_probes.mjs';
+import { askFirst, askFollowUp } from './send_and_watch.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 const QUESTIONS = [
@@ -24,40 +24,8 @@ async function oneChat(page, [question, followUp]) {
   await page.goto(`${APP_URL}/`);
   await page.waitForFunction(() => /^\d+ cards? shown/.test(document.querySelector('[data-testid=card-count]')?.textContent ?? ''),
     null, { timeout: 60_000 });
-  await page.getByTestId('chat-with-cards').click();
-  await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: 30_000 });
-  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
-  await page.getByTestId('model-picker').selectOption(offline);
-  await page.getByTestId('start-message').fill(question);
-  await page.evaluate(() => {
-    const w = window;
-    w.__t = { send: performance.now() };
-    new MutationObserver((_, obs) => {
-      if (document.body.dataset.route === 'chat' && document.querySelector('[data-testid=chat-title]')) {
-        w.__t.page = performance.now();
-        obs.disconnect();
-      }
-    }).observe(document.body, { attributes: true, childList: true, subtree: true });
-    document.querySelector('[data-testid=start-submit]').click();
-  });
-  await page.evaluate(watchFirstText, [0, 'first']);
-  await page.waitForFunction(() => window.__t.first, null, { timeout: 120_000 });
-  await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first().waitFor({ timeout: 120_000 });
-  const first = await page.evaluate(() => ({ page: window.__t.page - window.__t.send, text: window.__t.first - window.__t.send }));
-
-  const input = page.getByTestId('composer-input');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=composer-input]')?.disabled);
-  await input.fill(followUp);
-  await page.evaluate(() => {
-    document.querySelector('[data-testid=composer-input]').addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') window.__t.send2 = performance.now();
-    }, { capture: true, once: true });
-  });
-  await page.evaluate(watchFirstText, [1, 'follow']);
-  await input.press('Enter');
-  await page.waitForFunction(() => window.__t.follow, null, { timeout: 120_000 });
-  const follow = await page.evaluate(() => window.__t.follow - window.__t.send2);
-  await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: 120_000 });
+  const first = await askFirst(page, question);
+  const follow = await askFollowUp(page, followUp);
   return { ...first, follow };
 }
 

@@ -10,7 +10,7 @@
 // scripts/warm_browser.mjs walks the same path once before scripts/dev says ready.
 import { pathToFileURL } from 'node:url';
 import { APP_URL, EMAIL, PASSWORD, launch, newContext } from '../web/e2e/support.mjs';
-import { watchFirstText } from './page_probes.mjs';
+import { askFirst, askFollowUp } from './send_and_watch.mjs';
 
 const QUESTION = 'How do I undo the last commit';
 const FOLLOW_UP = 'And if I already pushed it?';
@@ -43,47 +43,11 @@ async function signInAndSettle(page) {
 
 /** "Chat with all N cards", the offline model, the question: Send → chat page and → first text. */
 async function firstQuestion(page) {
-  await page.getByTestId('chat-with-cards').click();
-  await page.waitForFunction(() => !document.querySelector('[data-testid=model-picker]')?.disabled, null, { timeout: LIMIT });
-  const offline = await page.locator('[data-testid=model-picker] option[data-offline=true]').first().getAttribute('value');
-  await page.getByTestId('model-picker').selectOption(offline);
-  await page.getByTestId('start-message').fill(QUESTION);
-  await page.evaluate(() => {
-    const w = window;
-    w.__t.send = performance.now();
-    new MutationObserver((_, obs) => {
-      if (document.body.dataset.route === 'chat' && document.querySelector('[data-testid=chat-title]')) {
-        w.__t.page = performance.now();
-        obs.disconnect();
-      }
-    }).observe(document.body, { attributes: true, childList: true, subtree: true });
-    document.querySelector('[data-testid=start-submit]').click();
-  });
-  await page.evaluate(watchFirstText, [0, 'first']);
-  await page.waitForFunction(() => window.__t.first, null, { timeout: LIMIT });
-  await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first().waitFor({ timeout: LIMIT });
+  const t = await askFirst(page, QUESTION, { limit: LIMIT, marks: 'keep' });
   await page.getByTestId('chat-counts').waitFor({ timeout: LIMIT });
   const counts = await page.getByTestId('chat-counts').textContent();
-  const t = await page.evaluate(() => ({ page: window.__t.page - window.__t.send, text: window.__t.first - window.__t.send }));
   const spans = await page.evaluate(spansSince, ['send', 'first']);
   return { ...t, keywordsOnly: /not embedded yet/.test(counts ?? ''), counts, spans };
-}
-
-/** The follow-up, sent with Enter: ms to its first text. */
-async function followUp(page) {
-  const input = page.getByTestId('composer-input');
-  await page.waitForFunction(() => !document.querySelector('[data-testid=composer-input]')?.disabled, null, { timeout: LIMIT });
-  await input.fill(FOLLOW_UP);
-  await page.evaluate(() => {
-    document.querySelector('[data-testid=composer-input]').addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') window.__t.send2 = performance.now();
-    }, { capture: true, once: true });
-  });
-  await page.evaluate(watchFirstText, [1, 'follow']);
-  await input.press('Enter');
-  await page.waitForFunction(() => window.__t.follow, null, { timeout: LIMIT });
-  await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: LIMIT });
-  return page.evaluate(() => window.__t.follow - window.__t.send2);
 }
 
 /** The newcomer's path in a fresh browser context: its figures, and the chat it made. */
@@ -94,7 +58,7 @@ export async function walk(browser) {
     const signedIn = await signInAndSettle(page);
     const first = await firstQuestion(page);
     const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
-    const follow = await followUp(page);
+    const follow = await askFollowUp(page, FOLLOW_UP, { limit: LIMIT });
     return { settle: signedIn.settle, page: first.page, text: first.text, follow, keywordsOnly: first.keywordsOnly,
       counts: first.counts, signInSpans: signedIn.spans, sendSpans: first.spans, chatId };
   } finally {

@@ -155,9 +155,11 @@ def _sweep(args: argparse.Namespace) -> int:
     """Once, or every `--every` seconds until stopped: the emulators run no schedule (main.sweepAnswers)."""
     import time
 
-    from cardchat.generation.sweeper import sweep
+    from cardchat.generation.sweeper import sweep, sweep_leaseless
 
     db = _client(args.project)
+    legacy = sweep_leaseless(db)
+    print(f"sweep: {legacy.found} live without a lease (from before leases), re-drove {len(legacy.redriven)}")
     while True:
         done = sweep(db)
         if done.found or not args.every:

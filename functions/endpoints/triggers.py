@@ -1,4 +1,4 @@
-"""The triggers: cards embedded as they are written, answers generated from their stubs, and the
+"""The triggers: cards embedded as they are written, answers generated as they are requested, and the
 sweeper that re-drives answers whose run died."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from firebase_functions import firestore_fn, options, scheduler_fn
 
-from cardchat.schema.documents import CARDS, CHAT_MESSAGES, GENERATE_TIMEOUT_S
+from cardchat.schema.documents import CARDS, GENERATE_TIMEOUT_S
 from cardchat.schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
+from cardchat.schema.messages import ANSWER_REQUESTS
 from endpoints.base import db, secrets_for
 
 if TYPE_CHECKING:
@@ -63,24 +64,20 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
     return Card.from_dict(data) if data is not None else None
 
 
-@firestore_fn.on_document_written(
-    document=f"{CHAT_MESSAGES}/{{messageId}}",
+@firestore_fn.on_document_created(
+    document=f"{ANSWER_REQUESTS}/{{requestId}}",
     memory=options.MemoryOption.GB_1,
     timeout_sec=GENERATE_TIMEOUT_S,
     secrets=secrets_for("generateAnswer"),
 )
-def generateAnswer(event: DocumentWritten) -> None:
-    """Turns a `ready` assistant stub into a streamed answer. Every write the
-    engine makes re-triggers this; should_generate() ends those at once, and
-    the claim transaction makes a duplicate delivery harmless."""
-    from cardchat.generation import engine
+def generateAnswer(event: firestore_fn.Event[DocumentSnapshot[Any] | None]) -> None:
+    """Streams the answer an answer request names: one event per run asked for, none for the run's
+    own writes to the message; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
+    from cardchat.generation import answer_runs
 
-    after = event.data.after
-    data = after.to_dict() if after is not None and after.exists else None
-    if data is None or not engine.should_generate(data):
-        return
-    if engine.generate(db(), event.params["messageId"]) == "complete":
-        _answered(data["chat"], int(data.get("message_index") or 0), data.get("model"))
+    data = event.data.to_dict() if event.data is not None and event.data.exists else None
+    if (done := answer_runs.run_request(db(), event.params["requestId"], data)) is not None:
+        _answered(done["chat"], int(done.get("message_index") or 0), done.get("model"))
 
 
 def _answered(chat_id: str, index: int, model_id: str | None) -> None:

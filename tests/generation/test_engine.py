@@ -17,7 +17,7 @@ from cardchat.access.ratelimit import Limits, admit
 from cardchat.chat.history_window import output_reserve
 from cardchat.chat.turns import is_stalled, post_message, retry_message
 from cardchat.errors import FailedPrecondition
-from cardchat.generation.engine import GENERIC_ERROR, _Run, generate, should_generate
+from cardchat.generation.engine import GENERIC_ERROR, _Run, generate
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
@@ -41,13 +41,6 @@ from provider_wire import anthropic_text, held_after
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "paced", "quick"]  # fixtures, used by name
-
-
-def test_should_generate_only_ready_answers():
-    assert should_generate({"role": "assistant", "status": "ready"})
-    assert not should_generate({"role": "assistant", "status": "streaming"})
-    assert not should_generate({"role": "user", "status": "ready"})
-    assert not should_generate(None)
 
 
 def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, paced):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, set_cards
+from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, report_sets, set_cards
 
 ANSWERS_DIR = ROOT / "eval" / "answers"
 #: Share of a cited sentence's words that the cited card must hold.
@@ -208,19 +208,14 @@ def table(s: AnswerSet, f: AnswerFigures, label: str = "") -> str:
     )
 
 
-def main(paths: Sequence[str], model: str | None = "minilm") -> int:
-    from cardchat.embeddings import get_embedder
+def report(path: Path, embedder: Any, cache: VectorCache) -> str:
+    """One answer set's table, and its held-out half's when it has one, then a blank line."""
+    s = load_answer_set(path)
+    figures = evaluate(s, embedder, cache)
+    rest = held_out(s, figures)
+    held = "" if rest is None else table(s, rest, " (held out: the odd questions)") + "\n"
+    return table(s, figures) + "\n" + held
 
-    files = [Path(p) for p in paths] or sorted(ANSWERS_DIR.glob("*.json"))
-    embedder = get_embedder(model)
-    cache = VectorCache(embedder.model_id)
-    for path in files:
-        s = load_answer_set(path)
-        figures = evaluate(s, embedder, cache)
-        cache.save()
-        print(table(s, figures))
-        rest = held_out(s, figures)
-        if rest is not None:
-            print(table(s, rest, " (held out: the odd questions)"))
-        print()
-    return 0
+
+def main(paths: Sequence[str], model: str | None = "minilm") -> int:
+    return report_sets(paths, ANSWERS_DIR, model, report)

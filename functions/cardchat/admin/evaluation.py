@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,23 @@ class VectorCache:
             keys = list(self.vectors)
             np.savez(self.path, keys=np.array(keys), vecs=np.stack([self.vectors[k] for k in keys]))
             self.dirty = False
+
+
+def report_sets(
+    paths: Sequence[str], default_dir: Path, model: str | None, report: Callable[[Path, Any, VectorCache], str]
+) -> int:
+    """What each `cardchat eval-*` command does: print `report(path, embedder, cache)` for every set of
+    `paths` (default: every `default_dir/*.json`), one embedder and its vector cache for all, the cache
+    saved after each set (a first run over a deck takes minutes)."""
+    from cardchat.embeddings import get_embedder
+
+    embedder = get_embedder(model)
+    cache = VectorCache(embedder.model_id)
+    for path in [Path(p) for p in paths] or sorted(default_dir.glob("*.json")):
+        text = report(path, embedder, cache)
+        cache.save()
+        print(text)
+    return 0
 
 
 def embed_queries(embedder: Any, queries: Sequence[str]) -> np.ndarray:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, set_cards
+from cardchat.admin.evaluation import ROOT, VectorCache, embed_queries, report_sets, set_cards
 
 FOLLOWUPS_DIR = ROOT / "eval" / "followups"
 
@@ -123,20 +123,17 @@ def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
     return TurnMetric(fixed / n, per_turn / n, alone / n, added / n)
 
 
+def report(path: Path, embedder: Any, cache: VectorCache) -> str:
+    """One follow-up set's line."""
+    fs = load_followups(path)
+    m = replay(fs, _Deck(fs, embedder, cache))
+    return (
+        f"{fs.name} ({len(fs.pairs)} follow-ups, {fs.model}, background {fs.background_fraction:.0%}): "
+        f"answering card in the context: fixed background {m.fixed:.3f}, per-turn retrieval {m.per_turn:.3f} "
+        f"(follow-up alone as the query: {m.question_only:.3f}); {m.added:.1f} cards added per turn"
+    )
+
+
 def main(paths: Sequence[str], model: str | None = "minilm") -> int:
     """One line per follow-up set (`cardchat eval-turns`; default: every eval/followups/*.json)."""
-    from cardchat.embeddings import get_embedder
-
-    files = [Path(p) for p in paths] or sorted(FOLLOWUPS_DIR.glob("*.json"))
-    embedder = get_embedder(model)
-    cache = VectorCache(embedder.model_id)
-    for path in files:
-        fs = load_followups(path)
-        m = replay(fs, _Deck(fs, embedder, cache))
-        cache.save()
-        print(
-            f"{fs.name} ({len(fs.pairs)} follow-ups, {fs.model}, background {fs.background_fraction:.0%}): "
-            f"answering card in the context: fixed background {m.fixed:.3f}, per-turn retrieval {m.per_turn:.3f} "
-            f"(follow-up alone as the query: {m.question_only:.3f}); {m.added:.1f} cards added per turn"
-        )
-    return 0
+    return report_sets(paths, FOLLOWUPS_DIR, model, report)

@@ -1,8 +1,9 @@
 """Answer generation: claim a `ready` answer, stream the model's text into
 coalesced chunk documents, then write the whole answer once.
 
-The Firestore trigger on chat_messages calls `generate` for every write whose
-`after` passes `should_generate`. Delivery is at-least-once and two triggers
+The generateAnswer trigger calls `generate` once per answer request
+(generation/answer_runs.py): a new turn, a retry, the sweeper's re-drive; the
+run's own writes to the message fire nothing. Delivery is at-least-once and two triggers
 can race, so the claim is a compare-and-set that only a `ready` message passes
 (exactly one of two racers lands it; the other skips: messages_repo.messages.claim).
 The run then holds a lease it renews while it streams; if the function dies,
@@ -48,7 +49,7 @@ from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
 
-__all__ = ["generate", "lease_seconds", "should_generate"]
+__all__ = ["generate", "lease_seconds"]
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +83,6 @@ def lease_seconds() -> float:
     if value <= 0:
         raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
     return value
-
-
-def should_generate(after: dict[str, Any] | None) -> bool:
-    """The trigger's filter: an assistant message that is waiting for its answer."""
-    return after is not None and after.get("role") == "assistant" and after.get("status") == "ready"
 
 
 class _Run:

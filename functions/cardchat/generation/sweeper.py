@@ -31,6 +31,7 @@ from typing import Any
 from cardchat.chat.turns import READY_LEASE, is_stalled
 from cardchat.providers.headlines import headline
 from cardchat.repo import stalled_answers as repo
+from cardchat.schema.documents import STALLED_WITHOUT_LEASE
 from cardchat.schema.documents import now as utc_now
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,21 @@ def sweep(db: Any, now: Callable[[], datetime] = utc_now, batch: int = BATCH) ->
             continue  # moved on since the query: a late renewal, a finish, a retry
         (done.redriven if outcome == "redriven" else done.failed).append(message_id)
         log.warning("sweep: answer %s %s (its lease ran out)", message_id, outcome)
+    return done
+
+
+def sweep_leaseless(db: Any, now: Callable[[], datetime] = utc_now) -> Sweep:
+    """Settle the answers left live from before leases existed, which `sweep`'s indexed query never
+    finds (their `lease_expires` is missing): a one-off, run on deploy (`python -m cardchat sweep`
+    runs it before its first sweep); nothing writes a live answer without a lease any more."""
+    when = now()
+    found = repo.leaseless(db, STALLED_WITHOUT_LEASE)
+    done = Sweep(found=len(found))
+    for message_id in found:
+        outcome = _settle_one(db, message_id, when)
+        if outcome is not None:
+            (done.redriven if outcome == "redriven" else done.failed).append(message_id)
+            log.warning("sweep: answer %s %s (it held no lease)", message_id, outcome)
     return done
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.cloud import firestore
 
+from cardchat.repo import answer_requests
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import ANSWER_FEEDBACK
@@ -75,6 +76,7 @@ def write_new_chat(
             writer.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
         for message_id, message in messages:
             writer.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
+            answer_requests.add_if_ready(writer, db, message_id, message.to_dict())
         if source is not None:
             writer.set(db.collection(CHAT_SOURCES).document(chat_id), source.to_dict())
 

@@ -24,6 +24,7 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.parsing.utf8 import well_formed_fields
+from cardchat.repo import answer_requests
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import run_in_transaction
@@ -272,6 +273,7 @@ def append_turn(
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         for message_id, doc in decision.messages:
             tx.create(_message_ref(db, message_id), doc)
+            answer_requests.add_if_ready(tx, db, message_id, doc)
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
@@ -309,6 +311,7 @@ def reset_message(
         for d in stale:
             tx.delete(d.reference)
         tx.update(ref, decision.fields)
+        answer_requests.add_if_ready(tx, db, message_id, decision.fields)
         if write_ledger:
             write_ledger()
 

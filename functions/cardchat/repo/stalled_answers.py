@@ -17,6 +17,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.parsing.utf8 import well_formed_fields
+from cardchat.repo import answer_requests
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
@@ -38,6 +39,14 @@ def expired_query(db: firestore.Client, now: datetime, limit: int) -> firestore.
 
 def expired(db: firestore.Client, now: datetime, limit: int) -> list[tuple[str, dict[str, Any]]]:
     return [(d.id, d.to_dict() or {}) for d in expired_query(db, now, limit).stream()]
+
+
+def leaseless(db: firestore.Client, statuses: frozenset[str]) -> list[str]:
+    """Answers in `statuses` that hold no lease: written before answers had leases. The field is
+    missing, which no index holds, so this reads every answer in those statuses (the answers
+    in flight): a one-off on deploy, never part of the scheduled sweep."""
+    query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("status", "in", sorted(statuses)))
+    return [d.id for d in query.select(["lease_expires"]).stream() if (d.to_dict() or {}).get("lease_expires") is None]
 
 
 def settle(
@@ -64,6 +73,7 @@ def settle(
         for d in found:
             tx.delete(d.reference)
         tx.update(ref, well_formed_fields(update))
+        answer_requests.add_if_ready(tx, db, message_id, update)
         return True
 
     return run_in_transaction(db, run)
