@@ -3,7 +3,7 @@ createChat, one answer, one follow-up, one searchCards and one MCP search
 cost, counted at the client (benchmarks/op_counter.py) as Firestore bills
 them.
 
-Each call runs in this process as its endpoint in functions/main.py runs it
+Each call runs in this process as its endpoint in functions/endpoints/ runs it
 (the same access checks, then the domain), against the Firestore emulator in
 a project no trigger listens to (with the Auth emulator: an MCP token is
 checked against its account); the answers are made by engine.generate, the

@@ -13,7 +13,7 @@ MAX_MODULE_LINES = 400
 
 def _sources(root: Path) -> list[Path]:
     files = [root / "functions" / "main.py"]
-    for folder in (root / "functions" / "cardchat", root / "benchmarks"):
+    for folder in (root / "functions" / "cardchat", root / "functions" / "endpoints", root / "benchmarks"):
         files += sorted(folder.rglob("*.py"))
     return files
 

@@ -5,7 +5,7 @@ that reaches a model or a remote embedder without declaring the key fails
 there and nowhere else (locally every key is in the environment). These
 tests read the metadata firebase_functions attaches to each declared function
 for the deploy, in a fresh interpreter per environment, and hold it to the one
-list main.py declares: the functions on main.USES_KEYS bind every key this
+list endpoints/base.py declares: the functions on main.USES_KEYS bind every key this
 deployment holds, and no other function binds any.
 """
 
@@ -22,7 +22,7 @@ import pytest
 FUNCTIONS = Path(__file__).resolve().parents[1] / "functions"
 ALL_KEYS = ["ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"]
 
-# One interpreter for every case: main is re-imported under each deploy environment.
+# One interpreter for every case: main and its endpoints are imported afresh under each deploy environment.
 _PROBE = """
 import importlib, json, os, sys
 out = []
@@ -30,7 +30,10 @@ for env in json.load(sys.stdin):
     for k in [k for k in os.environ if k.startswith("CARDCHAT_") or k.endswith("_API_KEY")]:
         del os.environ[k]
     os.environ.update(env)
-    main = importlib.reload(sys.modules["main"]) if "main" in sys.modules else importlib.import_module("main")
+    # main re-exports functions/endpoints/: those modules bind the secrets at import, so all are imported afresh
+    for name in [m for m in sys.modules if m == "main" or m.split(".")[0] == "endpoints"]:
+        del sys.modules[name]
+    main = importlib.import_module("main")
     bound = {name: sorted(s["key"] for s in fn.__firebase_endpoint__.secretEnvironmentVariables or [])
              for name, fn in vars(main).items() if hasattr(fn, "__firebase_endpoint__")}
     out.append({"bound": bound, "uses_keys": sorted(main.USES_KEYS)})

@@ -54,8 +54,8 @@ def test_the_sweepers_query_is_served_by_a_declared_composite_index(db):
 
 
 def test_main_schedules_the_sweeper_at_its_interval():
-    main = (ROOT / "functions" / "main.py").read_text()
-    found = re.search(r'on_schedule\(schedule="every (\d+) minutes?"', main)
+    triggers = (ROOT / "functions" / "endpoints" / "triggers.py").read_text()
+    found = re.search(r'on_schedule\(schedule="every (\d+) minutes?"', triggers)
     assert found is not None and int(found.group(1)) * 60 == SWEEP_INTERVAL_S
 
 

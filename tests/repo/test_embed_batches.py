@@ -233,7 +233,7 @@ def test_a_worker_out_of_time_hands_the_rest_over_to_a_fresh_worker(db, embedder
     assert embed_queue.pending_count(db, OWNER) == 6
     assert not db.collection(EMBEDDING_WORKERS).document(OWNER).get().exists
     handover = db.collection(EMBEDDING_HANDOVERS).document(OWNER).get()
-    assert handover.exists  # its write starts resumeEmbedding (main.py), which does what follows
+    assert handover.exists  # its write starts resumeEmbedding (endpoints/triggers.py), which does what follows
     assert eb.work(db, OWNER, embedder) == "drained 6"
     _assert_all_fresh(db, cards, embedder)
 

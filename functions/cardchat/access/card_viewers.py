@@ -7,7 +7,7 @@ their own cards back by email for the editor.
 
 A look-up that answers for any address tells its caller who has an account,
 so it is bounded:
-- signed-in callers only (main.py);
+- signed-in callers only (endpoints/base.py);
 - at most 50 addresses a call (a card's viewer limit), and LOOKUPS_PER_HOUR
   addresses per user in a fixed window, counted before Auth is asked, in the
   transaction that refuses (RESOURCE_EXHAUSTED with the wait): an enumerator

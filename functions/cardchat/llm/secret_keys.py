@@ -2,13 +2,13 @@
 
 In production a function sees a key only if it declares it as a secret, so
 every function that can reach a model provider or a remote embedder (or
-answers by whether a key is present) must declare the keys; main.py's
+answers by whether a key is present) must declare the keys; endpoints/base.py's
 USES_KEYS names those functions. Declaring a secret that was never created
 fails the deploy, so the model keys bound are the ones listed in
 CARDCHAT_SECRETS (functions/.env, read at deploy time); the key of a remote
 embedder chosen with CARDCHAT_EMBEDDINGS is bound whether listed or not:
 without it every card would fail to embed, and a deploy that stops on the
-missing secret says so at once. Light on purpose: main.py imports it at cold
+missing secret says so at once. Light on purpose: every endpoint imports it at cold
 start (the embeddings package would load numpy).
 """
 

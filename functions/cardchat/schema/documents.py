@@ -62,7 +62,7 @@ LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
 RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
 
-#: generateAnswer's time limit (main.py); the engine's deadline is derived from it (engine.DEADLINE_S).
+#: generateAnswer's time limit (endpoints/triggers.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540
 SCRATCH_TTL = timedelta(days=2)  # a streaming chunk's `expires` after its writing (firestore.indexes.json TTL)
 

@@ -22,9 +22,9 @@ EMBEDDING_WORKERS = COLLECTIONS["embedding_workers"]
 #: embedding_progress/{uid}: the owner's own counts (EmbeddingProgress). Owner-readable, server-written.
 EMBEDDING_PROGRESS = COLLECTIONS["embedding_progress"]
 #: Server-only: embedding_handovers/{uid}, "a worker stopped at its time budget with cards still
-#: queued": writing it starts resumeEmbedding (main.py), a fresh worker for the rest (Handover).
+#: queued": writing it starts resumeEmbedding (endpoints/triggers.py), a fresh worker for the rest (Handover).
 EMBEDDING_HANDOVERS = COLLECTIONS["embedding_handovers"]
-#: embedCard's time limit (main.py): a worker stops claiming well inside it (embed_batches.DRAIN_BUDGET_S).
+#: embedCard's time limit (endpoints/triggers.py): a worker stops claiming inside it (embed_batches.DRAIN_BUDGET_S).
 EMBED_TIMEOUT_S = 540
 
 

@@ -2,7 +2,7 @@
 and stored vectors.
 
 The first createChat or searchCards of an owner without an index rebuilds it
-inside its own call, in a function of bounded memory (main.py): holding every
+inside its own call, in a function of bounded memory (endpoints/): holding every
 card of a large collection with its body, every vector and every entry at
 once overran it. So the rebuild streams: it reads the cards a page at a time
 (only the fields an entry is made of, in id order), their stored vectors

@@ -1,0 +1,89 @@
+"""The caller's account: models they may use, their own API keys, access tokens, viewers they name, deletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from firebase_functions import https_fn, options
+
+from cardchat.llm import models
+from cardchat.parsing import requests
+from endpoints.base import ai_access, caller, db, endpoint, secrets_for
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("listModels"))
+@endpoint
+def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    own = ai_access(req.auth.uid).own_keys if req.auth is not None and req.auth.uid else frozenset()
+    return {
+        "models": [dict(m.public(), own_key=m.provider in own) for m in models.available_models(own_keys=own)],
+        "default": models.default_model_id(own_keys=own),
+    }
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("setApiKey"))
+@endpoint
+def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import own_keys
+
+    uid = caller(req)
+    provider, key = requests.api_key(req.data)
+    return own_keys.set_key(db(), uid, provider, key)
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def deleteApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import own_keys
+
+    uid = caller(req)
+    own_keys.delete_key(db(), uid, requests.key_provider(req.data))
+    return {"keys": own_keys.list_keys(db(), uid)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import own_keys
+
+    return {"keys": own_keys.list_keys(db(), caller(req))}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=540)
+@endpoint
+def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """The caller's data, then their Auth account; run again, it finishes an interrupted one."""
+    from cardchat.access import account_deletion
+
+    account_deletion.delete_account(db(), caller(req), requests.account_uid(req.data))
+    return {}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import access_tokens
+
+    uid = caller(req)
+    made = access_tokens.create(db(), uid, requests.access_token_label(req.data))
+    return {"token": made.token, "id": made.token_id}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import access_tokens
+
+    uid = caller(req)
+    token, token_id = requests.revoke_access_token(req.data)
+    access_tokens.revoke(db(), uid, token=token, token_id=token_id)
+    return {}
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def resolveViewers(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    from cardchat.access import card_viewers
+    from cardchat.parsing import addresses
+
+    return card_viewers.resolve_viewers(db(), caller(req), addresses.resolve_viewers(req.data))

@@ -1,0 +1,105 @@
+"""What every endpoint shares: the Firebase app, the Firestore client, the caller's identity and
+AI access, the API keys bound as secrets, and the mapping of domain errors to HttpsError."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from firebase_functions import https_fn, options
+
+from cardchat.errors import CardchatError, Unauthenticated
+from cardchat.llm import secret_keys
+from cardchat.schema.documents import REGION
+
+log = logging.getLogger("cardchat")
+
+options.set_global_options(region=REGION, max_instances=20)
+
+# The API keys this deployment holds as Firebase secrets (llm/secret_keys.py: CARDCHAT_SECRETS in functions/.env,
+# plus a remote embedder's); locally the keys come from functions/.secret.local or the environment.
+SECRETS = secret_keys.bound_secrets()
+#: Every function that can reach a model provider or a remote embedder, or answers by whether a key is present, binds
+#: SECRETS, and no other does (tests/test_secrets.py); mcp embeds search_cards queries: a remote embedder's key.
+USES_KEYS = frozenset(
+    {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
+    | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
+)
+
+
+def secrets_for(name: str) -> list[str] | None:
+    return (SECRETS or None) if name in USES_KEYS else None
+
+
+def _init_app() -> None:
+    """The default firebase_admin app, which verifies callables' ID tokens (the emulators' need no credentials)."""
+    import firebase_admin
+    from firebase_admin import credentials
+
+    if firebase_admin._apps:
+        return
+    if os.environ.get("FUNCTIONS_EMULATOR") == "true":
+        from google.auth.credentials import AnonymousCredentials
+
+        class Anonymous(credentials.Base):  # type: ignore[misc]  # firebase_admin ships no type hints
+            def get_credential(self) -> AnonymousCredentials:
+                return AnonymousCredentials()  # type: ignore[no-untyped-call]
+
+        firebase_admin.initialize_app(Anonymous(), {"projectId": os.environ.get("GCLOUD_PROJECT")})
+    else:
+        firebase_admin.initialize_app()
+
+
+_init_app()
+_db = None
+
+
+def db() -> Any:
+    """The Firestore client (google.cloud.firestore.Client), made on first use."""
+    global _db
+    if _db is None:
+        from firebase_admin import firestore
+
+        _db = firestore.client()
+    return _db
+
+
+def caller(req: https_fn.CallableRequest[Any]) -> str:
+    if req.auth is None or not req.auth.uid:
+        raise Unauthenticated("Sign in first")
+    return req.auth.uid
+
+
+def ai_access(uid: str) -> Any:
+    """The caller's permissions.AIAccess: AI use granted, and the providers they hold their own key for.
+    Every call that makes a model answer passes its admit(model) (PermissionDenied, else the
+    rate limits that apply); the slot and token reservation are taken by the domain, in the
+    transaction that checks and writes, so a refused call spends nothing."""
+    from cardchat.access import permissions
+
+    return permissions.ai_access(db(), uid)
+
+
+def endpoint(fn: Callable[[https_fn.CallableRequest[Any]], Any]) -> Callable[[https_fn.CallableRequest[Any]], Any]:
+    """Maps domain errors to HttpsError; anything unexpected is logged
+    server-side and answered with a generic message (no internals leak)."""
+
+    def wrapper(req: https_fn.CallableRequest[Any]) -> Any:
+        try:
+            return fn(req)
+        except CardchatError as e:
+            details = {"retry_after": round(e.retry_after, 1)} if hasattr(e, "retry_after") else None
+            raise https_fn.HttpsError(
+                https_fn.FunctionsErrorCode[e.code.upper().replace("-", "_")], e.message, details
+            ) from e
+        except https_fn.HttpsError:
+            raise
+        except Exception:
+            log.exception("%s failed", fn.__name__)
+            message = "Something went wrong on our side; please try again"
+            raise https_fn.HttpsError(https_fn.FunctionsErrorCode.INTERNAL, message) from None  # logged above
+
+    wrapper.__name__ = fn.__name__
+    return wrapper

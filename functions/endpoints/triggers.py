@@ -1,0 +1,102 @@
+"""The triggers: cards embedded as they are written, answers generated from their stubs, and the
+sweeper that re-drives answers whose run died."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from firebase_functions import firestore_fn, options, scheduler_fn
+
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, GENERATE_TIMEOUT_S
+from cardchat.schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
+from endpoints.base import db, secrets_for
+
+if TYPE_CHECKING:
+    from firebase_functions.core import Change
+    from google.cloud.firestore_v1 import DocumentSnapshot
+
+    from cardchat.schema.documents import Card
+
+    #: What a document trigger receives: the document before and after the write.
+    DocumentWritten = firestore_fn.Event[Change[DocumentSnapshot[Any] | None]]
+
+log = logging.getLogger("cardchat")
+
+
+@firestore_fn.on_document_written(
+    document=f"{CARDS}/{{cardId}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=EMBED_TIMEOUT_S,
+    secrets=secrets_for("embedCard"),
+)
+def embedCard(event: DocumentWritten) -> None:
+    """Keeps card_embeddings in step with cards, in batches: the card is queued, and the call
+    that finds no worker for its owner drains the owner's queue (repo/embed_batches.py)."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embed_batches
+
+    before, after = (_card_of(snap) for snap in (event.data.before, event.data.after))
+    outcome = embed_batches.on_card_written(db(), event.params["cardId"], before, after, get_embedder())
+    log.info("embedCard %s: %s", event.params["cardId"], outcome)
+
+
+@firestore_fn.on_document_written(
+    document=f"{EMBEDDING_HANDOVERS}/{{owner}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=EMBED_TIMEOUT_S,
+    secrets=secrets_for("resumeEmbedding"),
+)
+def resumeEmbedding(event: DocumentWritten) -> None:
+    """A worker out of time with cards still queued: a fresh one takes the rest (repo/embed_batches.py)."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo import embed_batches
+
+    if event.data.after is not None and event.data.after.exists:  # written, not deleted
+        log.info("resumeEmbedding: %s", embed_batches.work(db(), event.params["owner"], get_embedder()))
+
+
+def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
+    from cardchat.schema.documents import Card
+
+    data = snap.to_dict() if snap is not None and snap.exists else None  # None: no card (created or deleted)
+    return Card.from_dict(data) if data is not None else None
+
+
+@firestore_fn.on_document_written(
+    document=f"{CHAT_MESSAGES}/{{messageId}}",
+    memory=options.MemoryOption.GB_1,
+    timeout_sec=GENERATE_TIMEOUT_S,
+    secrets=secrets_for("generateAnswer"),
+)
+def generateAnswer(event: DocumentWritten) -> None:
+    """Turns a `ready` assistant stub into a streamed answer. Every write the
+    engine makes re-triggers this; should_generate() ends those at once, and
+    the claim transaction makes a duplicate delivery harmless."""
+    from cardchat.generation import engine
+
+    after = event.data.after
+    data = after.to_dict() if after is not None and after.exists else None
+    if data is None or not engine.should_generate(data):
+        return
+    if engine.generate(db(), event.params["messageId"]) == "complete":
+        _answered(data["chat"], int(data.get("message_index") or 0), data.get("model"))
+
+
+def _answered(chat_id: str, index: int, model_id: str | None) -> None:
+    """A complete answer: the chat's title after its first; the turn into its readers' search indexes."""
+    from cardchat.chat import titles
+    from cardchat.repo import chat_search
+
+    if index == 1:
+        titles.retitle(db(), chat_id, model_id)
+    chat_search.index_answer(db(), chat_id, index)
+
+
+#: generation/sweeper.SWEEP_INTERVAL_S (tests/generation/test_sweeper.py holds them equal).
+@scheduler_fn.on_schedule(schedule="every 1 minutes", memory=options.MemoryOption.MB_256, timeout_sec=300)
+def sweepAnswers(event: scheduler_fn.ScheduledEvent) -> None:
+    """Re-drives or fails the answers whose run died, whether or not anyone watches (generation/sweeper.py)."""
+    from cardchat.generation import sweeper
+
+    log.info("sweepAnswers: %s", sweeper.sweep(db()))
