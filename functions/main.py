@@ -27,6 +27,7 @@ from endpoints.chats import (
     searchChats,
     shareChat,
 )
+from endpoints.pins import excludeCard, pinCard
 from endpoints.triggers import embedCard, generateAnswer, resumeEmbedding, sweepAnswers
 
 # What Firebase loads (every decorated function) and what tests and benchmarks use (db, the secrets).
@@ -42,10 +43,12 @@ __all__ = [
     "deleteApiKey",
     "deleteChat",
     "embedCard",
+    "excludeCard",
     "generateAnswer",
     "listApiKeys",
     "listModels",
     "mcp",
+    "pinCard",
     "postMessage",
     "rateAnswer",
     "resolveViewers",

@@ -15,7 +15,7 @@ function priv(cardsByOthers: number): ChatPrivateDoc {
     continued_from: null, cards_considered: 4, cards_packed: 4, cards_cut: 0, context_turns: [],
     cards_by_others: cardsByOthers,
     collection_id: null,
-    collection_query: null,
+    collection_query: null, pinned_cards: [], excluded_cards: [],
   };
 }
 
