@@ -49,20 +49,19 @@ async function excludeAndPinFromTheSources(page) {
   const sources = list.getByTestId('answer-source');
   await until('two sources with their controls', async () => (await list.getByTestId('pin-controls').count()) >= 2, 30_000, 200);
   const [excluded, pinned] = [sources.nth(0), sources.nth(1)];
-  const ns = [Number(await excluded.getAttribute('data-n')), Number(await pinned.getAttribute('data-n'))];
+  const ns = { excluded: Number(await excluded.getAttribute('data-n')), pinned: Number(await pinned.getAttribute('data-n')) };
   await excluded.getByTestId('exclude-card').click();
   await excluded.locator('[data-testid=pin-controls][data-excluded=true]').waitFor({ timeout: 30_000 });
   await pinned.getByTestId('pin-card').click();
   await pinned.locator('[data-testid=pin-controls][data-pinned=true]').waitFor({ timeout: 30_000 });
   assert.equal(await pinned.getByTestId('pin-card').textContent(), 'Unpin');
   const priv = await adminGet(`${COLLECTIONS.chat_private}/${chatId}`);
-  const ids = ns.map((n) => priv.card_ids[n - 1]);
-  assert.deepEqual([priv.excluded_cards, priv.pinned_cards], [[ids[0]], [ids[1]]]);
+  assert.deepEqual([priv.excluded_cards, priv.pinned_cards], [[priv.card_ids[ns.excluded - 1]], [priv.card_ids[ns.pinned - 1]]]);
   return ns;
 }
 
 /** 2. The next answer: its background holds the pin, not the excluded card, which it no longer cites. */
-async function theNextAnswerFollows(page, [excluded, pinned]) {
+async function theNextAnswerFollows(page, { excluded, pinned }) {
   await page.getByTestId('composer-input').fill(QUESTION);
   await page.getByTestId('send').click();
   const second = await until('the second answer', async () => (await answers())[1], ANSWER_TIMEOUT, 500);
@@ -72,7 +71,7 @@ async function theNextAnswerFollows(page, [excluded, pinned]) {
 }
 
 /** 3. The why panel lists both; its "Include again" undoes the exclusion. */
-async function theWhyPanelUndoes(page, [excluded]) {
+async function theWhyPanelUndoes(page, { excluded }) {
   const why = page.getByTestId('context-why');
   await why.locator('summary').click();
   await why.getByTestId('context-pinned').waitFor({ timeout: 30_000 });
