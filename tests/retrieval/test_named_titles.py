@@ -23,3 +23,14 @@ def test_titles_too_short_to_mean_anything_are_never_named():
     assert not names("go to it", "go")
     assert not names("anything", "")
     assert names("is Git fast?", "Git")
+
+
+def test_the_index_key_of_a_title_is_among_the_keys_of_a_question_that_names_it():
+    from cardchat.retrieval.named_titles import question_keys, title_key
+
+    keys = question_keys("What does my  Project Zebra (draft) say about deploys?")
+    assert title_key("project zebra") in keys
+    assert title_key("(Project Zebra)") in keys  # a title's own edge punctuation aside
+    assert title_key("zebra (draft)") in keys
+    assert title_key("Project Zebras") not in keys
+    assert title_key("go") == "" and title_key("  ") == ""

@@ -189,7 +189,7 @@ def select_background(
     pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)
     embedded = clock.lap()
-    order = named_first(db, uid, pool, question, pool.rank(question, query_vec).order)
+    pool, order = named_first(db, uid, pool, question, pool.rank(question, query_vec).order)
     first = pins.readable(db, uid, pinned)
     ranked_ms = clock.lap()
     budget = background_budget(spec, fraction, question)

@@ -1,40 +1,42 @@
 """Cards the question names by title, put first in a ranking (retrieval/named_titles.py says when a
 title is named), for createChat's background and every follow-up's retrieval.
 
-A named card shares every word of its title with the question, and BM25 weighs title words three
-times, so it is among the question's best keyword matches: only those (the best SHORTLIST by BM25
-alone) are read and their titles compared, never the whole collection.
+The retrieval index keeps a key of each card's title, so the named cards are found among the whole
+collection by the keys of the question's phrases without reading a card; only those found are read
+(what is read is kept with the pool, `Pool.loose`, so packing never reads it twice) and their titles
+checked word for word. A loose card (read by id, not from an index) carries its key the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     from cardchat.chat.candidates import Pool
 
-#: The best keyword matches whose titles are compared with the question.
-SHORTLIST = 32
 
-
-def named_first(db: Any, uid: str, pool: Pool, question: str, order: Sequence[int]) -> list[int]:
-    """`order` (indices into `pool`) with the cards `uid` may read whose title `question` names
-    moved to the front, best keyword match first; the rest keep their order."""
+def named_first(db: Any, uid: str, pool: Pool, question: str, order: Sequence[int]) -> tuple[Pool, list[int]]:
+    """`pool`, holding the cards read, and `order` (indices into it) with the cards `uid` may read whose
+    title `question` names moved to the front, in `order`'s order; the rest keep their order."""
     from cardchat.access import permissions
     from cardchat.repo import cards as card_repo
-    from cardchat.retrieval.named_titles import names
+    from cardchat.retrieval.named_titles import names, question_keys
 
-    if not len(pool) or not question.strip():
-        return list(order)
-    keyword = pool.rank(question, None)  # no query vector: BM25 alone
-    shortlist = [i for i in keyword.order[:SHORTLIST] if keyword.scores[i] > 0]
-    ids = [pool.ids[i] for i in shortlist]
+    keys = question_keys(question) if len(pool) else set()
+    found: list[int] = []
+    for p in pool.parts:
+        rows = [r for k in keys & p.snapshot.title_rows.keys() for r in p.snapshot.title_rows[k]]
+        if rows:
+            found += p.positions[np.isin(p.rows, rows)].tolist()
+    if not found:
+        return pool, list(order)
+    ids = [pool.ids[i] for i in found]
     need = [c for c in ids if c not in pool.loose]
-    found = {**(card_repo.load_cards(db, need) if need else {}), **pool.loose}
-    readable = permissions.readable_cards(found, uid, ids)
-    named = [i for i, c in zip(shortlist, ids) if c in readable and names(question, readable[c].title)]
-    if not named:
-        return list(order)
-    first = set(named)
-    return named + [i for i in order if i not in first]
+    pool = replace(pool, loose={**(card_repo.load_cards(db, need) if need else {}), **pool.loose})
+    readable = permissions.readable_cards(pool.loose, uid, ids)
+    named = {i for i, c in zip(found, ids) if c in readable and names(question, readable[c].title)}
+    return pool, [i for i in order if i in named] + [i for i in order if i not in named]

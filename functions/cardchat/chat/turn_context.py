@@ -222,7 +222,7 @@ def rank_source(
     alone = pool.rank(question, query_vec).order
     both = turn_query(question, previous)
     with_previous = pool.rank(both, embedder.embed_query(both)).order if previous else None
-    order = named_first(db, owner, pool, question, fuse(alone, with_previous, len(pool)))
+    pool, order = named_first(db, owner, pool, question, fuse(alone, with_previous, len(pool)))
     left_out = set(excluded)
     ids = [pool.ids[i] for i in order if pool.ids[i] not in left_out]
     in_context = set(context_ids)
@@ -279,31 +279,15 @@ def ground_turn(
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
         return None
-    ranked = rank_source(
-        db,
-        private.owner,
-        source_of(source),
-        questions[-1],
-        "".join(questions[-2:-1]),
-        private.card_ids,
-        private.excluded_cards,
-    )
+    asked, before = questions[-1], "".join(questions[-2:-1])
+    ranked = rank_source(db, private.owner, source_of(source), asked, before, private.card_ids, private.excluded_cards)
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
     authors = AuthorBook(private.owner).authors(ranked.cards.values())
     try:
+        budget, pinned = turn_budget(spec), frozenset(private.pinned_cards)
         plan = plan_turn(
-            text,
-            tokens,
-            private.card_ids,
-            turns,
-            ranked,
-            index,
-            room,
-            turn_budget(spec),
-            spec.tokenizer,
-            authors,
-            frozenset(private.pinned_cards),
+            text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
         )
     except ValueError:  # not a background in fit_background's format: nothing to append to
         log.warning("turn context %s: the background is not in card format", chat_id)
