@@ -1,7 +1,9 @@
 """The access re-check (chat/recheck.py) on a 1,000-card background: what every
 answer and branch pays before it starts when nothing changed (the cards'
-access fields, read in bulk), and what withdrawing one card adds (cutting
-it out and counting the background's tokens again)."""
+access fields and `updated`, read in bulk), what withdrawing one card adds
+(cutting it out and counting the background's tokens again), and what telling
+edited cards adds (chat/edited_cards.py): nothing edited, and one card edited
+(read whole, packed again under its number)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ import statistics
 import time
 
 from benchmarks.common import sized
-from cardchat.chat import recheck
+from cardchat.chat import edited_cards, recheck
+from cardchat.chat.packed_cards import packed_stamps
 from cardchat.retrieval.background import fit_background
 from cardchat.schema.documents import CARDS, Card
+from cardchat.schema.documents import now as utc_now
 
 N = sized(1_000, 5)
 OWNER = "bench-owner"
@@ -79,8 +83,29 @@ def run(db) -> list[str]:
     db.collection(CARDS).document(cards[0][0]).update({"viewers": []})
     assert check().withdrawn == [cards[0][0]]
     withdrawn = _median_ms(check, sized(5, 1))
+    fresh, edited = _edits(db, bg, cards)
     return [
         f"access re-check, {N:,}-card background ({len(bg.text) / 1e6:.1f} MB, {bg.tokens:,} tokens):",
-        f"    nothing changed: {unchanged:.0f} ms (reads owner/visibility/viewers of every card, no body)",
+        f"    nothing changed: {unchanged:.0f} ms (reads owner/visibility/viewers/updated of every card, no body)",
         f"    one card withdrawn: {withdrawn:.0f} ms (the same read, the card cut out, the tokens counted again)",
+        f"    and edited cards told, none edited: {fresh:.0f} ms (the same read, the stamps compared)",
+        f"    and one card edited: {edited:.0f} ms (that card read whole and packed again under its number)",
     ]
+
+
+def _edits(db, bg, cards: list[tuple[str, Card]]) -> tuple[float, float]:
+    """The re-check with edited cards told (the engine's path), before and after one card is edited."""
+    stamps = packed_stamps(bg.card_ids, dict(cards))
+
+    def told():
+        checked = recheck.check(db, OWNER, bg.card_ids, bg.text, bg.tokens, "o200k_base")
+        return edited_cards.refresh(
+            db, checked.card_ids, checked.text, checked.tokens, bg.tokens, "o200k_base", checked.cards, stamps
+        )
+
+    assert told().repacked == []
+    fresh = _median_ms(told, sized(7, 1))
+    edited_id, card = cards[1]
+    db.collection(CARDS).document(edited_id).update({"body": card.body + " An edit.", "updated": utc_now()})
+    assert told().repacked == [edited_id]
+    return fresh, _median_ms(told, sized(5, 1))

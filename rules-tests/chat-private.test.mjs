@@ -3,11 +3,13 @@
 // of the cards are other people's, the chat it was branched from). The owner and admins get it; a visitor or another user never does,
 // published chat or not; only the owner lists it (filtered on their uid), and admins; no client writes it.
 
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertFails, assertSucceeds } from '@firebase/rules-unit-testing';
 import { collectionGroup, deleteDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
 import {
-  ACTORS, C, UID, chatDoc, chatPrivateDoc, collection, doc, expectFound, expectMissing, fixtures, setUp,
+  ACTORS, C, UID, chatDoc, chatPrivateDoc, collection, doc, expectFound, expectMissing, fixtures, setUp, viewerDoc,
+  viewerId,
 } from './helpers.mjs';
 
 const READERS = { owner: true, other: false, signedOut: false, admin: true };
@@ -28,6 +30,7 @@ describe('chat_private', () => {
       [`${C.chat_private}/${chats.unpublished}`]: chatPrivateDoc(),
       [`${C.chats}/${chats.published}`]: chatDoc({ published: true }),
       [`${C.chat_private}/${chats.published}`]: chatPrivateDoc(),
+      [`${C.chat_viewers}/${viewerId(chats.unpublished, UID.chatViewer)}`]: viewerDoc(chats.unpublished, UID.chatViewer),
       ...w.docs,
     });
   });
@@ -49,6 +52,14 @@ describe('chat_private', () => {
     test(`deny: non-admin with an admin token claim gets the private data of a ${state} chat`,
       () => assertFails(expectFound(priv('notAdmin', id))));
   }
+  // How many cards changed since the chat started: the owner's header, derived from the hidden background.
+  test('allow: owner reads how many of the chat\'s cards changed since it started', async () => {
+    assert.equal((await expectFound(priv('owner', chats.published))).data().cards_changed, 3);
+  });
+  test('allow: a viewer the chat is shared with gets the chat itself (the transcript\'s head)',
+    async () => { await expectFound(doc(h.db.chatViewer, C.chats, chats.unpublished)); });
+  test('deny: a viewer the chat is shared with reads how many of its cards changed',
+    () => assertFails(expectFound(priv('chatViewer', chats.unpublished))));
   for (const [actor, label] of Object.entries(ACTORS)) {
     test(`allow: ${label} gets the private data of a missing chat and sees not-found`,
       () => expectMissing(priv(actor, 'no-such-chat')));

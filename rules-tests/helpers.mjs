@@ -124,6 +124,8 @@ export function chatPrivateDoc(over = {}) {
     cards_by_others: 1,
     // a chat made from a saved collection: its id (owner-only like the rest)
     collection_id: 'col-1',
+    // how many of its cards were edited since the chat was made: a count derived from the hidden background
+    cards_changed: 3,
     ...over,
   });
 }
@@ -183,7 +185,8 @@ export function cardDoc(over = {}) {
 
 export function backgroundDoc(chat, over = {}) {
   return checkShape('ChatBackground', {
-    chat, owner: UID.owner, model: 'claude-test', tokens: 12345, parts: 1, created: T0, ...over,
+    chat, owner: UID.owner, model: 'claude-test', tokens: 12345, parts: 1, created: T0,
+    card_updated: { 'card-a': 1767225600000000 }, changed_cards: ['card-a'], ...over,
   });
 }
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval.rank import RankingConfig, rank_cards, rank_with_scores
+from cardchat.retrieval.rank import RankingConfig, fuse_scores, rank_cards, rank_with_scores
 
 
 def _unit(v):
@@ -101,3 +101,17 @@ def test_default_fusion_is_bounded_and_its_scores_are_absolute():
     # "other" is orthogonal to the question and shares no word: 0, not the min-max floor of a scale.
     assert hybrid.scores[3] == 0.0 and 0.0 < hybrid.scores[2] < 0.4  # no vector: BM25's share only
     assert hybrid.order[0] == 1  # cosine 0.99 at weight 0.6 beats a partial BM25 match
+
+
+@pytest.mark.parametrize("how", ["bounded", "scores", "rrf"])
+def test_the_dense_weight_follows_the_question_s_language(how):
+    # The dense ranker is sure of card 0, BM25 of card 1: an English question follows the
+    # dense ranker's weight, a French one (which the English model reads poorly) BM25.
+    dense = np.array([0.9, 0.1])
+    scores, bound = np.array([0.5, 4.0], np.float32), 5.0
+    has = np.array([True, True])
+    config = RankingConfig(fusion=how, rrf_k=1, dense_weight=0.8, sparse_weight=0.2)
+    assert fuse_scores("how do I create the directories", dense, scores, bound, has, config).order == [0, 1]
+    assert fuse_scores("créer les répertoires", dense, scores, bound, has, config).order == [1, 0]
+    fixed = RankingConfig(fusion=how, rrf_k=1, dense_weight=0.8, sparse_weight=0.2, by_language=False)
+    assert fuse_scores("créer les répertoires", dense, scores, bound, has, fixed).order == [0, 1]

@@ -23,7 +23,7 @@ from cardchat.access import ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
 from cardchat.chat.history_window import said_before
-from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
 from cardchat.chat.titles import fallback_title
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
@@ -94,7 +94,15 @@ def continue_chat(
         continued_from={"chat": chat_id, "messages": len(history)},
         cards_by_others=chosen.cards_by_others(bg.card_ids),
     )
-    background = ChatBackground(chat=new_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=when)
+    background = ChatBackground(
+        chat=new_id,
+        owner=uid,
+        model=spec.id,
+        tokens=bg.tokens,
+        parts=0,
+        created=when,
+        card_updated=packed_stamps(bg.card_ids, chosen.cards),
+    )
     chats_repo.write_branch(
         db,
         new_id,

@@ -18,7 +18,7 @@ from cardchat.access import permissions, ratelimit
 from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.history_window import token_bound
-from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
 from cardchat.chat.turns import question_and_stub
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
@@ -131,7 +131,7 @@ def create_chat(
     # What follow-ups rank (turn_context.py): the query itself, else the ids the caller could read.
     query = req.query.to_dict() if req.query is not None else None
     source = ChatSource(chat_id, uid, [] if query else chosen.visible, created=stamp, collection_query=query)
-    _write(db, chat_id, chat, private, chosen.background, spec, req.initial_message, stamp, rules, source)
+    _write(db, chat_id, chat, private, chosen, spec, req.initial_message, stamp, rules, source)
     t = chosen.timings
     steps = CreateChatTimings(
         check=checked, resolve=t.resolve, embed=t.embed, rank=t.rank, load_and_fit=t.load_and_fit, write=clock.lap()
@@ -274,7 +274,7 @@ def _write(
     chat_id: str,
     chat: Chat,
     private: ChatPrivate,
-    bg: Background,
+    chosen: Selection,
     spec: models.ModelSpec,
     question: str,
     stamp: datetime,
@@ -285,7 +285,7 @@ def _write(
     first answer's token reservation."""
     from cardchat.repo import chats as chat_repo
 
-    uid = chat.owner
+    uid, bg = chat.owner, chosen.background
     user_msg, stub = question_and_stub(chat_id, 0, question, spec.id, stamp, rules.own_key)
     hold = TokenReservation(
         message=first_message_id(chat_id, 1),
@@ -298,7 +298,15 @@ def _write(
         chat_id,
         chat,
         private,
-        ChatBackground(chat=chat_id, owner=uid, model=spec.id, tokens=bg.tokens, parts=0, created=stamp),
+        ChatBackground(
+            chat=chat_id,
+            owner=uid,
+            model=spec.id,
+            tokens=bg.tokens,
+            parts=0,
+            created=stamp,
+            card_updated=packed_stamps(bg.card_ids, chosen.cards),
+        ),
         bg.text,
         [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         ratelimit.admission(uid, stamp, rules, hold),

@@ -13,19 +13,21 @@ cards keep their numbers, so [n] in earlier answers still means the same card
 (a withdrawn one shows as plain [n]). The same read refreshes
 Chat.public_citations, so a card made private stops being linked for visitors.
 
-The check reads three small fields per card in one BatchGet stream (no title
-or body); its cost with nothing changed and with a card withdrawn is measured
-by `scripts/bench recheck` (docs/performance.md).
+The check reads four small fields per card in one BatchGet stream (no title
+or body): the three that decide access, and `updated`, which tells a card
+edited since it was packed (chat/edited_cards.py packs it again). Its cost
+with nothing changed and with a card withdrawn is measured by
+`scripts/bench recheck` (docs/performance.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from cardchat.access import permissions
 from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.schema.documents import Chat, ChatPrivate
+from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
 
 
 @dataclass
@@ -36,6 +38,7 @@ class Checked:
     card_owners: list[str]  # aligned with card_ids; "" for a withdrawn card
     public_citations: dict[str, str]
     withdrawn: list[str]  # ids withdrawn by this check
+    cards: dict[str, Card] = field(default_factory=dict)  # the packed cards' access fields and `updated`, as read
 
 
 def check(
@@ -46,7 +49,7 @@ def check(
     fields; writes nothing."""
     from cardchat.repo import cards as card_repo
 
-    cards = card_repo.load_access(db, [c for c in card_ids if c])
+    cards = card_repo.load_access(db, [c for c in card_ids if c], updated=True)
     readable = permissions.readable_cards(cards, owner)
     known = packed_owners(card_ids, cards, owners)
     kept = [c if c in readable and cards[c].owner == known[i] else "" for i, c in enumerate(card_ids)]
@@ -59,27 +62,51 @@ def check(
         tokens = count_tokens([text], tokenizer)[0]
     kept_owners = [o if c else "" for c, o in zip(kept, known, strict=True)]
     withdrawn = [card_ids[n - 1] for n in sorted(gone)]
-    return Checked(text, tokens, kept, kept_owners, public_citations(kept, cards), withdrawn)
+    return Checked(text, tokens, kept, kept_owners, public_citations(kept, cards), withdrawn, cards)
 
 
 def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
     """The engine's background for `chat_id` (whose chats doc is `chat`) and
-    its token count, after withdrawing what its owner may no longer read; a
-    change is stored before the answer starts."""
+    its token count, after withdrawing what its owner may no longer read and
+    re-packing the cards edited since they were packed (chat/edited_cards.py);
+    a change is stored before the answer starts."""
+    from cardchat.chat import edited_cards
     from cardchat.repo import chats as chats_repo
 
     private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
-    text = chats_repo.read_background(db, chat_id)
+    text, stored = chats_repo.read_background_and_head(db, chat_id)
+    head = ChatBackground.from_dict(stored)
     checked = check(
         db, private.owner, private.card_ids, text, private.background_tokens, tokenizer, private.card_owners
     )
-    if checked.withdrawn:
+    edited = edited_cards.refresh(
+        db,
+        checked.card_ids,
+        checked.text,
+        checked.tokens,
+        private.background_length,
+        tokenizer,
+        checked.cards,
+        head.card_updated,
+    )
+    if checked.withdrawn or edited.edited:
+        kept = edited.card_ids
+        changed = list(dict.fromkeys(head.changed_cards + edited.edited))
         chats_repo.replace_background(
-            db, chat_id, checked.text, checked.tokens, checked.card_ids, checked.public_citations, checked.card_owners
+            db,
+            chat_id,
+            edited.text,
+            edited.tokens,
+            kept,
+            public_citations(kept, checked.cards),
+            [o if c else "" for c, o in zip(kept, checked.card_owners, strict=True)],
+            {"card_updated": edited.card_updated, "changed_cards": changed, "cards_changed": len(changed)},
         )
     else:
         if checked.public_citations != Chat.from_dict(chat).public_citations:
             chats_repo.set_public_citations(db, chat_id, checked.public_citations)
         if checked.card_owners != private.card_owners:  # packed before owners were kept: remembered from now on
             chats_repo.set_card_owners(db, chat_id, checked.card_owners)
-    return checked.text, checked.tokens
+        if edited.card_updated != head.card_updated:  # written but not in their text, or stamped for the first time
+            chats_repo.set_card_stamps(db, chat_id, edited.card_updated)
+    return edited.text, edited.tokens

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from cardchat.chat.collection import CardSource, source_of
-from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
 from cardchat.llm.models import ModelSpec
 from cardchat.retrieval.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.schema.chat_sources import ContextTurn
@@ -306,6 +306,7 @@ def ground_turn(
             "cards_packed": len(card_numbers(plan.text)),
             "cards_by_others": private.cards_by_others + plan.by_others,
         },
+        chats_repo.card_stamp_fields(packed_stamps([a["card"] for a in plan.turn.added], ranked.cards)),
     )
     return plan.text, plan.tokens
 

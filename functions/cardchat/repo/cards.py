@@ -81,7 +81,8 @@ def load_cards(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]
 ACCESS_FIELDS = ("owner", "visibility", "viewers")
 
 
-def load_access(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Card]:
+def load_access(db: firestore.Client, card_ids: Sequence[str], updated: bool = False) -> dict[str, Card]:
     """Who may read each existing card among `card_ids`: Cards holding only
-    ACCESS_FIELDS (no title or body is read)."""
-    return dict(read_many(db, CARDS, card_ids, lambda _id, data: Card.from_dict(data), ACCESS_FIELDS))
+    ACCESS_FIELDS (no title or body is read), and with `updated` when it was last written."""
+    fields = (*ACCESS_FIELDS, "updated") if updated else ACCESS_FIELDS
+    return dict(read_many(db, CARDS, card_ids, lambda _id, data: Card.from_dict(data), fields))

@@ -134,6 +134,12 @@ def background_tokens(db: firestore.Client, chat_id: str) -> int | None:
 
 
 def read_background(db: firestore.Client, chat_id: str) -> str:
+    return read_background_and_head(db, chat_id)[0]
+
+
+def read_background_and_head(db: firestore.Client, chat_id: str) -> tuple[str, dict[str, Any]]:
+    """A chat's hidden background and its head document (ChatBackground: the
+    packed cards' stamps among it), in the reads read_background makes."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     head = bg_ref.get()
     if not head.exists:
@@ -141,7 +147,19 @@ def read_background(db: firestore.Client, chat_id: str) -> str:
     n = int(head.get("parts"))
     refs = [bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}") for i in range(n)]
     texts = {snap.id: snap.get("text") for snap in db.get_all(refs)}
-    return "".join(texts[f"{i:04d}"] for i in range(n))
+    return "".join(texts[f"{i:04d}"] for i in range(n)), head.to_dict() or {}
+
+
+def card_stamp_fields(stamps: dict[str, int]) -> dict[str, Any]:
+    """Head fields (write_context) setting these cards' ChatBackground.card_updated, the others' kept."""
+    from google.cloud.firestore_v1.field_path import FieldPath
+
+    return {FieldPath("card_updated", c).to_api_repr(): s for c, s in stamps.items()}
+
+
+def set_card_stamps(db: firestore.Client, chat_id: str, card_updated: dict[str, int]) -> None:
+    """ChatBackground.card_updated after a check found cards written but their text as packed."""
+    db.collection(CHAT_BACKGROUNDS).document(chat_id).update({"card_updated": card_updated})
 
 
 def _delete_query(db: firestore.Client, query: firestore.Query) -> int:
@@ -201,14 +219,19 @@ def replace_background(
     card_ids: list[str],
     public_citations: dict[str, str],
     card_owners: list[str],
+    edits: dict[str, Any] | None = None,
 ) -> None:
-    """The background after cards were withdrawn from it (chat/recheck.py), with the
-    counts, owners and citations that follow, in one atomic batch."""
+    """The background after cards were withdrawn from it or re-packed (chat/recheck.py), with the
+    counts, owners and citations that follow, in one atomic batch. `edits`: the re-packed cards'
+    record (`card_updated`, `changed_cards` of the head; `cards_changed` of the owner's count)."""
     from cardchat.retrieval.background import card_numbers
 
+    edits = dict(edits or {})
     packed = len(card_numbers(text))
     fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
-    write_context(db, chat_id, text, tokens, public_citations, fields)
+    if "cards_changed" in edits:
+        fields["cards_changed"] = edits.pop("cards_changed")
+    write_context(db, chat_id, text, tokens, public_citations, fields, edits)
 
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
@@ -223,10 +246,11 @@ def write_context(
     tokens: int,
     public_citations: dict[str, str],
     private_fields: dict[str, Any],
+    head_fields: dict[str, Any] | None = None,
 ) -> None:
-    """A changed background (cards withdrawn: chat/recheck.py; a follow-up's
-    additions: chat/turn_context.py) with the owner's record of it and the
-    citations visitors may follow, in one atomic batch."""
+    """A changed background (cards withdrawn or re-packed: chat/recheck.py; a follow-up's
+    additions: chat/turn_context.py) with the owner's record of it, the citations visitors
+    may follow and `head_fields` of its server-only head, in one atomic batch."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)
     parts = split_parts(text)
@@ -235,7 +259,7 @@ def write_context(
         batch.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
     for i in range(len(parts), old):
         batch.delete(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"))
-    batch.update(bg_ref, {"tokens": tokens, "parts": len(parts)})
+    batch.update(bg_ref, {**(head_fields or {}), "tokens": tokens, "parts": len(parts)})
     batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {**private_fields, "background_tokens": tokens})
     batch.update(db.collection(CHATS).document(chat_id), {"public_citations": public_citations})
     batch.commit()

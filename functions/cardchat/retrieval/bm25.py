@@ -19,81 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardchat.embeddings.scripts import fold, has_cjk, split_cjk
+from cardchat.retrieval import function_words
 
-# Light: only words that carry no topic in a question. Dutch/German articles
-# too, because the compound set is Dutch/German, and French ones for the French set.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "so",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "de",
-        "het",
-        "een",
-        "en",
-        "van",
-        "ik",
-        "hoe",
-        "wat",
-        "der",
-        "die",
-        "das",
-        "und",
-        "ist",
-        "ich",
-        "wie",
-        "ein",
-        "eine",
-        "mit",
-        "zu",
-    ]
-    # French articles, prepositions and pronouns (accents folded, as terms are).
-    + "le la les un une des du au aux et ou en dans par pour sur avec".split()
-    + "ce ces cet cette qui que se sa son ses est".split()
-)
+# Light: only words that carry no topic in a question: English, Dutch/German (the compound set)
+# and French (the French set) function words.
+STOPWORDS = function_words.ENGLISH | function_words.DUTCH_GERMAN | function_words.FRENCH
+
 # Spans are the runs between whitespace and these: str.translate + split
 # find them at twice the speed of a regex (tokenising is the cold path).
 _SEPARATORS = str.maketrans(dict.fromkeys(",;()[]\"'`<>!?=|*&", " "))

@@ -292,7 +292,7 @@ def rank_pool(
         if not (config.mode == "dense" and dense is not None)
         else (np.zeros(n, np.float32), 0.0)
     )
-    return fuse_scores(dense, scores, bound, has_vector, config)
+    return fuse_scores(query, dense, scores, bound, has_vector, config)
 
 
 def sparse_scores(query: str, parts: Sequence[Part], lengths: np.ndarray, compound_weight: float = 0.4) -> np.ndarray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval import fusion
+from cardchat.retrieval import function_words, fusion
 
 MODES = ("dense", "sparse", "hybrid")
 FUSIONS = ("bounded", "scores", "rrf")
@@ -37,6 +37,7 @@ class RankingConfig:
     dense_weight: float = 0.6
     sparse_weight: float = 0.4
     compound_weight: float = 0.4
+    by_language: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -138,22 +139,30 @@ def rank_with_scores(
     if config.mode == "dense" and dense is not None:
         return Ranking(fusion.best_first(dense), dense)
     sparse_, bound = _sparse(query, card_ids, texts, text_hashes, config.compound_weight)
-    return fuse_scores(dense, sparse_, bound, has_vector, config)
+    return fuse_scores(query, dense, sparse_, bound, has_vector, config)
 
 
 def fuse_scores(
-    dense: np.ndarray | None, sparse_: np.ndarray, bound: float, has_vector: np.ndarray, config: RankingConfig
+    query: str,
+    dense: np.ndarray | None,
+    sparse_: np.ndarray,
+    bound: float,
+    has_vector: np.ndarray,
+    config: RankingConfig,
 ) -> Ranking:
     """The ranking from each card's dense similarity (-inf where it has no
     vector; None: no dense ranker), BM25 score and the most the query could
     score (`bound`): the one place the two meet, for `rank_with_scores` and
-    for the retrieval index (index_snapshot.py)."""
+    for the retrieval index (index_snapshot.py). The dense weight shrinks with
+    the share of the query not written in English, which the English dense
+    model reads poorly (function_words.py)."""
     n = len(sparse_)
     if config.mode == "dense" and dense is not None:
         return Ranking(fusion.best_first(dense), dense)
     if config.mode != "hybrid" or dense is None:
         return Ranking(fusion.best_first(sparse_.astype(np.float64)), sparse_)
-    weights = [config.dense_weight, config.sparse_weight]
+    english = function_words.english_share(query) if config.by_language else 1.0
+    weights = [config.dense_weight * english, config.sparse_weight]
     if config.fusion == "bounded":
         fused = fusion.bounded_fusion(dense, sparse_, bound, weights, has_vector)
     elif config.fusion == "rrf":

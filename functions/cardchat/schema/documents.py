@@ -273,6 +273,8 @@ class ChatPrivate:
     # The owner's choices (chat/pins.py): cards always in the context, and cards never in it again.
     pinned_cards: list[str] = field(default_factory=list)
     excluded_cards: list[str] = field(default_factory=list)
+    # How many of its cards were edited since the chat was made and re-packed (chat/edited_cards.py): a count.
+    cards_changed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = _dict(self)
@@ -307,6 +309,7 @@ class ChatPrivate:
             collection_id=d.get("collection_id"),
             pinned_cards=list(d.get("pinned_cards") or []),
             excluded_cards=list(d.get("excluded_cards") or []),
+            cards_changed=int(d.get("cards_changed") or 0),
         )
 
 
@@ -321,6 +324,23 @@ class ChatBackground:
     tokens: int
     parts: int
     created: datetime = field(default_factory=now)
+    # card id → its `updated` as packed, in microseconds (chat/edited_cards.py tells an edit by it)
+    card_updated: dict[str, int] = field(default_factory=dict)
+    # the cards re-packed since the chat was made, each once (ChatPrivate.cards_changed counts them)
+    changed_cards: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChatBackground:
+        return cls(
+            chat=d.get("chat") or "",
+            owner=d.get("owner") or "",
+            model=d.get("model") or "",
+            tokens=int(d.get("tokens") or 0),
+            parts=int(d.get("parts") or 0),
+            created=d.get("created") or now(),
+            card_updated={str(k): int(v) for k, v in (d.get("card_updated") or {}).items()},
+            changed_cards=list(d.get("changed_cards") or []),
+        )

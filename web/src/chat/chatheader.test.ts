@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import { ChatHeader, othersCardsNotice } from './chatheader';
+import { cardsChangedText } from './cardschanged';
 import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
 
 const chat: ChatDoc = {
@@ -8,7 +9,7 @@ const chat: ChatDoc = {
   published: false, public_citations: {}, message_count: 2,
 };
 
-function priv(cardsByOthers: number): ChatPrivateDoc {
+function priv(cardsByOthers: number, cardsChanged = 0): ChatPrivateDoc {
   return {
     background_length: 1000, background_tokens: 900, card_ids: ['a', 'b', 'c', 'd'], card_count_requested: 4,
     cards_unranked: 0, collection: { description: '', configuration: {} }, branched_from: null,
@@ -16,6 +17,7 @@ function priv(cardsByOthers: number): ChatPrivateDoc {
     cards_by_others: cardsByOthers,
     collection_id: null,
     collection_query: null, pinned_cards: [], excluded_cards: [],
+    cards_changed: cardsChanged,
   };
 }
 
@@ -66,5 +68,27 @@ describe('whom the chat is shared with', () => {
     const header = new ChatHeader(false, (id) => id, null);
     header.render({ ...chat, published: true }, null);
     expect(text(header, 'read-only-note')).toMatch(/^A published chat: read-only\./);
+  });
+});
+
+describe('the cards changed since the chat started', () => {
+  const line = (isOwner: boolean, p: ChatPrivateDoc | null) => {
+    const header = new ChatHeader(isOwner, (id) => id, 'u1');
+    header.render(chat, p);
+    return header.el.querySelector('[data-testid=cards-changed]')?.textContent ?? null;
+  };
+
+  it("tells the owner how many of the background's cards were edited since", () => {
+    expect(line(true, priv(0, 3))).toBe('3 cards changed since this chat started');
+    expect(line(true, priv(0, 1))).toBe('1 card changed since this chat started');
+    expect(cardsChangedText(1200)).toBe('1,200 cards changed since this chat started');
+  });
+  it('says nothing when none changed, or before chat_private has answered', () => {
+    expect(line(true, priv(0, 0))).toBeNull();
+    expect(line(true, null)).toBeNull();
+    expect(cardsChangedText(Number.NaN)).toBe('');
+  });
+  it('has nothing to show a reader who is not the owner, who never reads chat_private', () => {
+    expect(line(false, null)).toBeNull();
   });
 });

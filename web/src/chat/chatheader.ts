@@ -9,6 +9,7 @@ import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { chatPath, router } from '../app/router';
 import { setPublished } from '../data/queries';
+import { cardsChanged } from './cardschanged';
 import { chatOrigin } from './chatorigin';
 import { openShareDialog } from './sharedialog';
 import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
@@ -92,6 +93,7 @@ export class ChatHeader {
         h('span', { 'data-testid': 'chat-model' }, this.modelLabel(chat.model)),
         priv?.collection.description ? [' · ', h('span', { 'data-testid': 'chat-description' }, priv.collection.description)] : null),
       priv ? this.background(chat, priv) : null,
+      priv ? cardsChanged(priv.cards_changed) : null,
       priv ? chatOrigin(priv) : null,
       priv?.branched_from
         ? h('p', { class: 'meta', 'data-testid': 'branched-from' }, 'A branch of ',

@@ -7,7 +7,7 @@ const base: ChatPrivateDoc = {
   cards_unranked: 0, collection: { description: '', configuration: {} }, branched_from: null,
   continued_from: null,
   cards_considered: 1106, cards_packed: 14, cards_cut: 1092, context_turns: [], cards_by_others: 0,
-  collection_id: null, collection_query: null, pinned_cards: [], excluded_cards: [],
+  collection_id: null, collection_query: null, pinned_cards: [], excluded_cards: [], cards_changed: 0,
 };
 
 describe('the owner\'s why', () => {

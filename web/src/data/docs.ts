@@ -68,6 +68,8 @@ export interface ChatPrivateDoc {
   /** The owner's choices (chat/pins.py): cards always in the background, and cards never in it again. */
   pinned_cards: string[];
   excluded_cards: string[];
+  /** How many of its cards were edited since the chat was made, and re-packed (chat/edited_cards.py): a count. */
+  cards_changed: number;
 }
 
 export interface ContextTurnDoc {
@@ -233,6 +235,7 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     collection_query: d.collection_query && typeof d.collection_query === 'object' ? d.collection_query as CollectionQuery : null,
     pinned_cards: strings(d.pinned_cards),
     excluded_cards: strings(d.excluded_cards),
+    cards_changed: Number(d.cards_changed ?? 0),
   };
 }
 
