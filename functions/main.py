@@ -27,6 +27,7 @@ from endpoints.chats import (
     searchChats,
     shareChat,
 )
+from endpoints.nearby import relatedCards, suggestFollowups
 from endpoints.pins import excludeCard, pinCard
 from endpoints.triggers import embedCard, generateAnswer, resumeEmbedding, sweepAnswers
 
@@ -51,6 +52,7 @@ __all__ = [
     "pinCard",
     "postMessage",
     "rateAnswer",
+    "relatedCards",
     "resolveViewers",
     "resumeEmbedding",
     "retryMessage",
@@ -59,6 +61,7 @@ __all__ = [
     "searchChats",
     "setApiKey",
     "shareChat",
+    "suggestFollowups",
     "sweepAnswers",
 ]
 

@@ -155,6 +155,12 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("createChat", {"collection_id": theirs_saved, "initial_message": "q"}, "NOT_FOUND", "collection_id"),
         ("createChat", {"collection_id": too_long, "initial_message": "q"}, "INVALID_ARGUMENT", "instructions"),
         ("searchChats", {"text": "w" * (MAX_CHAT_SEARCH_CHARS + 1)}, "INVALID_ARGUMENT", "text"),
+        ("relatedCards", {"card_id": "__x__"}, "INVALID_ARGUMENT", "card_id"),
+        ("relatedCards", {"card_id": "no-such-card"}, "NOT_FOUND", ""),
+        ("suggestFollowups", {"message_id": "__x__"}, "INVALID_ARGUMENT", "message_id"),
+        ("suggestFollowups", {"message_id": f"{theirs}-0001"}, "PERMISSION_DENIED", ""),
+        ("suggestFollowups", {"message_id": "missing"}, "NOT_FOUND", ""),
+        ("suggestFollowups", {"message_id": f"{live}-0001"}, "FAILED_PRECONDITION", ""),
     ]
 
 

@@ -26,6 +26,7 @@ SECRETS = secret_keys.bound_secrets()
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
     | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
+    | {"relatedCards", "suggestFollowups"}  # they embed a card's text when it has no stored vector
 )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from cardchat.parsing.requests import SearchCardsRequest
@@ -28,7 +29,9 @@ from cardchat.parsing.requests import SearchCardsRequest
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from cardchat.parsing.collection_query import CollectionQuery
+    import numpy as np
+
+    from cardchat.chat.collection import CardSource
     from cardchat.schema.documents import Card
 
 #: Characters of a result's snippet, the ellipses included.
@@ -65,23 +68,33 @@ class Found:
     pool: Any  # candidates.Pool: every card considered
 
 
-def best_cards(db: Any, uid: str, text: str, limit: int, query: CollectionQuery) -> Found:
-    """The `limit` best of `uid`'s cards within `query` for `text`, ranked over
-    the retrieval index (chat/candidates.py) like a chat's collection; only the
-    hits are read, and culled again on what was read. Shared by searchCards
-    and the MCP tool search_cards."""
+def best_cards(
+    db: Any,
+    uid: str,
+    text: str,
+    limit: int,
+    source: CardSource,
+    query_vec: np.ndarray | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> Found:
+    """The `limit` best of `uid`'s cards within `source` (a query, or a chat's ids) for `text`,
+    ranked over the retrieval index (chat/candidates.py) like a chat's collection; only the
+    hits are read, and culled again on what was read. Shared by searchCards, the MCP tool
+    search_cards, relatedCards and suggestFollowups (which pass cards' own vectors as
+    `query_vec` and leave those cards out by `exclude`)."""
     from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
-    pool = candidates.resolve(db, uid, query=query)
+    pool = candidates.resolve_source(db, uid, source)
     if not len(pool):
         return Found({}, {}, {}, pool)
-    query_vec = get_embedder().embed_query(text)
+    if query_vec is None:
+        query_vec = get_embedder().embed_query(text)
     ranking = pool.rank(text, query_vec)
     # A few past the limit: a card deleted or withdrawn since it was indexed is dropped on reading.
-    best = ranking.order[: limit + READ_SLACK]
+    best = list(islice((i for i in ranking.order if pool.ids[i] not in exclude), limit + READ_SLACK))
     top = [pool.ids[i] for i in best]
     read = card_repo.load_cards(db, [c for c in top if c not in pool.loose])
     cards = permissions.readable_cards({**read, **{c: pool.loose[c] for c in top if c in pool.loose}}, uid, top)

@@ -7,6 +7,7 @@ import { describeError, errorCode } from '../app/errors';
 import { renderMarkdown } from '../app/markdown';
 import { skipNote } from './embeddingskip';
 import { chatAboutButton } from './chatabout';
+import { relatedPanel } from './relatedcards';
 import { getCard, getCardSkip } from '../data/queries';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
@@ -34,6 +35,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         quota,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
+        relatedPanel(card.id),
       ));
       if (mine) void showSkip(quota, card.owner, card.id);
     },

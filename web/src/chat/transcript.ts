@@ -10,6 +10,7 @@ import type { Composer } from './composer';
 import { CitePreview } from './citepreview';
 import { questionBefore } from './answercard';
 import { MessageView, type MessageContext } from './message';
+import { Followups } from './followups';
 import type { MessageDoc } from '../data/docs';
 
 const NO_CITATIONS: ChatCitations = chatCitations(null, {});
@@ -40,6 +41,8 @@ export class Transcript {
   }
 
   private readonly preview: CitePreview;
+  // the owner's only (they have a composer): the suggestions name cards behind the chat
+  private readonly followups = new Followups((q) => this.extras.coverage.ask(q));
   private readonly renderer = markdownRenderer();
 
   /** Re-renders with the same messages (the owner's ratings changed). */
@@ -74,6 +77,7 @@ export class Transcript {
     const last = this.placeViews(now, !firstLoad || this.preparing);
     this.dropViews(new Set(messages.map((m) => m.id)));
     while (last?.nextElementSibling) last.nextElementSibling.remove();
+    if (this.composer()) this.followups.show(messages, (id) => this.views.get(id)?.el ?? null);
     this.composer()?.setAnswering(answerInProgress(messages, now));
     this.follower.contentChanged();
     this.scheduleStallCheck(now);

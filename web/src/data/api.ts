@@ -131,6 +131,12 @@ export interface SearchRequest extends Omit<CollectionQuery, 'text'> {
 export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered: number; matching: number }>(
   FUNCTIONS.searchCards,
 );
+/** relatedCards: the cards nearest to one the caller reads, within their own cards unless a scope says otherwise. */
+export const relatedCards = call<{ card_id: string; limit?: number } & Omit<CollectionQuery, 'text'>, { cards: SearchHit[] }>(
+  FUNCTIONS.relatedCards,
+);
+/** suggestFollowups: up to three questions after a complete answer, for the chat's owner only. */
+export const suggestFollowups = call<{ message_id: string }, { questions: string[] }>(FUNCTIONS.suggestFollowups);
 // A card's viewers by email: uids for addresses, and the owner's card's uids named back
 // (only those the caller once found by email; others come back with an empty email).
 export const resolveViewers = call<{ emails?: string[]; card_id?: string }, { viewers: Viewer[]; unknown: string[] }>(
