@@ -26,12 +26,11 @@ def named_first(db: Any, uid: str, pool: Pool, question: str, order: Sequence[in
     from cardchat.repo import cards as card_repo
     from cardchat.retrieval.named_titles import names, question_keys
 
-    keys = question_keys(question) if len(pool) else set()
+    keys = np.fromiter((int(k, 16) for k in question_keys(question)), np.int64) if len(pool) else np.zeros(0, np.int64)
     found: list[int] = []
     for p in pool.parts:
-        rows = [r for k in keys & p.snapshot.title_rows.keys() for r in p.snapshot.title_rows[k]]
-        if rows:
-            found += p.positions[np.isin(p.rows, rows)].tolist()
+        if len(p.snapshot.title_keys) == len(p.snapshot):
+            found += p.positions[np.isin(p.snapshot.title_keys[p.rows], keys)].tolist()
     if not found:
         return pool, list(order)
     ids = [pool.ids[i] for i in found]

@@ -51,8 +51,9 @@ class Snapshot:
     lengths: np.ndarray  # float32, per row
     chars: np.ndarray  # int64, len(title) + len(body) per row
     row_of: dict[str, int] = field(default_factory=dict)
-    #: rows by their title's key (index_entries.Entry.title_key): the cards a question names (named_titles.py)
-    title_rows: dict[str, list[int]] = field(default_factory=dict)
+    #: per row its title's key (index_entries.Entry.title_key) as a number, 0 for none: the cards a
+    #: question names (named_titles.py); eight bytes a card, where a dict of strings took over a hundred
+    title_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _masks: dict[tuple[str, str, str | None, str | None], np.ndarray] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _docs: np.ndarray | None = field(default=None, repr=False)
@@ -69,7 +70,16 @@ class Snapshot:
         return int(self.vectors.shape[1]) if self.vectors.ndim == 2 else 0
 
     def nbytes(self) -> int:
-        arrays = (self.has_vector, self.scales, self.vectors, self.row_start, self.term, self.tf, self.lengths)
+        arrays = (
+            self.has_vector,
+            self.scales,
+            self.vectors,
+            self.row_start,
+            self.term,
+            self.tf,
+            self.lengths,
+            self.title_keys,
+        )
         return int(sum(a.nbytes for a in arrays))
 
     def similarities(self, query_vec: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -247,16 +257,8 @@ def _assemble(
         tf=cols.tf,
         lengths=lengths,
         chars=cols.chars,
-        title_rows=_by_key(titles),
+        title_keys=np.fromiter((int(k, 16) if k else 0 for k in titles), np.int64, len(titles)),
     )
-
-
-def _by_key(titles: list[str]) -> dict[str, list[int]]:
-    rows: dict[str, list[int]] = {}
-    for r, key in enumerate(titles):
-        if key:
-            rows.setdefault(key, []).append(r)
-    return rows
 
 
 @dataclass
