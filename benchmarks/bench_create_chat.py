@@ -15,83 +15,26 @@ from typing import Any
 import numpy as np
 
 from benchmarks.common import sized
+from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
 from cardchat.access.ratelimit import Limits
 from cardchat.chat import create as chats
 from cardchat.chat.create import CreateChatTimings
-from cardchat.embeddings import get_embedder, pack
-from cardchat.embeddings.text import text_hash
+from cardchat.embeddings import get_embedder
 from cardchat.parsing import requests
-from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
-
-VOCAB = [
-    "branch",
-    "commit",
-    "merge",
-    "rebase",
-    "stash",
-    "tag",
-    "remote",
-    "fetch",
-    "push",
-    "pull",
-    "index",
-    "tree",
-    "blob",
-    "object",
-    "ref",
-    "reflog",
-    "worktree",
-    "submodule",
-    "hook",
-    "config",
-    "diff",
-    "patch",
-    "bisect",
-    "blame",
-    "log",
-    "pension",
-    "insurance",
-    "tax",
-    "policy",
-    "budget",
-    "meeting",
-    "design",
-    "review",
-    "release",
-    "deploy",
-    "cache",
-    "query",
-    "index",
-    "schema",
-    "migration",
-]
+from cardchat.schema.documents import Card
 
 
 def _seed(db, n: int, prefix: str) -> list[str]:
     rng = random.Random(n)
     vec_rng = np.random.default_rng(n)
-    model = get_embedder().model_id
-    ids, batch, pending = [], db.batch(), 0
+    deck, ids = DeckWriter(db), []
     for i in range(n):
-        body = "\n\n".join(
-            " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120))) for _ in range(rng.randint(1, 5))
-        )
+        body = "\n\n".join(words(rng, 20, 120) for _ in range(rng.randint(1, 5)))
         card = Card(f"{prefix} card {i} {rng.choice(VOCAB)}", body, "bench-owner", visibility="private")
-        vec = vec_rng.standard_normal(384).astype(np.float32)
-        vec /= np.linalg.norm(vec)
         cid = f"{prefix}-{i:05d}"
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(
-            db.collection(CARD_EMBEDDINGS).document(cid),
-            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
-        )
-        pending += 2
+        deck.card(cid, card, unit_vector(vec_rng))
         ids.append(cid)
-        if pending >= 400:
-            batch.commit()
-            batch, pending = db.batch(), 0
-    if pending:
-        batch.commit()
+    deck.close()
     return ids
 
 

@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 from google.cloud.firestore import FieldFilter
 
-from benchmarks.bench_create_chat import VOCAB
 from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
+from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
 from cardchat.repo.retrieval_index.shards import delete_shards, read_head, write_shards
 from cardchat.retrieval.index_entries import make_entry
-from cardchat.schema.documents import CARDS, RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
+from cardchat.schema.documents import RETRIEVAL_INDEX, RETRIEVAL_INDEX_SHARDS, Card, now
 
 QUESTION = "how do I rebase my branch onto main?"
 #: The owner's index alone (read and decoded: a cold instance's first step), then
@@ -50,32 +50,20 @@ REBUILDS = ("createChatNoIndex", "rebuild")
 
 
 def _seed(db: Any, n: int, owner: str, vectors: bool) -> None:
-    from cardchat.embeddings import get_embedder, pack
-    from cardchat.embeddings.text import text_hash
+    from cardchat.embeddings import get_embedder
     from cardchat.repo.retrieval_index.rebuild import shard_blobs  # here: a baseline's child imports this module too
-    from cardchat.schema.documents import CARD_EMBEDDINGS, CardEmbedding
 
     model = get_embedder().model_id
     rng, vr = random.Random(n), np.random.default_rng(n)
-    entries, batch, pending = [], db.batch(), 0
+    deck, entries = DeckWriter(db), []
     for i in range(n):
-        body = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120)))
+        body = words(rng, 20, 120)
         card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
         cid = f"{owner}-{i:06d}"
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        v = vr.standard_normal(384).astype(np.float32)
-        v /= np.linalg.norm(v)
+        v = unit_vector(vr)
+        deck.card(cid, card, v if vectors else None, owner)
         entries.append(make_entry(cid, card, v))
-        if vectors:
-            stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner)
-            batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
-            pending += 1
-        pending += 1
-        if pending >= 480:
-            batch.commit()
-            batch, pending = db.batch(), 0
-    if pending:
-        batch.commit()
+    deck.close()
     blobs = shard_blobs(entries, 384)
     named = write_shards(db, owner, 1, dict(enumerate(blobs)))
     db.collection(RETRIEVAL_INDEX).document(owner).set(

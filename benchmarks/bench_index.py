@@ -20,12 +20,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from benchmarks.bench_create_chat import UNLIMITED, VOCAB
+from benchmarks.bench_create_chat import UNLIMITED
 from benchmarks.common import sized
+from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
 from cardchat.chat import create as chats
 from cardchat.chat import turn_context
-from cardchat.embeddings import get_embedder, pack
-from cardchat.embeddings.text import text_hash
+from cardchat.embeddings import get_embedder
 from cardchat.llm import models
 from cardchat.parsing import requests
 from cardchat.parsing.collection_query import CollectionQuery
@@ -33,7 +33,7 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as emb_repo
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.rebuild import rebuild
-from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from cardchat.schema.documents import Card
 
 R = TypeVar("R")
 
@@ -43,27 +43,14 @@ QUESTION = "how do I rebase my branch onto main?"
 def _seed(db: Any, n: int, owner: str) -> list[str]:
     rng = random.Random(n)
     vec_rng = np.random.default_rng(n)
-    model = get_embedder().model_id
-    ids: list[str] = []
-    batch, pending = db.batch(), 0
+    deck, ids = DeckWriter(db), []
     for i in range(n):
-        body = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120)))
+        body = words(rng, 20, 120)
         card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
-        vec = vec_rng.standard_normal(384).astype(np.float32)
-        vec /= np.linalg.norm(vec)
         cid = f"{owner}-{i:06d}"
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(
-            db.collection(CARD_EMBEDDINGS).document(cid),
-            CardEmbedding(model, 384, pack(vec), text_hash(card.title, card.body), owner).to_dict(),
-        )
-        pending += 2
+        deck.card(cid, card, unit_vector(vec_rng), owner)
         ids.append(cid)
-        if pending >= 480:
-            batch.commit()
-            batch, pending = db.batch(), 0
-    if pending:
-        batch.commit()
+    deck.close()
     return ids
 
 

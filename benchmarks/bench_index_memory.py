@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench_create_chat import VOCAB
 from benchmarks.common import sized
+from benchmarks.decks import VOCAB
 from cardchat.embeddings import get_embedder
 from cardchat.retrieval.index_entries import encode_shard, make_entry, unpack_shard
 from cardchat.retrieval.index_snapshot import Part, from_packed, rank_pool

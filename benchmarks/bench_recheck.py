@@ -12,6 +12,7 @@ import statistics
 import time
 
 from benchmarks.common import sized
+from benchmarks.decks import GIT_WORDS, DeckWriter, words
 from cardchat.chat import edited_cards, recheck
 from cardchat.chat.packed_cards import packed_stamps
 from cardchat.retrieval.background import fit_background
@@ -20,31 +21,13 @@ from cardchat.schema.documents import now as utc_now
 
 N = sized(1_000, 5)
 OWNER = "bench-owner"
-WORDS = [
-    "branch",
-    "commit",
-    "merge",
-    "rebase",
-    "stash",
-    "tag",
-    "remote",
-    "fetch",
-    "push",
-    "pull",
-    "index",
-    "tree",
-    "blob",
-    "object",
-    "ref",
-    "reflog",
-]
 
 
 def _seed(db) -> list[tuple[str, Card]]:
     rng = random.Random(N)
-    cards, batch = [], db.batch()
+    deck, cards = DeckWriter(db), []
     for i in range(N):
-        body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 160))) + "."
+        body = words(rng, 40, 160, GIT_WORDS[:16]) + "."
         # every tenth card is someone else's, shared with the owner: the kind that can be withdrawn
         card = (
             Card(f"Card {i}", body, "bench-friend", viewers=[OWNER])
@@ -52,12 +35,9 @@ def _seed(db) -> list[tuple[str, Card]]:
             else Card(f"Card {i}", body, OWNER, visibility="public" if i % 3 == 0 else "private")
         )
         cid = f"recheck-{i:05d}"
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
+        deck.card(cid, card)
         cards.append((cid, card))
-        if i % 400 == 399:
-            batch.commit()
-            batch = db.batch()
-    batch.commit()
+    deck.close()
     return cards
 
 

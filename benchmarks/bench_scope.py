@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench_create_chat import VOCAB
 from benchmarks.common import ROOT, in_fresh_process, peak_rss_mib, sized
+from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
 
 ME = "bench-scope-me"
 QUESTION = "how do I rebase my branch onto main?"
@@ -108,30 +108,21 @@ def _reads(reads: dict[str, int]) -> str:
 def _seed(db: Any, owner: str, n: int, visibility: str, index_public: bool) -> None:
     """`owner`'s `n` cards with stored vectors, and their index written from the entries
     (`index_public`: the public partition, where the code has one; else the index of all)."""
-    from cardchat.embeddings import get_embedder, pack
-    from cardchat.embeddings.text import text_hash
+    from cardchat.embeddings import get_embedder
     from cardchat.retrieval.index_entries import make_entry
-    from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+    from cardchat.schema.documents import Card
 
     model = get_embedder().model_id
     rng, vr = random.Random(owner), np.random.default_rng(abs(hash(owner)) % 2**32)
-    entries, batch, pending = [], db.batch(), 0
+    deck, entries = DeckWriter(db), []
     for i in range(n):
-        body = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(20, 120)))
+        body = words(rng, 20, 120)
         card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility=visibility)  # type: ignore[arg-type]
         cid = f"{owner}-{i:05d}"
-        v = vr.standard_normal(384).astype(np.float32)
-        v /= np.linalg.norm(v)
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        stored = CardEmbedding(model, 384, pack(v), text_hash(card.title, card.body), owner)
-        batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
+        v = unit_vector(vr)
+        deck.card(cid, card, v, owner)
         entries.append(make_entry(cid, card, v))
-        pending += 2
-        if pending >= 480:
-            batch.commit()
-            batch, pending = db.batch(), 0
-    if pending:
-        batch.commit()
+    deck.close()
     _write_index(db, owner, entries, model, index_public)
 
 

@@ -14,40 +14,28 @@ from functools import partial
 import numpy as np
 
 from benchmarks.common import sized
+from benchmarks.decks import GIT_WORDS, DeckWriter, unit_vector, words
 from cardchat.chat import turn_context
-from cardchat.embeddings import get_embedder, pack
-from cardchat.embeddings.text import text_hash
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.retrieval.background import fit_background
 from cardchat.schema.chat_sources import ChatSource
-from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding, Chat, ChatBackground, ChatPrivate
+from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
 
 OWNER = "bench-owner"
 SPEC = MODELS[OFFLINE_MODEL_ID]
-WORDS = "branch commit merge rebase stash tag remote fetch push pull index tree blob object ref reflog".split()
 
 
 def _seed(db, n: int) -> dict[str, Card]:
     rng = random.Random(n)
     np_rng = np.random.default_rng(n)
-    model_id = get_embedder().model_id
-    cards, batch = {}, db.batch()
+    deck, cards = DeckWriter(db), {}
     for i in range(n):
-        card = Card(f"Card {i}", " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 160))) + ".", OWNER)
+        card = Card(f"Card {i}", words(rng, 40, 160, GIT_WORDS[:16]) + ".", OWNER)
         cid = f"turn-{n}-{i:05d}"
-        vec = np_rng.standard_normal(384).astype(np.float32)
-        vec /= np.linalg.norm(vec)
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(
-            db.collection(CARD_EMBEDDINGS).document(cid),
-            CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
-        )
+        deck.card(cid, card, unit_vector(np_rng))
         cards[cid] = card
-        if i % 200 == 199:
-            batch.commit()
-            batch = db.batch()
-    batch.commit()
+    deck.close()
     return cards
 
 

@@ -72,7 +72,7 @@ describe('collections', () => {
   let h;
   let n = 0;
   const id = () => `col-${++n}`;
-  const kept = Array.from({ length: 8 }, () => id());
+  const kept = Array.from({ length: 13 }, () => id());
 
   before(async () => {
     const docs = { [`${C.collections}/mine`]: stored(), [`${C.collections}/bobs`]: stored(UID.other) };
@@ -120,6 +120,17 @@ describe('collections', () => {
   test('deny: owner gives own collection to another user', () => assertFails(updateDoc(ref('owner', kept[3]), edit({ owner: UID.other }))));
   test('deny: owner changes own collection\'s created time',
     () => assertFails(updateDoc(ref('owner', kept[4]), edit({ created: Timestamp.now() }))));
+  test('allow: owner renames own collection and changes its filter', async () => {
+    await assertSucceeds(updateDoc(ref('owner', kept[8]), edit({ name: 'Harbour notes', query: { scope: 'mine_and_shared', tag: 'harbour', text: 'tide' } })));
+  });
+  test('deny: owner renames own collection to a blank name', () => assertFails(updateDoc(ref('owner', kept[9]), edit({ name: ' ' }))));
+  test('deny: owner changes own collection\'s filter to an unknown scope',
+    () => assertFails(updateDoc(ref('owner', kept[9]), edit({ query: { scope: 'everyone' } }))));
+  test('deny: owner edits own collection to hold both a query and card ids',
+    () => assertFails(updateDoc(ref('owner', kept[10]), edit({ card_ids: ['alice_a'] }))));
+  test('deny: owner edits own collection with an updated time that is not the write\'s',
+    () => assertFails(updateDoc(ref('owner', kept[11]), edit({ updated: T0 }))));
+  test('deny: signed-out visitor edits the owner\'s collection', () => assertFails(updateDoc(ref('signedOut', kept[12]), edit())));
   test('deny: other user edits the owner\'s collection', () => assertFails(updateDoc(ref('other', kept[5]), edit())));
   test('deny: admin edits the owner\'s collection', () => assertFails(updateDoc(ref('admin', kept[5]), edit())));
   test('deny: other user takes the owner\'s collection by writing it as theirs',

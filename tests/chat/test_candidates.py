@@ -28,7 +28,7 @@ def _put(db, cid: str, card: Card, embed: bool = True) -> None:
     if embed:
         v = np.random.default_rng(abs(hash(cid)) % 2**32).normal(size=384).astype(np.float32)
         v /= np.linalg.norm(v)
-        emb = CardEmbedding(get_embedder().model_id, 384, pack(v), text_hash(card.title, card.body), card.owner)
+        emb = CardEmbedding(get_embedder().model_id, 384, pack(v), text_hash(card.title, card.body), owner=card.owner)
         db.collection(CARD_EMBEDDINGS).document(cid).set(emb.to_dict())
 
 

@@ -10,50 +10,18 @@ import numpy as np
 import pytest
 from google.cloud.firestore import FieldFilter
 
+from benchmarks.decks import GIT_WORDS, DeckWriter, unit_vector, words
 from cardchat.chat import create as chats
-from cardchat.embeddings import get_embedder, pack
-from cardchat.embeddings.text import text_hash
 from cardchat.errors import InvalidArgument
 from cardchat.llm import models
 from cardchat.parsing import requests
 from cardchat.repo.chats import read_background
 from cardchat.repo.embeddings import clear_cache as clear_vector_cache
-from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card, CardEmbedding
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, Card
 
 pytestmark = pytest.mark.emulator
 
 KEYS = {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
-WORDS = [
-    "branch",
-    "commit",
-    "merge",
-    "rebase",
-    "stash",
-    "tag",
-    "remote",
-    "fetch",
-    "push",
-    "pull",
-    "index",
-    "tree",
-    "blob",
-    "object",
-    "ref",
-    "reflog",
-    "worktree",
-    "submodule",
-    "hook",
-    "config",
-    "diff",
-    "patch",
-    "bisect",
-    "blame",
-    "log",
-]
-
-
-def _body(rng: random.Random, n_words: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n_words)) + "."
 
 
 def seed_deck(db, owner: str, n: int, seed: int = 7) -> list[str]:
@@ -61,24 +29,13 @@ def seed_deck(db, owner: str, n: int, seed: int = 7) -> list[str]:
     measures packing, not embedding speed."""
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
-    model_id = get_embedder().model_id
-    ids = []
-    batch = db.batch()
+    deck, ids = DeckWriter(db), []
     for i in range(n):
-        card = Card(f"Card {i}", _body(rng, rng.randint(40, 900)), owner, visibility="private")
+        card = Card(f"Card {i}", words(rng, 40, 900, GIT_WORDS) + ".", owner, visibility="private")
         cid = f"c{i:05d}"
-        vec = np_rng.standard_normal(384).astype(np.float32)
-        vec /= np.linalg.norm(vec)
-        batch.set(db.collection(CARDS).document(cid), card.to_dict())
-        batch.set(
-            db.collection(CARD_EMBEDDINGS).document(cid),
-            CardEmbedding(model_id, 384, pack(vec), text_hash(card.title, card.body)).to_dict(),
-        )
+        deck.card(cid, card, unit_vector(np_rng))
         ids.append(cid)
-        if i % 200 == 199:
-            batch.commit()
-            batch = db.batch()
-    batch.commit()
+    deck.close()
     return ids
 
 

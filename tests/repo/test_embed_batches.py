@@ -12,29 +12,18 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from cardchat.embeddings import get_embedder, unpack
+from cardchat.embeddings import unpack
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue
-from cardchat.repo import embeddings as repo
 from cardchat.repo.retrieval_index import reader
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
 from cardchat.schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
+from embedder_support import embedder, fresh_cache
 
 pytestmark = pytest.mark.emulator
+__all__ = ["embedder", "fresh_cache"]  # fixtures, used by name
 OWNER = "u1"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    repo.clear_cache()
-    yield
-    repo.clear_cache()
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return get_embedder("minilm")
 
 
 class Counted:

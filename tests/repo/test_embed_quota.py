@@ -9,30 +9,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from cardchat.admin.backfill import backfill, requeue_skipped
-from cardchat.embeddings import get_embedder
 from cardchat.embeddings.card_quota import CARD_LIMIT, EMBEDDING_SKIPS, WRITE_RATE, skip_id
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue
-from cardchat.repo import embeddings as repo
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card
+from embedder_support import embedder, fresh_cache
 
 pytestmark = pytest.mark.emulator
+__all__ = ["embedder", "fresh_cache"]  # fixtures, used by name
 OWNER = "u1"
 #: The worker's clock, a day after the cards are written: its sweep of recently written cards finds none, so
 #: what it takes back it takes back for room; five seconds into a minute, so +30 s is the same minute.
 T0 = (datetime.now(UTC) + timedelta(days=1)).replace(second=5, microsecond=0)
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    repo.clear_cache()
-    yield
-    repo.clear_cache()
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return get_embedder("minilm")
 
 
 def limits(monkeypatch, cards: int = 1_000, per_minute: int = 1_000) -> None:

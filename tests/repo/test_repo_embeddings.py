@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cardchat.embeddings import get_embedder, pack, unpack
+from cardchat.embeddings import pack, unpack
 from cardchat.embeddings.base import normalise
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import batchget, embed_batches
@@ -11,8 +11,10 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as repo
 from cardchat.repo.cards import load_cards
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
+from embedder_support import embedder, fresh_cache
 
 pytestmark = pytest.mark.emulator
+__all__ = ["embedder", "fresh_cache"]  # fixtures, used by name
 
 
 class Reads:
@@ -24,18 +26,6 @@ class Reads:
     @property
     def docs_read(self):
         return batchget.documents_requested() - self._start
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    repo.clear_cache()
-    yield
-    repo.clear_cache()
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return get_embedder("minilm")
 
 
 def _emb(db, card_id):

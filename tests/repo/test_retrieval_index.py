@@ -47,7 +47,7 @@ def _store(db, owner: str, cid: str, card: Card | None, vector: np.ndarray | Non
         return
     db.collection(CARDS).document(cid).set(card.to_dict())
     if vector is not None:
-        stored = CardEmbedding(MODEL, DIM, pack(vector), text_hash(card.title, card.body), owner)
+        stored = CardEmbedding(MODEL, DIM, pack(vector), text_hash(card.title, card.body), owner=owner)
         db.collection(CARD_EMBEDDINGS).document(cid).set(stored.to_dict())
 
 

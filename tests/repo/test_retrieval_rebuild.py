@@ -83,7 +83,7 @@ def _seed(db, owner: str, n: int) -> None:
         cid = f"{owner}-{i:03d}"
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
         if i % 5:
-            stored = CardEmbedding(MODEL, DIM, pack(_vector(i)), text_hash(card.title, card.body), owner)
+            stored = CardEmbedding(MODEL, DIM, pack(_vector(i)), text_hash(card.title, card.body), owner=owner)
             batch.set(db.collection(CARD_EMBEDDINGS).document(cid), stored.to_dict())
     batch.commit()
     db.collection(CARDS).document("someone-else").set(_card(1, "other").to_dict())

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminDelete, adminGet, adminList, adminSet, APP_URL, AUTH, callFunction, COLLECTIONS, DESKTOP, FIRESTORE, launch, newContext,
-  pageErrors, PROJECT, signIn, signInRest, until,
+  adminDelete, adminGet, adminList, APP_URL, COLLECTIONS, DESKTOP, ensureUser, launch, newContext, pageErrors, signIn, signInRest,
+  until,
 } from './support.mjs';
+import { answeredChat, completeMessage, publishAsAdmin, writeCards } from './chatsetup.mjs';
 
 const KEPT = 'The lighthouse beam turns once every twelve seconds and can be seen thirty kilometres out.';
 const GONE = 'The lighthouse keeper logs the weather at dawn and at dusk in the blue lighthouse logbook.';
@@ -16,45 +17,18 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function signUp(email, password) {
-  const res = await fetch(`http://${AUTH}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-key`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password, returnSecureToken: true }),
-  });
-  if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-  return (await res.json()).localId;
-}
-
-/** Publishes a chat as an admin (the owner's toggle is the server's to write). */
-async function publish(chatId) {
-  const url = `http://${FIRESTORE}/v1/projects/${PROJECT}/databases/(default)/documents/${COLLECTIONS.chats}/${chatId}?updateMask.fieldPaths=published`;
-  const res = await fetch(url, {
-    method: 'PATCH', headers: { Authorization: 'Bearer owner', 'content-type': 'application/json' },
-    body: JSON.stringify({ fields: { published: { booleanValue: true } } }),
-  });
-  if (!res.ok) throw new Error(`PATCH ${chatId}: ${res.status}`);
-}
-
 /** The owner (the demo user) chats over two cards of theirs; the answer cites both; then one of them is deleted. */
 async function ownerHasAnAnswer(stamp) {
   const { uid: owner, idToken } = await signInRest();
   const kept = `${owner}_e2e-answercard-kept-${stamp}`;
   const gone = `${owner}_e2e-answercard-gone-${stamp}`;
-  const now = new Date();
-  for (const [id, title, body] of [[kept, 'Lighthouse beam', KEPT], [gone, 'Lighthouse logbook', GONE]]) {
-    await adminSet(`${COLLECTIONS.cards}/${id}`, { title, body, owner, visibility: 'private', viewers: [], tags: [], created: now, updated: now });
-  }
-  const { chat_id: chatId } = await callFunction('createChat', {
-    card_ids: [kept, gone], initial_message: 'What do my lighthouse notes say about the beam and the logbook?', model: 'offline-extractive',
-  }, idToken);
-  const answer = await until('the owner\'s answer', async () => {
-    const m = await adminGet(`${COLLECTIONS.chat_messages}/${chatId}-0001`);
-    return m?.status === 'complete' ? m : null;
-  });
+  await writeCards(owner, [[kept, 'Lighthouse beam', KEPT], [gone, 'Lighthouse logbook', GONE]]);
+  const chatId = await answeredChat(idToken, [kept, gone], 'What do my lighthouse notes say about the beam and the logbook?');
+  const answer = await completeMessage(chatId);
   const ids = (await adminGet(`${COLLECTIONS.chat_private}/${chatId}`)).card_ids;
   for (const id of [kept, gone]) assert.ok(answer.content.includes(`[${ids.indexOf(id) + 1}]`), `the answer cites ${id}`);
   await adminDelete(`${COLLECTIONS.cards}/${gone}`);
-  await publish(chatId);
+  await publishAsAdmin(chatId);
   return { chatId, messageId: `${chatId}-0001`, kept, gone, owner };
 }
 
@@ -88,7 +62,7 @@ async function saves(page, { chatId, messageId, owner }) {
 /** A visitor of the published chat reads the answer and is offered no "Save as card". */
 async function visitorHasNoAction(page, stamp, chatId) {
   const email = `answercard-visitor-${stamp}@cardchat.test`;
-  await signUp(email, 'visitor-pass');
+  await ensureUser(email, 'visitor-pass');
   await signIn(page, email, 'visitor-pass');
   await page.goto(`${APP_URL}/chat/${chatId}`);
   const answer = page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first();

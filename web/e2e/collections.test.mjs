@@ -3,15 +3,19 @@
 //    collection's page starts a chat in it; the chat's header links back to
 //    it; its chats are listed there; the instructions reach the hidden
 //    background and never the page.
-// 2. The chat sidebar searches the reader's chats and those shared with them:
+// 2. Its owner edits it (name, instructions, filter) and deletes it; the chat
+//    made from it then says the collection is gone and offers the filter it
+//    was made from; the collection's page is not found.
+// 3. The chat sidebar searches the reader's chats and those shared with them:
 //    each hit shows its passage and opens the chat at that message; another
 //    user's unshared chat is never found.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, adminSet, APP_URL, callFunction, COLLECTIONS, DESKTOP, ensureUser, launch, newContext, pageErrors,
+  adminGet, adminSet, APP_URL, callFunction, COLLECTIONS, DESKTOP, ensureUser, launch, newContext, pageErrors,
   pickOfflineModel, screenshot, until,
 } from './support.mjs';
+import { backgroundText, completeMessage } from './chatsetup.mjs';
 
 const INSTRUCTIONS = 'Answer like a harbour master and sign every answer with the word Anchorage.';
 let browser;
@@ -36,16 +40,6 @@ async function signInAs(page, email) {
   await page.locator('#signin-password').fill('collections-pass');
   await page.getByTestId('signin-submit').click();
   await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
-}
-
-async function backgroundText(chatId) {
-  const parts = await adminList(`${COLLECTIONS.chat_backgrounds}/${chatId}/${COLLECTIONS.chat_background_parts}`);
-  return parts.map((p) => p.text).join('');
-}
-
-async function answered(chatId) {
-  await until(`the answer of ${chatId}`, async () => (await adminList(COLLECTIONS.chat_messages))
-    .some((m) => m.chat === chatId && m.role === 'assistant' && m.status === 'complete'));
 }
 
 /** The Cards page filtered on a tag, saved as a collection: the collection's page opens. */
@@ -75,7 +69,7 @@ async function chatsInTheCollection(page, collectionId) {
   assert.equal((await sent).postDataJSON().data.collection_id, collectionId);
   await page.waitForURL(/\/chat\/[^/]+$/, { timeout: 120_000 });
   const chatId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
-  await answered(chatId);
+  await completeMessage(chatId);
   await page.getByTestId('chat-collection-link').waitFor({ timeout: 30_000 });
   assert.ok((await backgroundText(chatId)).includes(INSTRUCTIONS), 'the instructions are in the hidden background');
   assert.ok(!(await page.locator('body').innerText()).includes(INSTRUCTIONS), 'the chat page never shows them');
@@ -109,12 +103,88 @@ test('collections: the Cards page saves its filter as a collection, a chat in it
   await context.close();
 });
 
+/** From the chat's header, "New chat in this collection" opens the start dialog on the collection. */
+async function startsAgainFromTheChat(page, chatId) {
+  await page.goto(`${APP_URL}/chat/${chatId}`);
+  await page.getByTestId('chat-collection-link').waitFor({ timeout: 30_000 });
+  await page.getByTestId('chat-origin').getByTestId('new-chat-in-collection').click();
+  assert.match(await page.getByTestId('start-chat-dialog').innerText(), /New chat in “Sea notes”/);
+  await page.getByTestId('start-cancel').click();
+}
+
+/** Edit: name, instructions and the filter's tag change, live on the page; owner and created are kept. */
+async function editsTheCollection(page, collectionId) {
+  const before = await adminGet(`${COLLECTIONS.collections}/${collectionId}`);
+  await page.goto(`${APP_URL}/collections/${collectionId}`);
+  await page.getByTestId('edit-collection').click();
+  const dialog = page.getByTestId('edit-collection-dialog');
+  assert.equal(await dialog.getByTestId('collection-name').inputValue(), 'Sea notes');
+  assert.equal(await dialog.getByTestId('collection-tag').inputValue(), 'sea');
+  await dialog.getByTestId('collection-name').fill('Harbour notes');
+  await dialog.getByTestId('collection-instructions').fill('Answer in one sentence.');
+  await dialog.getByTestId('collection-tag').fill('harbour');
+  await dialog.getByTestId('collection-save').click();
+  await page.getByTestId('collection-title').filter({ hasText: 'Harbour notes' }).waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('collection-described').innerText(), /tag “harbour”/);
+  // the page shows the write before the server has it (latency compensation): wait for the store
+  const after = await until('the edit in the store', async () => {
+    const d = await adminGet(`${COLLECTIONS.collections}/${collectionId}`);
+    return d?.name === 'Harbour notes' ? d : null;
+  }, 30_000);
+  assert.deepEqual([after.name, after.instructions, after.query], ['Harbour notes', 'Answer in one sentence.', { scope: 'mine', tag: 'harbour' }]);
+  assert.deepEqual([after.owner, after.created], [before.owner, before.created]);
+}
+
+/** Delete: confirmed, gone from the store and the list. */
+async function deletesTheCollection(page, collectionId) {
+  await page.getByTestId('delete-collection').click();
+  await page.getByTestId('delete-collection-confirm').click();
+  await page.waitForURL((url) => url.pathname === '/collections', { timeout: 30_000 });
+  await page.getByTestId('no-collections').waitFor({ timeout: 30_000 });
+  await until('the deletion in the store', async () => (await adminGet(`${COLLECTIONS.collections}/${collectionId}`)) === null, 30_000);
+}
+
+/** The chat stays: its header says the collection was deleted and offers the filter it was made from. */
+async function theChatOutlivesIt(page, chatId, collectionId) {
+  await page.goto(`${APP_URL}/chat/${chatId}`);
+  await page.getByTestId('chat-collection-deleted').waitFor({ timeout: 30_000 });
+  assert.equal(await page.getByTestId('chat-collection-link').count(), 0);
+  assert.equal(await page.getByTestId('chat-filter-link').getAttribute('href'), '/?tag=sea');
+  await page.getByTestId('chat-origin').getByTestId('new-chat-in-collection').click();
+  await page.getByTestId('start-chat-dialog').waitFor();
+  await page.getByTestId('start-cancel').click();
+  await page.goto(`${APP_URL}/collections/${collectionId}`);
+  await page.getByTestId('collection-gone').waitFor({ timeout: 30_000 });
+}
+
+test('collections: the owner edits a collection and deletes it; a chat made from it says so and keeps its filter', async () => {
+  const stamp = Date.now();
+  const context = await newContext(browser, DESKTOP);
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  const me = await user('editor', stamp, [
+    ['tides', 'Tides', 'High tide at the harbour comes at six in the morning.', ['sea', 'harbour']],
+  ]);
+  await signInAs(page, me.email);
+  const collectionId = await savesTheFilter(page, me);
+  const { chat_id: chatId } = await callFunction('createChat', {
+    collection_id: collectionId, initial_message: 'When is high tide?', model: 'offline-extractive',
+  }, me.idToken);
+  await completeMessage(chatId);
+  await startsAgainFromTheChat(page, chatId);
+  await editsTheCollection(page, collectionId);
+  await deletesTheCollection(page, collectionId);
+  await theChatOutlivesIt(page, chatId, collectionId);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 /** A chat answered and in its owner's search index (the index follows the answer's completion). */
 async function indexedChat(owner, cardLocal, question) {
   const { chat_id: chatId } = await callFunction('createChat', {
     card_ids: [`${owner.uid}_${cardLocal}`], initial_message: question, model: 'offline-extractive',
   }, owner.idToken);
-  await answered(chatId);
+  await completeMessage(chatId);
   await until('the chat in its owner\'s search index', async () => JSON.stringify(await adminGet(`${COLLECTIONS.chat_search}/${owner.uid}`) ?? {}).includes(chatId));
   return chatId;
 }

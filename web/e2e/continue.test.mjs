@@ -5,85 +5,34 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, adminSet, APP_URL, AUTH, callFunction, COLLECTIONS, DESKTOP, FIRESTORE, launch, newContext,
-  pageErrors, PROJECT, screenshot, signInRest,
+  adminGet, adminSet, APP_URL, COLLECTIONS, DESKTOP, ensureUser, launch, newContext, pageErrors, screenshot, signIn, signInRest,
 } from './support.mjs';
+import { ANSWER_TIMEOUT, answeredChat, backgroundText, publishAsAdmin, writeCards } from './chatsetup.mjs';
 
-const ANSWER_TIMEOUT = 120_000;
 const PRIVATE = 'The lighthouse keeper hides the spare key under the third blue flowerpot by the door.';
 const PUBLIC = 'The lighthouse beam turns once every twelve seconds and can be seen thirty kilometres out.';
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function signUp(email, password) {
-  const res = await fetch(`http://${AUTH}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-key`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password, returnSecureToken: true }),
-  });
-  if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-  return (await res.json()).localId;
-}
-
-/** Sets one field as an admin, leaving the others (the owner's publish toggle, done by the server here). */
-async function adminUpdate(docPath, field, value) {
-  const url = `http://${FIRESTORE}/v1/projects/${PROJECT}/databases/(default)/documents/${docPath}?updateMask.fieldPaths=${field}`;
-  const res = await fetch(url, {
-    method: 'PATCH', headers: { Authorization: 'Bearer owner', 'content-type': 'application/json' },
-    body: JSON.stringify({ fields: { [field]: { booleanValue: value } } }),
-  });
-  if (!res.ok) throw new Error(`PATCH ${docPath}: ${res.status}`);
-}
-
-async function waitFor(what, fn, timeout = ANSWER_TIMEOUT) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-async function backgroundText(chatId) {
-  const parts = await adminList(`${COLLECTIONS.chat_backgrounds}/${chatId}/${COLLECTIONS.chat_background_parts}`);
-  return parts.map((p) => p.text).join('');
-}
-
 /** The owner (the demo user) chats over a private card and a public one, and publishes the chat. */
 async function ownerPublishesAChat(stamp) {
   const { uid: owner, idToken } = await signInRest();
   const privateId = `e2e-continue-private-${stamp}`;
   const publicId = `e2e-continue-public-${stamp}`;
-  const now = new Date();
-  await adminSet(`${COLLECTIONS.cards}/${privateId}`, {
-    title: 'Lighthouse spare key', body: PRIVATE, owner, visibility: 'private', viewers: [], tags: [], created: now, updated: now,
-  });
-  await adminSet(`${COLLECTIONS.cards}/${publicId}`, {
-    title: 'Lighthouse beam', body: PUBLIC, owner, visibility: 'public', viewers: [], tags: [], created: now, updated: now,
-  });
-  const { chat_id: source } = await callFunction('createChat', {
-    card_ids: [privateId, publicId], initial_message: 'What do my lighthouse notes say?', model: 'offline-extractive',
-  }, idToken);
-  await waitFor('the owner\'s answer', async () => {
-    const msgs = await adminList(COLLECTIONS.chat_messages);
-    return msgs.some((m) => m.chat === source && m.role === 'assistant' && m.status === 'complete');
-  });
+  await writeCards(owner, [[privateId, 'Lighthouse spare key', PRIVATE], [publicId, 'Lighthouse beam', PUBLIC, 'public']]);
+  const source = await answeredChat(idToken, [privateId, publicId], 'What do my lighthouse notes say?');
   assert.ok((await backgroundText(source)).includes(PRIVATE), 'the owner\'s background holds their private card');
-  await adminUpdate(`${COLLECTIONS.chats}/${source}`, 'published', true);
+  await publishAsAdmin(source);
   return source;
 }
 
 /** Another user, allowed to use the AI, signs in and opens the link: they read, they cannot post. */
 async function visitorOpens(page, stamp, source) {
   const email = `visitor-${stamp}@cardchat.test`;
-  const visitorUid = await signUp(email, 'visitor-pass');
+  const { uid: visitorUid } = await ensureUser(email, 'visitor-pass');
   await adminSet(`${COLLECTIONS.users}/${visitorUid}`, { may_use_ai: true, admin: false });
-  await page.goto(`${APP_URL}/`);
-  await page.locator('#signin-email').fill(email);
-  await page.locator('#signin-password').fill('visitor-pass');
-  await page.getByTestId('signin-submit').click();
-  await page.getByTestId('user-email').waitFor({ timeout: 30_000 });
+  await signIn(page, email, 'visitor-pass');
   await page.goto(`${APP_URL}/chat/${source}`);
   await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first().waitFor({ timeout: 30_000 });
   assert.equal(await page.getByTestId('composer').count(), 0, 'a visitor cannot post in the owner\'s chat');

@@ -8,12 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, signIn, signInRest,
-  until,
+  adminGet, adminList, APP_URL, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, signIn, until,
 } from './support.mjs';
+import { ANSWER_TIMEOUT, completeMessage, demoChatOnCommits, publishFromPage } from './chatsetup.mjs';
 
 const RULE = JSON.parse(readFileSync(new URL('../../common/claims.json', import.meta.url), 'utf8')).coverage;
-const ANSWER_TIMEOUT = 120_000;
 const QUESTION = 'What is the melting point of tungsten?';
 let browser;
 let chatId;
@@ -22,13 +21,7 @@ let chosen;
 
 before(async () => {
   browser = await launch();
-  const { uid, idToken } = await signInRest();
-  const own = (await adminList(COLLECTIONS.cards)).filter((c) => c.owner === uid && /commit/i.test(`${c.title}\n${c.body}`));
-  chosen = own.filter((c) => c.visibility !== 'public').slice(0, 6);
-  const offline = (await callFunction('listModels', {}, idToken)).models.find((m) => m.offline).id;
-  ({ chat_id: chatId } = await callFunction('createChat', {
-    card_ids: chosen.map((c) => c.id), initial_message: QUESTION, model: offline,
-  }, idToken));
+  ({ chatId, chosen } = await demoChatOnCommits((own) => own.filter((c) => c.visibility !== 'public').slice(0, 6), QUESTION));
 });
 after(async () => {
   await browser?.close();
@@ -40,10 +33,7 @@ async function storedAnswers() {
 
 /** The first answer, complete, declined: `coverage` none, the nearest cards by number only. */
 async function declinedAnswer() {
-  const msg = await until('the answer to complete', async () => {
-    const m = (await storedAnswers()).find((x) => x.message_index === 1);
-    return m?.status === 'complete' ? m : null;
-  }, ANSWER_TIMEOUT, 500);
+  const msg = await completeMessage(chatId);
   assert.equal(msg.coverage, 'none', msg.content);
   assert.ok(msg.content.startsWith(RULE.declined) && msg.sources.length > 0, msg.content);
   for (const c of chosen) assert.ok(!msg.content.includes(c.title), 'a card title is in the answer text');
@@ -94,9 +84,7 @@ async function ownerWidens(page) {
 /** 4. Published: a visitor sees the notice, no action, and no private card's title. */
 async function visitorSeesTheNoticeOnly(page) {
   await page.goto(`${APP_URL}/chat/${encodeURIComponent(chatId)}`);
-  await page.getByTestId('publish-toggle').check();
-  await until('the published flag to reach Firestore',
-    async () => (await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published === true, 60_000, 200);
+  await publishFromPage(page, chatId);
   const context = await newContext(browser, DESKTOP);
   const visitor = await context.newPage();
   const errors = pageErrors(visitor);

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, signIn, signInRest,
-  until,
+  adminGet, APP_URL, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, signIn,
 } from './support.mjs';
+import { ANSWER_TIMEOUT, completeMessage, demoChatOnCommits, publishFromPage } from './chatsetup.mjs';
 
-const ANSWER_TIMEOUT = 120_000;
 let browser;
 let chatId;
 /** @type {Map<string, any>} the chat's cards by id, as stored */
@@ -17,15 +16,11 @@ let cards;
 
 before(async () => {
   browser = await launch();
-  const { uid, idToken } = await signInRest();
   // the demo user's own cards on commits, public and private alike: the answer cites both kinds
-  const own = (await adminList(COLLECTIONS.cards)).filter((c) => c.owner === uid && /commit/i.test(`${c.title}\n${c.body}`));
-  const chosen = [...own.filter((c) => c.visibility === 'public').slice(0, 5), ...own.filter((c) => c.visibility !== 'public').slice(0, 5)];
-  cards = new Map(chosen.map((c) => [c.id, c]));
-  const offline = (await callFunction('listModels', {}, idToken)).models.find((m) => m.offline).id;
-  ({ chat_id: chatId } = await callFunction('createChat', {
-    card_ids: chosen.map((c) => c.id), initial_message: 'How do I undo or amend my last commit?', model: offline,
-  }, idToken));
+  const made = await demoChatOnCommits((own) => [...own.filter((c) => c.visibility === 'public').slice(0, 5),
+    ...own.filter((c) => c.visibility !== 'public').slice(0, 5)], 'How do I undo or amend my last commit?');
+  chatId = made.chatId;
+  cards = new Map(made.chosen.map((c) => [c.id, c]));
 });
 after(async () => {
   await browser?.close();
@@ -33,10 +28,7 @@ after(async () => {
 
 /** The complete answer as stored, and the cards its `sources` name (the owner's card_ids). */
 async function storedAnswer() {
-  const msg = await until('the answer to complete', async () => {
-    const m = (await adminList(COLLECTIONS.chat_messages)).find((x) => x.chat === chatId && x.role === 'assistant');
-    return m?.status === 'complete' ? m : null;
-  }, ANSWER_TIMEOUT, 500);
+  const msg = await completeMessage(chatId);
   const priv = await adminGet(`${COLLECTIONS.chat_private}/${chatId}`);
   const cited = msg.sources.map((/** @type {number} */ n) => ({ n, card: cards.get(priv.card_ids[n - 1]) }));
   assert.ok(cited.length >= 2, `the answer cites cards (${msg.content})`);
@@ -74,9 +66,7 @@ async function ownerSeesTheSources(page, cited) {
 /** 2. Published; a signed-out visitor sees the public cards linked, the others as a card they cannot view. */
 async function visitorSeesWhatTheyMayRead(page, cited) {
   await page.goto(`${APP_URL}/chat/${encodeURIComponent(chatId)}`);
-  await page.getByTestId('publish-toggle').check();
-  await until('the published flag to reach Firestore',
-    async () => (await adminGet(`${COLLECTIONS.chats}/${chatId}`)).published === true, 60_000, 200);
+  await publishFromPage(page, chatId);
   const context = await newContext(browser, DESKTOP);
   const visitor = await context.newPage();
   const errors = pageErrors(visitor);

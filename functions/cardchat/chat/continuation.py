@@ -71,38 +71,10 @@ def continue_chat(
 
     messages = [m for _, m in messages_repo.chat_messages(db, chat_id)]
     said = said_before(messages, int(source.get("message_count") or len(messages)))
-    bg, chosen, unranked, budget = _background(db, uid, list(private.get("card_ids") or []), said, spec, fraction)
+    bg, chosen = _background(db, uid, list(private.get("card_ids") or []), said, spec, fraction)
     new_id = new_chat_id()
     history = copy_history(messages, int(source.get("message_count") or len(messages)), new_id, when)
-    chat = Chat(
-        owner=uid,
-        title=_continued_title(source),
-        model=spec.id,
-        public_citations=public_citations(bg.card_ids, chosen.cards),
-        created=when,
-        last_updated=when,
-        message_count=len(history),
-    )
-    private_copy = ChatPrivate(
-        owner=uid,
-        background_length=budget,
-        background_tokens=bg.tokens,
-        card_ids=bg.card_ids,
-        card_owners=packed_owners(bg.card_ids, chosen.cards),
-        card_count_requested=len(chosen.visible),
-        cards_unranked=unranked,
-        continued_from={"chat": chat_id, "messages": len(history)},
-        cards_by_others=chosen.cards_by_others(bg.card_ids),
-    )
-    background = ChatBackground(
-        chat=new_id,
-        owner=uid,
-        model=spec.id,
-        tokens=bg.tokens,
-        parts=0,
-        created=when,
-        card_updated=packed_stamps(bg.card_ids, chosen.cards),
-    )
+    chat, private_copy, background = _documents(uid, new_id, source, chat_id, spec, bg, chosen, history, when)
     chats_repo.write_branch(
         db,
         new_id,
@@ -117,6 +89,50 @@ def continue_chat(
         ChatSource(chat=new_id, owner=uid, card_ids=list(chosen.visible), ranked_for=-1, created=when),
     )
     return new_id
+
+
+def _documents(
+    uid: str,
+    new_id: str,
+    source: dict[str, Any],
+    chat_id: str,
+    spec: models.ModelSpec,
+    bg: Background,
+    chosen: Selection,
+    history: list[Any],
+    when: datetime,
+) -> tuple[Chat, ChatPrivate, ChatBackground]:
+    """The continuation's chat, its owner's private document and its hidden background's head."""
+    chat = Chat(
+        owner=uid,
+        title=_continued_title(source),
+        model=spec.id,
+        public_citations=public_citations(bg.card_ids, chosen.cards),
+        created=when,
+        last_updated=when,
+        message_count=len(history),
+    )
+    private_copy = ChatPrivate(
+        owner=uid,
+        background_tokens=bg.tokens,
+        card_ids=bg.card_ids,
+        card_owners=packed_owners(bg.card_ids, chosen.cards),
+        background_length=chosen.budget,
+        card_count_requested=len(chosen.visible),
+        cards_unranked=chosen.unranked,
+        continued_from={"chat": chat_id, "messages": len(history)},
+        cards_by_others=chosen.cards_by_others(bg.card_ids),
+    )
+    background = ChatBackground(
+        chat=new_id,
+        owner=uid,
+        model=spec.id,
+        tokens=bg.tokens,
+        parts=0,
+        created=when,
+        card_updated=packed_stamps(bg.card_ids, chosen.cards),
+    )
+    return chat, private_copy, background
 
 
 def _readable_source(db: Any, uid: str, chat_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -146,9 +162,9 @@ def _query(said: list[dict[str, Any]]) -> str:
 
 def _background(
     db: Any, uid: str, source_ids: list[str], said: list[dict[str, Any]], spec: models.ModelSpec, fraction: float
-) -> tuple[Background, Selection, int, int]:
+) -> tuple[Background, Selection]:
     """The caller's background over the source's cards, numbered as the
-    source numbers them: (background, its visible cards, unranked, budget)."""
+    source numbers them: (background, the selection it came from)."""
     from cardchat.llm.tokens import count_tokens
     from cardchat.retrieval.background import Background, fit_background, renumber
 
@@ -167,4 +183,4 @@ def _background(
     for c in bg.card_ids:
         ids[number[c] - 1] = c
     renumbered = Background(text=text, card_ids=ids, tokens=tokens, budget=chosen.budget)
-    return renumbered, chosen, chosen.unranked, chosen.budget
+    return renumbered, chosen

@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from cardchat.providers.base import Failures, Message, SDKProvider, client_options
+from cardchat.providers.base import Failures, Prompt, SDKProvider, client_options
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import anthropic
     import httpx2
-
-    from cardchat.llm.models import ModelSpec
 
 
 class AnthropicProvider(SDKProvider):
@@ -27,23 +25,20 @@ class AnthropicProvider(SDKProvider):
     def exchange(
         self,
         client: anthropic.Anthropic,
-        spec: ModelSpec,
-        messages: list[Message],
-        system: str,
-        max_tokens: int,
+        prompt: Prompt,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import anthropic
 
         params: dict[str, Any] = {
-            "model": spec.id,
-            "max_tokens": max_tokens,
-            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "model": prompt.spec.id,
+            "max_tokens": prompt.max_tokens,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in prompt.messages],
         }
-        if system:
+        if prompt.system:
             # The background is re-sent unchanged on every turn of a chat:
             # caching it makes follow-up turns cheaper and their first token faster.
-            params["system"] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
+            params["system"] = [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
         usage = Usage()
         finished = False
         try:

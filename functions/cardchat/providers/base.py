@@ -15,6 +15,7 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from cardchat.providers.headlines import headline
@@ -233,6 +234,17 @@ def client_options(api_key: str, http_client: httpx2.Client | None) -> dict[str,
     }
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """What one exchange sends: to which model, the conversation, the system
+    text (the background) and how long the answer may be."""
+
+    spec: ModelSpec
+    messages: list[Message]
+    system: str
+    max_tokens: int
+
+
 class SDKProvider(ABC):
     """A provider reached through its vendor's SDK.
 
@@ -261,10 +273,7 @@ class SDKProvider(ABC):
     def exchange(
         self,
         client: Any,
-        spec: ModelSpec,
-        messages: list[Message],
-        system: str,
-        max_tokens: int,
+        prompt: Prompt,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         """Yields text deltas; returns the Usage once the provider marked the
@@ -276,7 +285,7 @@ class SDKProvider(ABC):
         client = self.make_client(api_key, self._http_client)
         fail = Failures(self.provider, api_key, system, messages)
         try:
-            usage = yield from self.exchange(client, spec, messages, system, max_tokens, fail)
+            usage = yield from self.exchange(client, Prompt(spec, messages, system, max_tokens), fail)
         except Exception as e:
             kind = transport_failure(e)
             if kind is None:

@@ -6,14 +6,13 @@ import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from cardchat.providers.base import Failures, Message, SDKProvider, read_timeout_s
+from cardchat.providers.base import Failures, Prompt, SDKProvider, read_timeout_s
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import httpx2
     from google import genai
 
-    from cardchat.llm.models import ModelSpec
 
 #: Below this output budget a request is a short task (a title): Gemini 2.5
 #: spends the output budget on thinking first and could return no text at all.
@@ -44,27 +43,26 @@ class GeminiProvider(SDKProvider):
     def exchange(
         self,
         client: genai.Client,
-        spec: ModelSpec,
-        messages: list[Message],
-        system: str,
-        max_tokens: int,
+        prompt: Prompt,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         from google.genai import errors, types
 
         contents = [
             types.Content(role="model" if m["role"] == "assistant" else "user", parts=[types.Part(text=m["content"])])
-            for m in messages
+            for m in prompt.messages
         ]
-        config = types.GenerateContentConfig(system_instruction=system or None, max_output_tokens=max_tokens)
-        if max_tokens < _SHORT_TASK and spec.id.startswith("gemini-2.5"):
-            floor = _MIN_THINKING.get(spec.id, 0)
+        config = types.GenerateContentConfig(
+            system_instruction=prompt.system or None, max_output_tokens=prompt.max_tokens
+        )
+        if prompt.max_tokens < _SHORT_TASK and prompt.spec.id.startswith("gemini-2.5"):
+            floor = _MIN_THINKING.get(prompt.spec.id, 0)
             config.thinking_config = types.ThinkingConfig(thinking_budget=floor)
-            config.max_output_tokens = max_tokens + floor
+            config.max_output_tokens = prompt.max_tokens + floor
         usage = Usage()
         finished = False
         try:
-            for chunk in client.models.generate_content_stream(model=spec.id, contents=contents, config=config):
+            for chunk in client.models.generate_content_stream(model=prompt.spec.id, contents=contents, config=config):
                 feedback = chunk.prompt_feedback
                 if feedback is not None and feedback.block_reason:
                     raise fail.of("blocked", f"the prompt was blocked ({feedback.block_reason})")

@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from cardchat.providers.base import Failures, Message, SDKProvider, client_options
+from cardchat.providers.base import Failures, Prompt, SDKProvider, client_options
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     import httpx2
     import openai
-
-    from cardchat.llm.models import ModelSpec
 
 
 class OpenAIProvider(SDKProvider):
@@ -32,23 +30,20 @@ class OpenAIProvider(SDKProvider):
     def exchange(
         self,
         client: openai.OpenAI,
-        spec: ModelSpec,
-        messages: list[Message],
-        system: str,
-        max_tokens: int,
+        prompt: Prompt,
         fail: Failures,
     ) -> Generator[str, None, Usage | None]:
         import openai
 
-        wire: list[dict[str, str]] = [{"role": "system", "content": system}] if system else []
-        wire += [{"role": m["role"], "content": m["content"]} for m in messages]
+        wire: list[dict[str, str]] = [{"role": "system", "content": prompt.system}] if prompt.system else []
+        wire += [{"role": m["role"], "content": m["content"]} for m in prompt.messages]
         usage: Usage | None = None
         finished = False
         try:
             chunks = client.chat.completions.create(  # type: ignore[call-overload]  # wire holds plain dicts
-                model=spec.id,
+                model=prompt.spec.id,
                 messages=wire,
-                max_completion_tokens=max_tokens,
+                max_completion_tokens=prompt.max_tokens,
                 stream=True,
                 stream_options={"include_usage": True},
             )

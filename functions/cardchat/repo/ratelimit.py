@@ -8,7 +8,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.repo.transactions import run_in_transaction
+from cardchat.repo.transactions import run_in_transaction, update_document
 from cardchat.schema.accounts import RateLimit, TokenReservation
 from cardchat.schema.documents import RATE_LIMITS, RATE_WINDOWS
 
@@ -60,16 +60,8 @@ def read_in(tx: firestore.Transaction, db: firestore.Client, ledger: Ledger) -> 
 def update(db: firestore.Client, uid: str, change: Callable[[RateLimit], RateLimit]) -> RateLimit:
     """Read-modify-write in one transaction; `change` may raise to refuse,
     and then nothing is written."""
-    ref = _ref(db, uid)
-
-    def run(tx: firestore.Transaction) -> RateLimit:
-        snap = ref.get(transaction=tx)
-        state = change(_from_dict(snap.to_dict() if snap.exists else None))
-        tx.set(ref, state.to_dict())
-        return state
-
     # one user rarely races themselves, but a double click must not fail
-    return run_in_transaction(db, run)
+    return update_document(db, _ref(db, uid), _from_dict, change)
 
 
 def window_ref(db: firestore.Client, uid: str, name: str) -> firestore.DocumentReference:

@@ -16,12 +16,19 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 T = TypeVar("T")
+
+
+class _Stored(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+S = TypeVar("S", bound=_Stored)
 
 #: Longer than a few emulator lock timeouts; far shorter than a callable's deadline.
 TX_PATIENCE_S = 30.0
@@ -53,3 +60,21 @@ def run_in_transaction(
                 raise
         time.sleep(random.uniform(pause / 2, pause))
         pause = min(pause * 2, _MAX_PAUSE_S)
+
+
+def update_document(
+    db: firestore.Client,
+    ref: firestore.DocumentReference,
+    parse: Callable[[dict[str, Any] | None], S],
+    change: Callable[[S], S],
+) -> S:
+    """`ref`'s document as `parse` reads it (None: there is none), `change`d and
+    written back, in one transaction; if `change` raises (a refusal), nothing is written."""
+
+    def body(tx: firestore.Transaction) -> S:
+        snap = ref.get(transaction=tx)
+        state = change(parse(snap.to_dict() if snap.exists else None))
+        tx.set(ref, state.to_dict())
+        return state
+
+    return run_in_transaction(db, body)

@@ -9,7 +9,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.repo.transactions import run_in_transaction
+from cardchat.repo.transactions import update_document
 from cardchat.schema.accounts import VIEWER_LOOKUPS, ViewerLookups
 
 
@@ -34,15 +34,7 @@ def get(db: firestore.Client, uid: str) -> ViewerLookups:
 
 def update(db: firestore.Client, uid: str, change: Callable[[ViewerLookups], ViewerLookups]) -> ViewerLookups:
     """`change` applied to the stored state in one transaction; if it raises (a refusal), nothing is written."""
-    ref = _ref(db, uid)
-
-    def body(tx: firestore.Transaction) -> ViewerLookups:
-        snap = ref.get(transaction=tx)
-        state = change(_from_dict(snap.to_dict() if snap.exists else None))
-        tx.set(ref, state.to_dict())
-        return state
-
-    return run_in_transaction(db, body)
+    return update_document(db, _ref(db, uid), _from_dict, change)
 
 
 def remember(db: firestore.Client, uid: str, found: Iterable[str]) -> None:

@@ -11,14 +11,16 @@ eval/README.md says which sets tuned them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ParamSpec
 
 import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
 from cardchat.retrieval import function_words, fusion
 
+P = ParamSpec("P")
 MODES = ("dense", "sparse", "hybrid")
 FUSIONS = ("bounded", "scores", "rrf")
 
@@ -91,29 +93,6 @@ def _sparse(
     return bm25.scores_and_bound(query, index, compound_weight)
 
 
-def rank_cards(
-    query: str,
-    query_vec: np.ndarray | None,
-    card_ids: Sequence[str],
-    texts: Sequence[str],
-    vectors: np.ndarray | None,
-    has_vector: np.ndarray | None,
-    config: RankingConfig | None = None,
-    text_hashes: Sequence[str] | None = None,
-) -> list[int]:
-    """Indices into card_ids, best first, every card exactly once.
-
-    `texts` are `text.embeddable_text(title, body)` (first line = title);
-    `vectors` is (n, dim) aligned with card_ids, rows valid where
-    `has_vector`; `text_hashes` (the cards' `text.text_hash`) key the BM25
-    cache, pass them when you have them. Cards without a vector are ranked by
-    BM25 alone in hybrid mode and come last in dense mode. Without a query
-    vector (or any vector) dense and hybrid fall back to sparse. Cards that
-    no ranker placed keep their input order at the end.
-    """
-    return rank_with_scores(query, query_vec, card_ids, texts, vectors, has_vector, config, text_hashes).order
-
-
 def rank_with_scores(
     query: str,
     query_vec: np.ndarray | None,
@@ -124,7 +103,16 @@ def rank_with_scores(
     config: RankingConfig | None = None,
     text_hashes: Sequence[str] | None = None,
 ) -> Ranking:
-    """`rank_cards` with the score behind each card's place (see `Ranking`)."""
+    """Every card's place, best first, and the score behind it (see `Ranking`).
+
+    `texts` are `text.embeddable_text(title, body)` (first line = title);
+    `vectors` is (n, dim) aligned with card_ids, rows valid where
+    `has_vector`; `text_hashes` (the cards' `text.text_hash`) key the BM25
+    cache, pass them when you have them. Cards without a vector are ranked by
+    BM25 alone in hybrid mode and come last in dense mode. Without a query
+    vector (or any vector) dense and hybrid fall back to sparse. Cards that
+    no ranker placed keep their input order at the end.
+    """
     config = config or RankingConfig()
     n = len(card_ids)
     if len(texts) != n:
@@ -140,6 +128,17 @@ def rank_with_scores(
         return Ranking(fusion.best_first(dense), dense)
     sparse_, bound = _sparse(query, card_ids, texts, text_hashes, config.compound_weight)
     return fuse_scores(query, dense, sparse_, bound, has_vector, config)
+
+
+def _order_only(ranker: Callable[P, Ranking]) -> Callable[P, list[int]]:
+    def rank_cards(*args: P.args, **kwargs: P.kwargs) -> list[int]:
+        return ranker(*args, **kwargs).order
+
+    return rank_cards
+
+
+#: `rank_with_scores`'s order alone: indices into card_ids, best first, every card exactly once.
+rank_cards = _order_only(rank_with_scores)
 
 
 def fuse_scores(

@@ -151,8 +151,9 @@ class CardEmbedding:
     dim: int
     vector: bytes
     text_hash: str
-    updated: datetime = field(default_factory=now)
-    owner: str = ""
+    # Keyword-only: passed by position, an owner once landed in `updated`.
+    updated: datetime = field(default_factory=now, kw_only=True)
+    owner: str = field(default="", kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -1,11 +1,13 @@
 // Saved collections: the list (/collections), and one (/collections/{id}) with
-// its instructions, its chats and "New chat in this collection".
+// its instructions, its chats, "New chat in this collection", and the owner's
+// Edit and Delete.
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { cardsPath, chatPath, collectionPath } from '../app/router';
 import { openStartChat } from '../chat/startchat';
 import type { CollectionQuery } from '../data/api';
-import { chatsOfCollection, getChat, getCollection, watchCollections, type SavedCollection } from '../data/savedcollections';
+import { chatsOfCollection, getChat, watchCollection, watchCollections, type SavedCollection } from '../data/savedcollections';
+import { confirmDeleteCollection, openEditCollection } from './editcollection';
 
 /** What a collection holds, in words. */
 export function describeSaved(c: Pick<SavedCollection, 'query' | 'card_ids'>): string {
@@ -41,30 +43,48 @@ export function mountCollections(root: HTMLElement, uid: string): () => void {
 }
 
 export function mountCollection(root: HTMLElement, id: string, uid: string): () => void {
-  let alive = true;
+  let chatsShown = false;
   replaceChildren(root, h('p', { class: 'muted', role: 'status' }, 'Loading the collection…'));
-  getCollection(id).then(async (c) => {
-    if (!alive) return;
-    if (!c) return replaceChildren(root, h('section', { class: 'panel' }, h('h1', null, 'Not found'), h('a', { href: '/collections' }, 'Your collections')));
-    const chats = h('ul', { class: 'chat-items', 'data-testid': 'collection-chats' });
-    const cardsHref = queryCardsPath(c.query);
-    replaceChildren(root, h('section', { class: 'panel', 'data-testid': 'collection' },
-      h('p', null, h('a', { href: '/collections' }, 'Collections')),
-      h('h1', { 'data-testid': 'collection-title' }, c.name),
-      h('p', { class: 'meta' }, describeSaved(c), cardsHref ? [' · ', h('a', { href: cardsHref, 'data-testid': 'collection-cards' }, 'Open its cards')] : null),
-      c.instructions ? h('p', { class: 'hint', 'data-testid': 'collection-instructions-shown' }, `Instructions: ${c.instructions}`) : null,
-      h('p', null, h('button', { type: 'button', class: 'primary', 'data-testid': 'new-chat-in-collection',
-        onclick: () => startInCollection(c.id, c.name) }, 'New chat in this collection')),
-      h('h2', { class: 'list-title' }, 'Its chats'), chats));
+  const chats = h('ul', { class: 'chat-items', 'data-testid': 'collection-chats' });
+  const stop = watchCollection(id, (c) => {
+    if (!c) {
+      replaceChildren(root, h('section', { class: 'panel', 'data-testid': 'collection-gone' }, h('h1', null, 'Not found'),
+        h('p', null, 'This collection was deleted, or is not yours.'), h('a', { href: '/collections' }, 'Your collections')));
+      return;
+    }
+    replaceChildren(root, collectionPanel(c, chats));
+    if (!chatsShown) void showChats(chats, uid, id);
+    chatsShown = true;
+  }, (err) => replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `Could not load the collection: ${describeError(err)}`)));
+  return stop;
+}
+
+function collectionPanel(c: SavedCollection, chats: HTMLElement): HTMLElement {
+  const cardsHref = queryCardsPath(c.query);
+  return h('section', { class: 'panel', 'data-testid': 'collection' },
+    h('p', null, h('a', { href: '/collections' }, 'Collections')),
+    h('h1', { 'data-testid': 'collection-title' }, c.name),
+    h('p', { class: 'meta', 'data-testid': 'collection-described' }, describeSaved(c),
+      cardsHref ? [' · ', h('a', { href: cardsHref, 'data-testid': 'collection-cards' }, 'Open its cards')] : null),
+    c.instructions ? h('p', { class: 'hint', 'data-testid': 'collection-instructions-shown' }, `Instructions: ${c.instructions}`) : null,
+    h('p', { class: 'actions' },
+      h('button', { type: 'button', class: 'primary', 'data-testid': 'new-chat-in-collection',
+        onclick: () => startInCollection(c.id, c.name) }, 'New chat in this collection'),
+      h('button', { type: 'button', 'data-testid': 'edit-collection', onclick: () => openEditCollection(c) }, 'Edit…'),
+      h('button', { type: 'button', class: 'danger', 'data-testid': 'delete-collection', onclick: () => confirmDeleteCollection(c) }, 'Delete…')),
+    h('h2', { class: 'list-title' }, 'Its chats'), chats);
+}
+
+/** The owner's chats made from collection `id`, newest first. */
+async function showChats(chats: HTMLElement, uid: string, id: string): Promise<void> {
+  try {
     const ids = await chatsOfCollection(uid, id);
     const docs = await Promise.all(ids.map((chatId) => getChat(chatId).catch(() => null)));
-    if (!alive) return;
     const found = docs.filter((d) => d !== null).sort((a, b) => (b.last_updated?.getTime() ?? 0) - (a.last_updated?.getTime() ?? 0));
     replaceChildren(chats, found.length ? found.map((d) => h('li', null, h('a', { href: chatPath(d.id), 'data-testid': 'collection-chat' },
       h('span', { class: 'chat-item-title' }, d.title || 'Untitled chat'))))
       : h('li', { class: 'muted', 'data-testid': 'no-collection-chats' }, 'No chats yet.'));
-  }).catch((err) => {
-    if (alive) replaceChildren(root, h('p', { class: 'error', role: 'alert' }, `Could not load the collection: ${describeError(err)}`));
-  });
-  return () => { alive = false; };
+  } catch (err) {
+    replaceChildren(chats, h('li', { class: 'error', role: 'alert' }, `Could not list its chats: ${describeError(err)}`));
+  }
 }

@@ -3,9 +3,10 @@
 import { h } from '../app/dom';
 import { describeError } from '../app/errors';
 import { collectionPath, router } from '../app/router';
-import { collectionProblem, LIMITS, saveCollection, type NewCollection } from '../data/savedcollections';
+import { collectionProblem, saveCollection, type NewCollection } from '../data/savedcollections';
 import { describeCollection, type CardFilter } from './cardfilter';
 import { filterQuery } from './collectionquery';
+import { collectionForm } from './collectionform';
 
 /** The button; `filter` is read when it is clicked. */
 export function saveCollectionButton(uid: string, filter: () => CardFilter): HTMLElement {
@@ -15,23 +16,10 @@ export function saveCollectionButton(uid: string, filter: () => CardFilter): HTM
 }
 
 function openSaveDialog(uid: string, f: CardFilter): void {
-  const name = h('input', { id: 'collection-name', type: 'text', required: true, maxlength: LIMITS.name_max_chars,
-    'data-testid': 'collection-name', value: f.tag ?? f.text.trim() });
-  const instructions = h('textarea', { id: 'collection-instructions', rows: 4, maxlength: LIMITS.instructions_max_chars,
-    'data-testid': 'collection-instructions', placeholder: 'Optional: how answers in this collection should be written' });
-  const error = h('p', { class: 'error', role: 'alert', 'data-testid': 'collection-error' });
-  const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'collection-save' }, 'Save');
-  const cancel = h('button', { type: 'button' }, 'Cancel');
-  const form = h('form', { method: 'dialog', class: 'stack' },
-    h('h2', { id: 'save-collection-title' }, 'Save as collection'),
-    h('p', { class: 'hint' }, describeCollection(f, null)),
-    h('label', { for: 'collection-name' }, 'Name'), name,
-    h('label', { for: 'collection-instructions' }, 'Instructions to the model (never shown to people you share chats with)'),
-    instructions, error, h('div', { class: 'actions' }, cancel, save));
-  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'save-collection-dialog', 'aria-labelledby': 'save-collection-title' }, form);
-  document.body.appendChild(dialog);
-  cancel.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
+  const { dialog, form, name, instructions, error, save } = collectionForm({
+    heading: 'Save as collection', hint: describeCollection(f, null), name: f.tag ?? f.text.trim(), instructions: '',
+    testId: 'save-collection-dialog',
+  });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const c: NewCollection = { name: name.value, instructions: instructions.value, query: filterQuery(f), cardIds: f.ids };
