@@ -28,6 +28,7 @@ from endpoints.chats import (
     shareChat,
 )
 from endpoints.nearby import relatedCards, suggestFollowups
+from endpoints.pins import excludeCard, pinCard
 from endpoints.triggers import embedCard, generateAnswer, resumeEmbedding, sweepAnswers
 
 # What Firebase loads (every decorated function) and what tests and benchmarks use (db, the secrets).
@@ -43,10 +44,12 @@ __all__ = [
     "deleteApiKey",
     "deleteChat",
     "embedCard",
+    "excludeCard",
     "generateAnswer",
     "listApiKeys",
     "listModels",
     "mcp",
+    "pinCard",
     "postMessage",
     "rateAnswer",
     "relatedCards",

@@ -73,6 +73,7 @@ def chat_of(db, owner: str, chat_id: str, status: str, **fields) -> str:
 
 
 BAD_CREATE = [
+    ({"pinned_card_ids": ["__x__"]}, "pinned_card_ids"),
     ({"card_ids": ["__x__"]}, "card_ids"),
     ({"card_ids": ["tides", "a" + LONE]}, "card_ids"),
     ({"card_ids": [f"{i:04d}" + "x" * 1_400 for i in range(700)]}, "card_ids"),  # ~1 MB of ids

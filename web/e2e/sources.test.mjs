@@ -47,7 +47,9 @@ async function sourcesOf(page) {
     .some((li) => li.textContent?.includes('Loading')), null, { timeout: 30_000 });
   return list.getByTestId('answer-source').evaluateAll((lis) => lis.map((li) => {
     const a = li.querySelector('a');
-    return [Number(li.getAttribute('data-n')), li.textContent ?? '', a ? a.getAttribute('href') : null];
+    const text = /** @type {HTMLElement} */ (li.cloneNode(true));
+    text.querySelector('[data-testid=pin-controls]')?.remove(); // the owner's (pins.test.mjs)
+    return [Number(li.getAttribute('data-n')), text.textContent ?? '', a ? a.getAttribute('href') : null];
   }));
 }
 

@@ -9,7 +9,8 @@ chat id and counts, never which requested ids exist or what the cards say.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +123,7 @@ def create_chat(
         req.background_fraction,
         req.collection.description,
         saved.instructions if saved is not None else "",
+        req.pinned_card_ids,
     )
     clock.lap()  # the selection timed itself
     chat_id = new_chat_id()
@@ -149,6 +151,7 @@ class Selection:
     authors: Authors  # how the background names the cards of people other than the caller
     timings: SelectionTimings
     empty_reason: str | None = None  # why the source held nothing (candidates.Pool.empty_reason)
+    pinned: list[str] = field(default_factory=list)  # the pinned cards the caller may read, first in the background
 
     def cards_by_others(self, card_ids: list[str]) -> int:
         """How many of `card_ids` (read for the background) are someone else's."""
@@ -164,15 +167,19 @@ def select_background(
     fraction: float,
     description: str,
     instructions: str = "",
+    pinned: Sequence[str] = (),
 ) -> Selection:
     """Resolve `source` (ids or a query) to the cards `uid` may view, rank them
     against `question` over the retrieval index (chat/candidates.py), read
     and fit the best into `fraction` of `spec`'s window, after the owner's
-    `instructions` of a saved collection (chat/saved_collections.py). Shared by
-    createChat and continueChat (chat/continuation.py), each timing its steps."""
+    `instructions` of a saved collection (chat/saved_collections.py). The `pinned`
+    cards `uid` may read go first (chat/pins.py), then those the question names by
+    title (chat/named_cards.py). Shared by createChat and continueChat
+    (chat/continuation.py), each timing its steps."""
     # Heavy modules load here, not when the endpoint module is imported.
-    from cardchat.chat import candidates
+    from cardchat.chat import candidates, pins
     from cardchat.chat.authors import AuthorBook
+    from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
 
     clock = _Stopwatch()
@@ -182,13 +189,15 @@ def select_background(
     pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)
     embedded = clock.lap()
-    ranking = pool.rank(question, query_vec)
+    pool, order = named_first(db, uid, pool, question, pool.rank(question, query_vec).order)
+    first = pins.readable(db, uid, pinned)
     ranked_ms = clock.lap()
     budget = background_budget(spec, fraction, question)
     margin = 1.15  # the packer reads ~1.08 times the room in characters; FETCH_SLACK covers its tail scan
     book = AuthorBook(uid)
     while True:  # cards denser in tokens than the estimate: read further down the ranking and fit again
-        ranked, everything = candidates.packed_cards(db, uid, pool, ranking.order, budget, margin)
+        ranked, everything = candidates.packed_cards(db, uid, pool, order, budget, margin)
+        ranked = list(first.items()) + [(c, k) for c, k in ranked if c not in first]
         authors = book.authors(c for _, c in ranked)
         bg = _fit(ranked, budget, spec, description, authors, instructions)
         if everything or bg.tokens >= FULL * budget:
@@ -196,7 +205,7 @@ def select_background(
         margin *= 2
     timings = SelectionTimings(resolve=resolved, embed=embedded, rank=ranked_ms, load_and_fit=clock.lap())
     unranked = int((~pool.has_vector()).sum())
-    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, timings, pool.empty_reason)
+    return Selection(bg, pool.ids, dict(ranked), budget, unranked, authors, timings, pool.empty_reason, list(first))
 
 
 class _Stopwatch:
@@ -334,6 +343,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         collection_query=req.query.to_dict() if req.query is not None else None,
         cards_by_others=chosen.cards_by_others(bg.card_ids),
         collection_id=req.collection_id,
+        pinned_cards=chosen.pinned,
     )
     return chat, private
 

@@ -117,19 +117,20 @@ def plan_turn(
     budget: int,
     tokenizer: str,
     authors: Authors = OWN_CARDS_ONLY,
+    pinned: frozenset[str] = frozenset(),
 ) -> Plan:
     """The context for answer `index`: `text` (a background of `tokens`
     tokens citing `card_ids`) with the best cards of `ranked` not in it appended, in at most
     min(`budget`, `room`) tokens; `room` is what the window leaves beside
     `text`, and older additions are dropped to make it at least `budget`.
     A redo of answer `index` (a retry) first takes out what its last run added.
-    A card not of `authors.owner` goes in marked as someone else's."""
+    A card not of `authors.owner` goes in marked as someone else's; a `pinned` one never leaves."""
     from cardchat.llm.tokens import count_tokens
 
-    ctx = _Context(text, tokens, set(card_numbers(text)), room, tokenizer)
-    ctx.drop({a["n"] for t in turns if t.message_index == index for a in t.added})
     ids = list(card_ids)
     numbers = {c: n for n, c in enumerate(ids, start=1) if c}
+    ctx = _Context(text, tokens, set(card_numbers(text)), room, tokenizer, {numbers[c] for c in pinned if c in numbers})
+    ctx.drop({a["n"] for t in turns if t.message_index == index for a in t.added})
     in_context = {ids[n - 1] for n in ctx.present if 0 < n <= len(ids)}
     candidates = [c for c in ranked.ids if c not in in_context][:TURN_CANDIDATES]
     by = {c: authors.of(ranked.cards[c]) for c in candidates}
@@ -177,11 +178,12 @@ class _Context:
     present: set[int]
     room: int
     tokenizer: str
+    kept: set[int] = field(default_factory=set)  # pinned: never dropped
 
     def drop(self, numbers: set[int]) -> list[int]:
         from cardchat.llm.tokens import count_tokens
 
-        gone = numbers & self.present
+        gone = (numbers & self.present) - self.kept
         if gone:
             self.text = drop_cards(self.text, gone)
             before, self.tokens = self.tokens, count_tokens([self.text], self.tokenizer)[0]
@@ -197,6 +199,7 @@ def rank_source(
     question: str,
     previous: str = "",
     context_ids: Sequence[str] = (),
+    excluded: Sequence[str] = (),
 ) -> Ranked:
     """The source's cards `owner` may read now (its ids, or its query resolved
     again: cards added since included), ranked for `question` read with
@@ -204,9 +207,12 @@ def rank_source(
     retrieval index (chat/candidates.py). Cards without a stored vector are
     ranked by BM25 alone (no embedding on the spot: the answer is waiting).
     Only the cards a turn can use are read: the best TURN_CANDIDATES past
-    those in the context (`context_ids`), and those (for their citations)."""
+    those in the context (`context_ids`), and those (for their citations).
+    A card the question names by title comes first (chat/named_cards.py); an
+    `excluded` one never comes."""
     from cardchat.access import permissions
     from cardchat.chat import candidates
+    from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
@@ -216,8 +222,9 @@ def rank_source(
     alone = pool.rank(question, query_vec).order
     both = turn_query(question, previous)
     with_previous = pool.rank(both, embedder.embed_query(both)).order if previous else None
-    order = fuse(alone, with_previous, len(pool))
-    ids = [pool.ids[i] for i in order]
+    pool, order = named_first(db, owner, pool, question, fuse(alone, with_previous, len(pool)))
+    left_out = set(excluded)
+    ids = [pool.ids[i] for i in order if pool.ids[i] not in left_out]
     in_context = set(context_ids)
     head = ids[: len(in_context) + TURN_CANDIDATES]
     wanted = list(dict.fromkeys(head + [c for c in context_ids if c]))
@@ -237,11 +244,13 @@ def context_for(
     db: Any, chat_id: str, chat: dict[str, Any], history: Sequence[dict[str, Any]], index: int, spec: ModelSpec
 ) -> tuple[str, int]:
     """The background answer `index` is given, and its tokens: the stored one
-    less what its owner may no longer read (chat/recheck.py), plus this
-    turn's cards (ground_turn)."""
+    less what its owner may no longer read (chat/recheck.py), with its owner's
+    pins and exclusions (chat/pins.py), plus this turn's cards (ground_turn)."""
+    from cardchat.chat import pins
     from cardchat.chat.recheck import current_background
 
     text, tokens = current_background(db, chat_id, chat, spec.tokenizer)
+    text, tokens = pins.apply(db, chat_id, text, tokens, spec.tokenizer) or (text, tokens)
     return ground_turn(db, chat_id, text, tokens, history, index, spec) or (text, tokens)
 
 
@@ -270,15 +279,15 @@ def ground_turn(
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
         return None
-    ranked = rank_source(
-        db, private.owner, source_of(source), questions[-1], "".join(questions[-2:-1]), private.card_ids
-    )
+    asked, before = questions[-1], "".join(questions[-2:-1])
+    ranked = rank_source(db, private.owner, source_of(source), asked, before, private.card_ids, private.excluded_cards)
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
     authors = AuthorBook(private.owner).authors(ranked.cards.values())
     try:
+        budget, pinned = turn_budget(spec), frozenset(private.pinned_cards)
         plan = plan_turn(
-            text, tokens, private.card_ids, turns, ranked, index, room, turn_budget(spec), spec.tokenizer, authors
+            text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
         )
     except ValueError:  # not a background in fit_background's format: nothing to append to
         log.warning("turn context %s: the background is not in card format", chat_id)

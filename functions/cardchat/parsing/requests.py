@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from cardchat.errors import InvalidArgument
@@ -24,7 +24,7 @@ from cardchat.llm import models
 from cardchat.parsing.collection_query import MAX_QUERY_TEXT_CHARS, CollectionQuery, from_request, request_string
 from cardchat.schema.accounts import Rating
 from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
-from cardchat.schema.documents import Collection
+from cardchat.schema.documents import MAX_PINS, Collection
 
 MAX_CONTENT_CHARS = 32_000
 MAX_CARD_IDS = 20_000
@@ -54,6 +54,7 @@ class CreateChatRequest:
     collection: Collection
     query: CollectionQuery | None = None  # the collection as a query, resolved on the server
     collection_id: str | None = None  # a saved collection's id: chat/saved_collections.py fills card_ids or query
+    pinned_card_ids: list[str] = field(default_factory=list)  # always in the background (chat/pins.py)
 
     @property
     def source(self) -> list[str] | CollectionQuery:
@@ -207,7 +208,16 @@ def create_chat(
 
     model_id = _model(data.get("model") or models.default_model_id(env, own_keys), own_keys, env)
     coll = _collection(data.get("collection"))
-    return CreateChatRequest(ids, message, model_id, _background_fraction(data), coll, query, saved)
+    pins = _pinned(data.get("pinned_card_ids"))
+    return CreateChatRequest(ids, message, model_id, _background_fraction(data), coll, query, saved, pins)
+
+
+def _pinned(ids: Any) -> list[str]:
+    if ids is None:
+        return []
+    if not isinstance(ids, list) or len(ids) > MAX_PINS or not all(_valid_id(c) for c in ids):
+        raise InvalidArgument(f"pinned_card_ids: at most {MAX_PINS} valid card ids")
+    return list(dict.fromkeys(ids))
 
 
 def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:

@@ -42,6 +42,7 @@ class Entry:
     vector: np.ndarray | None = field(repr=False, compare=False)  # int8 (dim,), or None: not embedded yet
     scale: float = 0.0
     chars: int = 0  # len(title) + len(body): how many cards to fetch to fill a budget
+    title_key: str = ""  # named_titles.title_key: the questions that name this card's title find it
 
     def same_as(self, other: Entry) -> bool:
         """Equal in every field, arrays included (the dataclass equality skips them)."""
@@ -84,6 +85,7 @@ def make_entry(card_id: str, card: Card, vector: np.ndarray | None) -> Entry:
     embeddable text, or None)."""
     from cardchat.embeddings.text import embeddable_and_hash
     from cardchat.retrieval.bm25 import default_bm25
+    from cardchat.retrieval.named_titles import title_key
 
     text, h = embeddable_and_hash(card.title, card.body)
     bm25 = default_bm25()
@@ -103,10 +105,16 @@ def make_entry(card_id: str, card: Card, vector: np.ndarray | None) -> Entry:
         vector=q,
         scale=float(np.float32(scale)),
         chars=len(card.title) + len(card.body),
+        title_key=title_key(card.title),
     )
 
 
 _LEN = struct.Struct("<I")
+
+
+def header_titles(header: dict[str, Any]) -> list[str]:
+    """A shard's title keys; "" each in a shard written before they were kept (matched once rewritten)."""
+    return list(header.get("titles") or [""] * len(header["ids"]))
 
 
 def encode_shard(entries: Sequence[Entry], dim: int) -> bytes:
@@ -125,6 +133,7 @@ def encode_shard(entries: Sequence[Entry], dim: int) -> bytes:
         "nterms": [len(e.terms) for e in entries],
         "has_vec": [e.vector is not None for e in entries],
         "chars": [e.chars for e in entries],
+        "titles": [e.title_key for e in entries],
         "vocab": list(vocab),
     }
     head = json.dumps(header, separators=(",", ":")).encode()
@@ -183,7 +192,7 @@ def decode_shard(blob: bytes) -> tuple[list[Entry], int]:
 
 def entries_of(packed: Packed) -> list[Entry]:
     header, term_idx, tf, scales, vectors = packed.header, packed.term_idx, packed.tf, packed.scales, packed.vectors
-    vocab = header["vocab"]
+    vocab, titles = header["vocab"], header_titles(header)
     out: list[Entry] = []
     t = v = 0
     for i, cid in enumerate(header["ids"]):
@@ -201,6 +210,7 @@ def entries_of(packed: Packed) -> list[Entry]:
                 vector=vectors[v] if has else None,
                 scale=float(scales[v]) if has else 0.0,
                 chars=int(header["chars"][i]),
+                title_key=titles[i],
             )
         )
         t += k

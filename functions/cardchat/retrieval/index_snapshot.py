@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval.index_entries import Entry, Packed
+from cardchat.retrieval.index_entries import Entry, Packed, header_titles
 from cardchat.schema.documents import Card
 
 if TYPE_CHECKING:
@@ -51,6 +51,9 @@ class Snapshot:
     lengths: np.ndarray  # float32, per row
     chars: np.ndarray  # int64, len(title) + len(body) per row
     row_of: dict[str, int] = field(default_factory=dict)
+    #: per row its title's key (index_entries.Entry.title_key) as a number, 0 for none: the cards a
+    #: question names (named_titles.py); eight bytes a card, where a dict of strings took over a hundred
+    title_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _masks: dict[tuple[str, str, str | None, str | None], np.ndarray] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _docs: np.ndarray | None = field(default=None, repr=False)
@@ -67,7 +70,16 @@ class Snapshot:
         return int(self.vectors.shape[1]) if self.vectors.ndim == 2 else 0
 
     def nbytes(self) -> int:
-        arrays = (self.has_vector, self.scales, self.vectors, self.row_start, self.term, self.tf, self.lengths)
+        arrays = (
+            self.has_vector,
+            self.scales,
+            self.vectors,
+            self.row_start,
+            self.term,
+            self.tf,
+            self.lengths,
+            self.title_keys,
+        )
         return int(sum(a.nbytes for a in arrays))
 
     def similarities(self, query_vec: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -147,6 +159,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
     cols = _Columns.empty(n, total, dim)
     ids: list[str] = []
     hashes: list[str] = []
+    titles: list[str] = []
     cards: list[Card] = []
     # One text-less Card per distinct (visibility, viewers, tags): read-only, and most cards share one.
     shared: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Card] = {}
@@ -156,6 +169,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
         k, m = len(h["ids"]), len(p.term_idx)
         ids += h["ids"]
         hashes += h["hashes"]
+        titles += header_titles(h)
         for v, w, t in zip(h["vis"], h["viewers"], h["tags"]):
             key = (v, tuple(w), tuple(t))
             card = shared.get(key)
@@ -175,7 +189,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
             np.take(local, p.term_idx, out=cols.term[pos : pos + m])
             cols.tf[pos : pos + m] = p.tf
         at, pos = at + k, pos + m
-    return _assemble(owner, ids, hashes, cards, cols)
+    return _assemble(owner, ids, hashes, cards, cols, titles)
 
 
 def from_entries(owner: str, entries: Sequence[Entry], dim: int) -> Snapshot:
@@ -190,9 +204,8 @@ def from_entries(owner: str, entries: Sequence[Entry], dim: int) -> Snapshot:
         cols.term[pos : pos + len(e.terms)] = [vocab.id(t) for t in e.terms]
         cols.tf[pos : pos + len(e.terms)] = e.tf
         pos += len(e.terms)
-    return _assemble(
-        owner, [e.id for e in entries], [e.text_hash for e in entries], [e.card(owner) for e in entries], cols
-    )
+    ids, hashes, titles = [e.id for e in entries], [e.text_hash for e in entries], [e.title_key for e in entries]
+    return _assemble(owner, ids, hashes, [e.card(owner) for e in entries], cols, titles)
 
 
 @dataclass
@@ -220,7 +233,9 @@ class _Columns:
         )
 
 
-def _assemble(owner: str, ids: list[str], hashes: list[str], cards: list[Card], cols: _Columns) -> Snapshot:
+def _assemble(
+    owner: str, ids: list[str], hashes: list[str], cards: list[Card], cols: _Columns, titles: list[str]
+) -> Snapshot:
     row_start = np.zeros(len(ids) + 1, np.int64)
     np.cumsum(cols.nterms, out=row_start[1:])
     # A document's length is its tf summed (bm25.Bm25.doc_terms); title-weighted counts are whole
@@ -242,6 +257,7 @@ def _assemble(owner: str, ids: list[str], hashes: list[str], cards: list[Card], 
         tf=cols.tf,
         lengths=lengths,
         chars=cols.chars,
+        title_keys=np.fromiter((int(k, 16) if k else 0 for k in titles), np.int64, len(titles)),
     )
 
 

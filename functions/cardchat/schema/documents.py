@@ -230,6 +230,10 @@ class ChatAuthor:
         return _dict(self)
 
 
+#: The most cards one chat may have pinned (chat/pins.py): past it a pin is refused.
+MAX_PINS = 50
+
+
 @dataclass
 class ChatPrivate:
     """chat_private/{chat_id}: the owner's data about a chat. Readable by the
@@ -267,6 +271,9 @@ class ChatPrivate:
     cards_by_others: int = 0
     # A chat made from a saved collection (schema/saved_collections.SavedCollection): its id; absent otherwise.
     collection_id: str | None = None
+    # The owner's choices (chat/pins.py): cards always in the context, and cards never in it again.
+    pinned_cards: list[str] = field(default_factory=list)
+    excluded_cards: list[str] = field(default_factory=list)
     # How many of its cards were edited since the chat was made and re-packed (chat/edited_cards.py): a count.
     cards_changed: int = 0
 
@@ -301,6 +308,8 @@ class ChatPrivate:
             collection_query=d.get("collection_query"),
             cards_by_others=int(d.get("cards_by_others") or 0),
             collection_id=d.get("collection_id"),
+            pinned_cards=list(d.get("pinned_cards") or []),
+            excluded_cards=list(d.get("excluded_cards") or []),
             cards_changed=int(d.get("cards_changed") or 0),
         )
 

@@ -6,6 +6,7 @@ import { h, replaceChildren } from '../app/dom';
 import { describeError, errorCode } from '../app/errors';
 import { renderMarkdown } from '../app/markdown';
 import { skipNote } from './embeddingskip';
+import { chatAboutButton } from './chatabout';
 import { relatedPanel } from './relatedcards';
 import { getCard, getCardSkip } from '../data/queries';
 import { cardEditPath, deckPath, router } from '../app/router';
@@ -30,6 +31,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         h('h1', null, card.title || '(untitled)'),
         mine ? h('p', null, h('a', { href: cardEditPath(card.id), 'data-testid': 'card-page-edit' }, 'Edit this card')) : null,
         ownerDeck(card),
+        chatAboutButton(card),
         quota,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),

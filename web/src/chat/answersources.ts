@@ -7,6 +7,7 @@
 import { cardHref, type Source } from './citations';
 import { h, replaceChildren } from '../app/dom';
 import { CANNOT_VIEW, loadCard } from './citepreview';
+import type { PinState } from './pincontrols';
 
 export class AnswerSources {
   readonly el = h('details', { class: 'answer-sources', 'data-testid': 'answer-sources', hidden: true });
@@ -14,7 +15,8 @@ export class AnswerSources {
   private sources: readonly Source[] = [];
   private listed = false;
 
-  constructor() {
+  /** `pins`: the owner's pin and exclude controls beside each card; null for anyone else. */
+  constructor(private readonly pins: PinState | null = null) {
     this.el.addEventListener('toggle', () => { if (this.el.open) this.list(); });
   }
 
@@ -63,6 +65,7 @@ export class AnswerSources {
       }
       li.appendChild(h('a', { href: cardHref(cardId), 'data-card-id': cardId, 'data-testid': 'answer-source-link' },
         card.title || '(untitled)'));
+      if (this.pins) li.appendChild(this.pins.controls(cardId));
     });
     return li;
   }

@@ -19,6 +19,7 @@ import { Composer } from './composer';
 import { renderSignIn } from '../account/signin';
 import { justCreated } from './startchat';
 import { Transcript } from './transcript';
+import { PinState } from './pincontrols';
 import type { ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
 
 export function mountChat(root: HTMLElement, chatId: string, s: Session): () => void {
@@ -46,12 +47,17 @@ class ChatView {
   private feedback = new Map<string, FeedbackDoc>();
   private feedbackWatched = false;
 
+  // The owner's pins and exclusions, from chat_private (a visitor's stay empty and are never shown).
+  private readonly pins: PinState;
+
   constructor(root: HTMLElement, private readonly chatId: string, private readonly uid: string | null) {
     mark('chat-mount');
+    this.pins = new PinState(chatId);
     const preparing = justCreated.delete(chatId);
     this.transcript = new Transcript(chatId, preparing, () => this.citations, () => this.composer, {
       feedback: (id) => this.feedback.get(id) ?? null,
       modelLabel: (id) => this.modelLabels.get(id) ?? id,
+      pins: this.pins,
       coverage: {
         question: (index) => this.messages?.find((m) => m.message_index === index - 1)?.content ?? '',
         ask: (content) => this.composer?.ask(content) ?? Promise.resolve(),
@@ -192,7 +198,7 @@ class ChatView {
     // The owner's citations need their card list: wait for it rather than render them as a visitor's.
     if (isOwner && this.priv === undefined) return;
     if (!this.header) {
-      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid);
+      this.header = new ChatHeader(isOwner, (id) => this.modelLabels.get(id) ?? id, this.uid, isOwner ? this.pins : null);
       // The author chip: the rules give its name to viewers, and to visitors only if the owner shows it.
       if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
       this.watchViewers(isOwner);
@@ -201,6 +207,7 @@ class ChatView {
       replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
       mark('chat-shown');
     }
+    if (isOwner) this.pins.update(this.priv ?? null);
     this.header.render(chat, this.priv ?? null);
     const citations = chatCitations(this.priv ? this.priv.card_ids : null, chat.public_citations);
     if (citations.key !== this.citations?.key) this.citations = citations;

@@ -16,7 +16,7 @@ function priv(cardsByOthers: number, cardsChanged = 0): ChatPrivateDoc {
     continued_from: null, cards_considered: 4, cards_packed: 4, cards_cut: 0, context_turns: [],
     cards_by_others: cardsByOthers,
     collection_id: null,
-    collection_query: null,
+    collection_query: null, pinned_cards: [], excluded_cards: [],
     cards_changed: cardsChanged,
   };
 }

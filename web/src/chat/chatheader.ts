@@ -2,7 +2,8 @@
 // What it is built on (cards, collection, the chat it branched from) is the
 // owner's alone: it comes from chat_private, which a visitor never reads.
 import { continueChat, deleteChat } from '../data/api';
-import { backgroundCardsHref } from './citations';
+import { backgroundCardsHref, cardHref } from './citations';
+import { pinnedRow, type PinState } from './pincontrols';
 import { contextSummary, contextTurns } from './contextwhy';
 import { confirmAction } from '../app/confirm';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
@@ -57,6 +58,7 @@ export class ChatHeader {
     private readonly isOwner: boolean,
     private readonly modelLabel: (id: string) => string,
     private readonly uid: string | null = null,
+    private readonly pins: PinState | null = null,
   ) {}
 
   setAuthor(name: string | null): void {
@@ -119,7 +121,7 @@ export class ChatHeader {
     return [h('p', { class: 'meta' },
       h('span', { 'data-testid': 'chat-counts' }, chatCounts(priv)), ' · ',
       h('a', { href: backgroundCardsHref(chat.id, priv.card_ids), 'data-testid': 'background-cards-link' },
-        `Open the ${n} card${n === 1 ? '' : 's'} in the background`)), ...contextWhy(priv)];
+        `Open the ${n} card${n === 1 ? '' : 's'} in the background`)), ...contextWhy(priv, this.pins)];
   }
 
   private ownerControls(chat: ChatDoc, priv: ChatPrivateDoc | null): HTMLElement {
@@ -162,16 +164,22 @@ export class ChatHeader {
   }
 }
 
-/** The owner's "why" (contextwhy.ts): what the context holds, and each follow-up's cards. */
-function contextWhy(priv: ChatPrivateDoc): HTMLElement[] {
+/** The owner's "why" (contextwhy.ts): what the context holds, each follow-up's cards, and the
+ * owner's pins and exclusions, with their controls (pincontrols.ts). */
+function contextWhy(priv: ChatPrivateDoc, pins: PinState | null): HTMLElement[] {
   const summary = contextSummary(priv);
   const turns = contextTurns(priv);
-  if (!summary && !turns.length) return [];
-  return [h('details', { class: 'meta context-why', 'data-testid': 'context-why' },
+  const pinned = pins ? pinnedRow(priv, pins, cardHref) : null;
+  if (!summary && !turns.length && !pinned) return [];
+  const why = h('details', { class: 'meta context-why', 'data-testid': 'context-why', open: pins?.whyOpen },
     h('summary', null, summary || 'What the context holds'),
+    pinned,
     turns.map((t) => h('p', { 'data-testid': 'context-turn' }, `${t.heading}: `,
-      t.cards.flatMap((c) => [h('a', { href: c.href, title: c.title }, c.label), ` (${c.title}) `]),
-      h('span', { class: 'hint' }, t.note))))];
+      t.cards.flatMap((c) => [h('a', { href: c.href, title: c.title }, c.label), ` (${c.title}) `, pins ? pins.controls(c.cardId) : null]),
+      h('span', { class: 'hint' }, t.note))));
+  // rendered afresh on every change of chat_private (a pin, say): it stays as the owner left it
+  if (pins) why.addEventListener('toggle', () => { pins.whyOpen = why.open; });
+  return [why];
 }
 
 function confirmDelete(chat: ChatDoc): void {

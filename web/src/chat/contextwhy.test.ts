@@ -7,7 +7,7 @@ const base: ChatPrivateDoc = {
   cards_unranked: 0, collection: { description: '', configuration: {} }, branched_from: null,
   continued_from: null,
   cards_considered: 1106, cards_packed: 14, cards_cut: 1092, context_turns: [], cards_by_others: 0,
-  collection_id: null, collection_query: null, cards_changed: 0,
+  collection_id: null, collection_query: null, pinned_cards: [], excluded_cards: [], cards_changed: 0,
 };
 
 describe('the owner\'s why', () => {
@@ -29,8 +29,8 @@ describe('the owner\'s why', () => {
       {
         heading: 'Question 2 added',
         cards: [
-          { label: '[15]', href: '/card/git%20rebase', title: 'rank 1, similarity 0.61' },
-          { label: '[16]', href: '/card/x', title: 'rank 4, not embedded yet' },
+          { label: '[15]', href: '/card/git%20rebase', title: 'rank 1, similarity 0.61', cardId: 'git rebase' },
+          { label: '[16]', href: '/card/x', title: 'rank 4, not embedded yet', cardId: 'x' },
         ],
         note: '1,106 cards ranked · 2 more cut by the turn\'s budget',
       },

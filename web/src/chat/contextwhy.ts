@@ -17,7 +17,7 @@ export function contextSummary(p: ChatPrivateDoc): string {
   ].join(' · ');
 }
 
-export interface WhyCard { label: string; href: string; title: string }
+export interface WhyCard { label: string; href: string; title: string; cardId: string }
 export interface WhyTurn { heading: string; cards: WhyCard[]; note: string }
 
 /** One entry per follow-up: which cards its ranking added, each linking to the card. */
@@ -31,6 +31,7 @@ export function contextTurns(p: ChatPrivateDoc): WhyTurn[] {
       heading: t.added.length ? `Question ${question} added` : `Question ${question} added no card`,
       cards: t.added.map((a) => ({
         label: `[${a.n}]`,
+        cardId: a.card,
         href: cardHref(a.card),
         title: `rank ${fmt.format(a.rank)}` + (a.score === null ? ', not embedded yet' : `, similarity ${a.score.toFixed(2)}`),
       })),

@@ -14,6 +14,7 @@ import { watchChunks } from '../data/queries';
 import { markUncited } from './claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
+import type { PinState } from './pincontrols';
 import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
 import { saveAsCardButton } from './saveascard';
 import { BranchEditor } from './branchedit';
@@ -37,6 +38,8 @@ export interface MessageContext {
   grew: () => void;
   /** What a coverage notice's actions need (used for the owner only: `readOnly` false). */
   coverage: CoverageActions;
+  /** The owner's pin and exclude controls (used for the owner only: `readOnly` false). */
+  pins: PinState | null;
 }
 
 export class MessageView {
@@ -86,7 +89,7 @@ export class MessageView {
       h('div', { class: 'message-head' }, h('span', { class: 'who' }, isUser ? 'You' : 'Answer'), h('span', { class: 'spacer' }),
         isUser && !ctx.readOnly ? this.editButton() : null, this.saveAsCard, copy),
       this.notice, this.body, this.cutOff, this.state);
-    this.sources = isUser ? null : new AnswerSources();
+    this.sources = isUser ? null : new AnswerSources(ctx.readOnly ? null : ctx.pins);
     this.footer = isUser ? null : new AnswerFooter(!ctx.readOnly, ctx.modelLabel);
     this.coverage = isUser ? null : new CoverageNoticeView(ctx.readOnly ? null : ctx.coverage);
     if (this.coverage) this.el.appendChild(this.coverage.el);

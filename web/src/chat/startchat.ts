@@ -16,6 +16,8 @@ export interface StartChatRequest {
   /** A saved collection (sent instead of ids or a query), and the dialog's heading for it. */
   collectionId?: string;
   heading?: string;
+  /** Cards always in the background (a chat about one card: cards/chatabout.ts). */
+  pinnedCardIds?: string[];
 }
 
 /** Set while navigating to a chat that createChat just made, so its view says "Preparing". */
@@ -150,6 +152,7 @@ class StartChatDialog {
         model: this.model.value,
         background_percentage: clampPercent(Number(this.slider.value)) / 100,
         collection: { description: this.req.description, configuration: this.req.configuration },
+        ...(this.req.pinnedCardIds?.length ? { pinned_card_ids: this.req.pinnedCardIds } : {}),
       });
       justCreated.add(chat_id);
       // Navigate first, close second: the chat view replaces the cards view

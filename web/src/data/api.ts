@@ -45,6 +45,8 @@ export interface CreateChatRequest {
   /** A fraction of the context window (above 0, at most 1), not a percentage: the wire name stays, clients send it. */
   background_percentage?: number;
   collection?: { description: string; configuration?: Record<string, unknown> };
+  /** Cards always in the background ("Chat about this card"), at most 50. */
+  pinned_card_ids?: string[];
 }
 
 function call<Req, Res>(name: string) {
@@ -156,4 +158,9 @@ export interface ChatSearchResult {
   highlights: Array<[number, number]>;
   shared: boolean;
 }
+/** The owner's pin or exclusion of a card in a chat (chat/pins.py): false undoes it. */
+export const pinCard = call<{ chat_id: string; card_id: string; pinned: boolean }, { pinned: boolean; excluded: boolean }>(
+  FUNCTIONS.pinCard);
+export const excludeCard = call<{ chat_id: string; card_id: string; excluded: boolean }, { pinned: boolean; excluded: boolean }>(
+  FUNCTIONS.excludeCard);
 export const searchChats = call<{ text: string }, { results: ChatSearchResult[] }>(FUNCTIONS.searchChats);

@@ -65,6 +65,9 @@ export interface ChatPrivateDoc {
   /** A chat made from a saved collection: its id; from the Cards page's filter: that query (else null). */
   collection_id: string | null;
   collection_query: CollectionQuery | null;
+  /** The owner's choices (chat/pins.py): cards always in the background, and cards never in it again. */
+  pinned_cards: string[];
+  excluded_cards: string[];
   /** How many of its cards were edited since the chat was made, and re-packed (chat/edited_cards.py): a count. */
   cards_changed: number;
 }
@@ -230,6 +233,8 @@ export function toChatPrivate(s: DocumentSnapshot<DocumentData>): ChatPrivateDoc
     cards_by_others: Number(d.cards_by_others ?? 0),
     collection_id: typeof d.collection_id === 'string' ? d.collection_id : null,
     collection_query: d.collection_query && typeof d.collection_query === 'object' ? d.collection_query as CollectionQuery : null,
+    pinned_cards: strings(d.pinned_cards),
+    excluded_cards: strings(d.excluded_cards),
     cards_changed: Number(d.cards_changed ?? 0),
   };
 }
@@ -269,6 +274,10 @@ function toUsage(u: Record<string, unknown>): AnswerUsage {
     cached_input_tokens: Number(u.cached_input_tokens ?? 0),
     cost_usd: Number(u.cost_usd ?? 0),
   };
+}
+
+function strings(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.filter((c): c is string => typeof c === 'string') : [];
 }
 
 function toContextTurns(raw: unknown): ContextTurnDoc[] {
