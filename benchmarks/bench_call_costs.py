@@ -6,8 +6,8 @@ them.
 Each call runs in this process as its endpoint in functions/endpoints/ runs it
 (the same access checks, then the domain), against the Firestore emulator in
 a project no trigger listens to (with the Auth emulator: an MCP token is
-checked against its account); the answers are made by engine.generate, the
-generateAnswer trigger's body, with Anthropic's API faked on loopback
+checked against its account); the answers are made by answer_runs.run_request,
+the generateAnswer trigger's body (the answer, then its request removed), with Anthropic's API faked on loopback
 (benchmarks/fake_provider.py: 100 tokens, 50 a second). A user's cards are
 demo-deck cards with their vectors and retrieval index, as after an embedded
 import. The first call of each kind in a process fills caches (the retrieval
@@ -32,10 +32,11 @@ from cardchat.access import permissions as access
 from cardchat.access.permissions import grant_ai
 from cardchat.chat import card_search, titles, turns
 from cardchat.chat import create as chats
-from cardchat.generation import engine
-from cardchat.ids import first_message_id
+from cardchat.generation import answer_runs
+from cardchat.ids import answer_request_id, first_message_id
 from cardchat.parsing import requests as parsing
 from cardchat.repo.retrieval_index.rebuild import rebuild
+from cardchat.schema.messages import AnswerRequest
 
 QUESTION = "how do I undo the last commit?"
 
@@ -95,6 +96,12 @@ def _measure(counter: OpCounter, label: str, call: Callable[..., Any], *args: An
     return f"  {label:44s} {ops.line()}", result
 
 
+def _answer(db: Any, message_id: str) -> Any:
+    """What generateAnswer does with the request the turn's commit added (the event carries its fields)."""
+    request = AnswerRequest(message=message_id).to_dict()
+    return answer_runs.run_request(db, answer_request_id(message_id), request)
+
+
 def _costs(db: Any, deck: Deck) -> list[str]:
     counter, lines = OpCounter(db), []
     uid, cards = _user(db, deck)
@@ -102,13 +109,11 @@ def _costs(db: Any, deck: Deck) -> list[str]:
     for temper in ("first in the process", "warm"):
         line, chat_id = _measure(counter, f"createChat ({temper})", _create, db, uid, cards)
         lines.append(line)
-        lines.append(
-            _measure(counter, "  its answer (generateAnswer)", engine.generate, db, first_message_id(chat_id, 1))[0]
-        )
+        lines.append(_measure(counter, "  its answer (generateAnswer)", _answer, db, first_message_id(chat_id, 1))[0])
         lines.append(_measure(counter, "  its title (after the first answer)", titles.retitle, db, chat_id, KEYED)[0])
         line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id)
         lines.append(line)
-        lines.append(_measure(counter, "  its answer (generateAnswer)", engine.generate, db, stub)[0])
+        lines.append(_measure(counter, "  its answer (generateAnswer)", _answer, db, stub)[0])
         lines.append(_measure(counter, f"searchCards ({temper})", _search, db, uid)[0])
         lines.append(_measure(counter, f"MCP search_cards ({temper})", _mcp, db, token)[0])
     return lines
