@@ -126,6 +126,9 @@ export function chatPrivateDoc(over = {}) {
     collection_id: 'col-1',
     // how many of its cards were edited since the chat was made: a count derived from the hidden background
     cards_changed: 3,
+    // the owner's pins and exclusions: which cards are (or never are) behind the chat, owner-only like the rest
+    pinned_cards: ['card-a'],
+    excluded_cards: ['card-c'],
     ...over,
   });
 }
