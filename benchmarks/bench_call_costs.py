@@ -33,10 +33,9 @@ from cardchat.access.permissions import grant_ai
 from cardchat.chat import card_search, titles, turns
 from cardchat.chat import create as chats
 from cardchat.generation import answer_runs
-from cardchat.ids import answer_request_id, first_message_id
+from cardchat.ids import first_message_id
 from cardchat.parsing import requests as parsing
 from cardchat.repo.retrieval_index.rebuild import rebuild
-from cardchat.schema.messages import AnswerRequest
 
 QUESTION = "how do I undo the last commit?"
 
@@ -97,9 +96,8 @@ def _measure(counter: OpCounter, label: str, call: Callable[..., Any], *args: An
 
 
 def _answer(db: Any, message_id: str) -> Any:
-    """What generateAnswer does with the request the turn's commit added (the event carries its fields)."""
-    request = AnswerRequest(message=message_id).to_dict()
-    return answer_runs.run_request(db, answer_request_id(message_id), request)
+    """What generateAnswer does with the task the turn's commit enqueued."""
+    return answer_runs.run_answer(db, message_id)
 
 
 def _costs(db: Any, deck: Deck) -> list[str]:

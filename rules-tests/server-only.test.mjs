@@ -1,4 +1,4 @@
-// answer_requests, card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, access_token_hashes, access_token_owners, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
+// card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, access_token_hashes, access_token_owners, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
 // retrieval_index(_shards) and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
@@ -36,7 +36,6 @@ const PLACES = [
   // the card ids a chat was made from, ranked again for each follow-up: not even its owner reads them
   { name: C.chat_sources, coll: [C.chat_sources], id: CHAT, data: { chat: CHAT, owner: UID.owner, card_ids: [CARD, 'card-private'], ranked_for: 1, collection_query: { scope: 'mine' } }, change: { card_ids: [] } },
   // an answer waiting for its run: a client's write would start a generation (generateAnswer fires on its creation)
-  { name: C.answer_requests, coll: [C.answer_requests], id: 'msg1.ab12', data: { message: 'msg1', requested: T0, expires: T0 }, change: { message: 'msg2' } },
   // which cards wait for their vector, and which worker embeds an owner's cards: only the progress is the owner's
   { name: C.embedding_queue, coll: [C.embedding_queue], id: CARD, data: { owner: UID.owner, version: 'v1', enqueued: T0 }, change: { version: 'v2' } },
   { name: C.embedding_workers, coll: [C.embedding_workers], id: UID.owner, data: { worker: 'w1', alive_until: T0 }, change: { worker: 'w2' } },

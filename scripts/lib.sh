@@ -59,11 +59,11 @@ port() {
 }
 DIST="$ROOT/web/dist"; [ "$OFFSET" = 0 ] || DIST="$ROOT/web/dist-offset-$OFFSET"
 # The base ports are written once, in firebase.json's "emulators" block.
-read -r AUTH_PORT FIRESTORE_PORT FUNCTIONS_PORT HOSTING_PORT < <(python3 -c 'import json, sys
+read -r AUTH_PORT FIRESTORE_PORT FUNCTIONS_PORT HOSTING_PORT TASKS_PORT < <(python3 -c 'import json, sys
 emu = json.load(open(sys.argv[1]))["emulators"]
-print(*(emu[name]["port"] for name in ("auth", "firestore", "functions", "hosting")))' "$ROOT/firebase.json")
+print(*(emu[name]["port"] for name in ("auth", "firestore", "functions", "hosting", "tasks")))' "$ROOT/firebase.json")
 AUTH_PORT=$(port "$AUTH_PORT"); FIRESTORE_PORT=$(port "$FIRESTORE_PORT")
-FUNCTIONS_PORT=$(port "$FUNCTIONS_PORT"); HOSTING_PORT=$(port "$HOSTING_PORT")
+FUNCTIONS_PORT=$(port "$FUNCTIONS_PORT"); HOSTING_PORT=$(port "$HOSTING_PORT"); TASKS_PORT=$(port "$TASKS_PORT")
 
 # The emulators run from a config derived from firebase.json (gitignored):
 # ports shifted by the offset, and the hosting CSP pinned to the demo project
@@ -120,6 +120,8 @@ export_stack_env() {
   export FIRESTORE_EMULATOR_HOST="127.0.0.1:$FIRESTORE_PORT"
   export FIREBASE_AUTH_EMULATOR_HOST="127.0.0.1:$AUTH_PORT"
   export CARDCHAT_FUNCTIONS_HOST="127.0.0.1:$FUNCTIONS_PORT"
+  # Answers run as Cloud Tasks (functions/cardchat/repo/answer_tasks.py): the sweeper's re-drives enqueue them here.
+  export CLOUD_TASKS_EMULATOR_HOST="127.0.0.1:$TASKS_PORT"
   export CARDCHAT_APP_URL="http://127.0.0.1:$HOSTING_PORT"
   # Seals users' own API keys (functions/cardchat/llm/keycrypt.py). For the emulators only, a fixed and
   # published value ("cardchat emulators only, public!"); a deployment keeps its own as a Firebase secret.

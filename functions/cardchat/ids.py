@@ -50,12 +50,6 @@ def chunk_id(message_id: str, index: int) -> str:
     return f"{message_id}_{index:06d}"
 
 
-def answer_request_id(message_id: str) -> str:
-    """answer_requests/{message_id}.{nonce}: a fresh one per run asked for, since only a
-    document's creation fires generateAnswer."""
-    return f"{message_id}.{uuid.uuid4().hex[:12]}"
-
-
 def new_run_id() -> str:
     """The token a generation run holds its claim by."""
     return uuid.uuid4().hex

@@ -1,16 +1,16 @@
-"""The triggers: cards embedded as they are written, answers generated as they are requested, and the
-sweeper that re-drives answers whose run died."""
+"""The background functions: cards embedded as they are written (Firestore triggers), answers generated
+as they are asked for (a task queue), and the sweeper that re-drives answers whose run died."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
 
-from firebase_functions import firestore_fn, options, scheduler_fn
+from firebase_functions import firestore_fn, https_fn, options, scheduler_fn, tasks_fn
 
+from cardchat.repo import answer_tasks
 from cardchat.schema.documents import CARDS, GENERATE_TIMEOUT_S
 from cardchat.schema.embedding_queue import EMBED_TIMEOUT_S, EMBEDDING_HANDOVERS
-from cardchat.schema.messages import ANSWER_REQUESTS
 from endpoints.base import db, secrets_for
 
 if TYPE_CHECKING:
@@ -64,19 +64,19 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
     return Card.from_dict(data) if data is not None else None
 
 
-@firestore_fn.on_document_created(
-    document=f"{ANSWER_REQUESTS}/{{requestId}}",
+@tasks_fn.on_task_dispatched(
+    retry_config=options.RetryConfig(max_attempts=answer_tasks.ATTEMPTS, min_backoff_seconds=10),
+    rate_limits=options.RateLimits(max_concurrent_dispatches=answer_tasks.AT_ONCE),
     memory=options.MemoryOption.GB_1,
     timeout_sec=GENERATE_TIMEOUT_S,
     secrets=secrets_for("generateAnswer"),
 )
-def generateAnswer(event: firestore_fn.Event[DocumentSnapshot[Any] | None]) -> None:
-    """Streams the answer an answer request names: one event per run asked for, none for the run's
-    own writes to the message; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
+def generateAnswer(req: https_fn.CallableRequest[Any]) -> None:
+    """Streams the answer a task names: one task per run asked for (repo/answer_tasks.py), none for
+    the run's own writes; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
     from cardchat.generation import answer_runs
 
-    data = event.data.to_dict() if event.data is not None and event.data.exists else None
-    if (done := answer_runs.run_request(db(), event.params["requestId"], data)) is not None:
+    if (done := answer_runs.run_answer(db(), answer_runs.message_of(req.data))) is not None:
         _answered(done["chat"], int(done.get("message_index") or 0), done.get("model"))
 
 

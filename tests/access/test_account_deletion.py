@@ -32,7 +32,7 @@ from cardchat.schema.documents import (
     Card,
     UserDoc,
 )
-from cardchat.schema.messages import ANSWER_REQUESTS, AnswerRequest, StreamChunk
+from cardchat.schema.messages import StreamChunk
 from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
 
 #: Whose data each collection holds: "per-user" (removed by deleteAccount), "per-chat" (by
@@ -74,7 +74,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "chat_search": ("per-user", "keyed by uid; a deleted chat leaves every reader's (deleteChat)"),
     "chat_search_shards": ("per-user", "`owner`, keyed uid_n; a deleted chat's postings leave every reader's"),
     "chat_search_messages": ("per-chat", "keyed by chat id"),
-    "answer_requests": ("per-chat", "keyed by message id; removed when its run ends, `expires` under a TTL policy"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
@@ -94,14 +93,12 @@ SEEN_BEFORE = (
 
 
 def test_scratch_documents_expire_under_the_ttl_policies_the_repository_declares():
-    """Streaming chunks and answer requests are scratch: a run that dies leaves them to the TTL policy."""
+    """Streaming chunks are scratch: a run that dies leaves them to the TTL policy."""
     overrides = json.loads((Path(__file__).parents[2] / "firestore.indexes.json").read_text())["fieldOverrides"]
     ttl = {(o["collectionGroup"], o["fieldPath"]) for o in overrides if o.get("ttl")}
-    assert ttl == {(COLLECTIONS["chat_messages_streaming"], "expires"), (ANSWER_REQUESTS, "expires")}
+    assert ttl == {(COLLECTIONS["chat_messages_streaming"], "expires")}
     chunk = StreamChunk("chat", "message", 1, 0, "text")
     assert chunk.to_dict()["expires"] == chunk.timestamp + SCRATCH_TTL
-    request = AnswerRequest("message")
-    assert request.to_dict()["expires"] == request.requested + SCRATCH_TTL
 
 
 def test_every_collection_is_classified():

@@ -1,9 +1,9 @@
 """Answer generation: claim a `ready` answer, stream the model's text into
 coalesced chunk documents, then write the whole answer once.
 
-The generateAnswer trigger calls `generate` once per answer request
+The generateAnswer task calls `generate` once per run asked for
 (generation/answer_runs.py): a new turn, a retry, the sweeper's re-drive; the
-run's own writes to the message fire nothing. Delivery is at-least-once and two triggers
+run's own writes to the message fire nothing. Delivery is at-least-once and two tasks
 can race, so the claim is a compare-and-set that only a `ready` message passes
 (exactly one of two racers lands it; the other skips: messages_repo.messages.claim).
 The run then holds a lease it renews while it streams; if the function dies,

@@ -17,7 +17,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.repo import answer_requests
+from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import ANSWER_FEEDBACK
@@ -76,7 +76,6 @@ def write_new_chat(
             writer.set(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"), {"text": part})
         for message_id, message in messages:
             writer.set(db.collection(CHAT_MESSAGES).document(message_id), message.to_dict())
-            answer_requests.add_if_ready(writer, db, message_id, message.to_dict())
         if source is not None:
             writer.set(db.collection(CHAT_SOURCES).document(chat_id), source.to_dict())
 
@@ -84,14 +83,15 @@ def write_new_chat(
         batch = db.batch()
         put(batch)
         batch.commit()
-        return
+    else:
 
-    def run(tx: firestore.Transaction) -> None:
-        write_ledger = ratelimit_repo.read_in(tx, db, ledger)
-        put(tx)
-        write_ledger()
+        def run(tx: firestore.Transaction) -> None:
+            write_ledger = ratelimit_repo.read_in(tx, db, ledger)
+            put(tx)
+            write_ledger()
 
-    run_in_transaction(db, run)
+        run_in_transaction(db, run)
+    answer_tasks.start(db.project, [mid for mid, message in messages if answer_tasks.needs_run(message.to_dict())])
 
 
 def write_branch(

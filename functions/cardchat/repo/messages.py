@@ -24,7 +24,7 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.parsing.utf8 import well_formed_fields
-from cardchat.repo import answer_requests
+from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import run_in_transaction
@@ -261,8 +261,9 @@ def append_turn(
     rules; it raises to refuse) return the messages to create, the chat
     fields to update and the admission to apply, and write them all or
     nothing. Concurrent appends serialise on the chat document, so a second
-    one sees the first's stub."""
+    one sees the first's stub. Once it lands, the stub's run is asked for."""
     chat_ref = db.collection(CHATS).document(chat_id)
+    ready: list[str] = []
 
     def run(tx: firestore.Transaction) -> None:
         snap = chat_ref.get(transaction=tx)
@@ -273,12 +274,13 @@ def append_turn(
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         for message_id, doc in decision.messages:
             tx.create(_message_ref(db, message_id), doc)
-            answer_requests.add_if_ready(tx, db, message_id, doc)
+        ready[:] = [message_id for message_id, doc in decision.messages if answer_tasks.needs_run(doc)]
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
 
     run_in_transaction(db, run)
+    answer_tasks.start(db.project, ready)
 
 
 def reset_message(
@@ -291,10 +293,10 @@ def reset_message(
     (it raises to refuse), and delete the message's old chunks in the same
     commit, so a new run never meets a stale chunk. A run that left more
     chunks than one commit takes has the rest removed by the engine when it
-    claims the message."""
+    claims the message. Once it lands, the answer's new run is asked for."""
     ref = _message_ref(db, message_id)
 
-    def run(tx: firestore.Transaction) -> None:
+    def run(tx: firestore.Transaction) -> bool:
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
@@ -311,8 +313,9 @@ def reset_message(
         for d in stale:
             tx.delete(d.reference)
         tx.update(ref, decision.fields)
-        answer_requests.add_if_ready(tx, db, message_id, decision.fields)
         if write_ledger:
             write_ledger()
+        return answer_tasks.needs_run(decision.fields)
 
-    run_in_transaction(db, run)
+    if run_in_transaction(db, run):
+        answer_tasks.start(db.project, [message_id])

@@ -17,7 +17,7 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.parsing.utf8 import well_formed_fields
-from cardchat.repo import answer_requests
+from cardchat.repo import answer_tasks
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
@@ -57,23 +57,25 @@ def settle(
     """One transaction: read the message and its chunks' text (in order), let
     `decide(message, partial_text)` return the message's new fields (None: leave
     it, someone else moved it on meanwhile), then write them and delete the
-    chunks. Returns whether it wrote."""
+    chunks; a re-driven answer's run is asked for once it lands. Returns whether it wrote."""
     ref = db.collection(CHAT_MESSAGES).document(message_id)
     chunks = db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
 
-    def run(tx: firestore.Transaction) -> bool:
+    def run(tx: firestore.Transaction) -> dict[str, Any] | None:
         snap = ref.get(transaction=tx)
         if not snap.exists:
-            return False
+            return None
         found = sorted(tx.get(chunks.limit(_CHUNKS_IN_TX)), key=lambda d: (d.to_dict() or {}).get("index", 0))
         partial = "".join((d.to_dict() or {}).get("content") or "" for d in found)
         update = decide(snap.to_dict() or {}, partial)
         if update is None:
-            return False
+            return None
         for d in found:
             tx.delete(d.reference)
         tx.update(ref, well_formed_fields(update))
-        answer_requests.add_if_ready(tx, db, message_id, update)
-        return True
+        return update
 
-    return run_in_transaction(db, run)
+    written = run_in_transaction(db, run)
+    if written is not None and answer_tasks.needs_run(written):
+        answer_tasks.start(db.project, [message_id])  # a re-drive: its new run
+    return written is not None

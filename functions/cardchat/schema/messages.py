@@ -7,10 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cardchat.schema.documents import COLLECTIONS, SCRATCH_TTL, Role, Status, _dict, now
-
-#: Server-only: one document per answer run asked for (AnswerRequest); its creation fires generateAnswer.
-ANSWER_REQUESTS = COLLECTIONS["answer_requests"]
+from cardchat.schema.documents import SCRATCH_TTL, Role, Status, _dict, now
 
 
 @dataclass
@@ -97,21 +94,3 @@ class StreamChunk:
 
     def to_dict(self) -> dict[str, Any]:
         return {**_dict(self), "expires": self.timestamp + SCRATCH_TTL}  # the TTL policy's field
-
-
-@dataclass
-class AnswerRequest:
-    """answer_requests/{message_id}.{nonce}: an answer that needs a run (a new turn, a retry, the
-    sweeper's re-drive), written in the commit that makes it `ready`. Its creation, not the
-    message's writes, fires generateAnswer, so the run's own writes (claim, lease, chunks' lease
-    renewals, final write) start nothing; deleted once its run ends, or by TTL."""
-
-    message: str
-    requested: datetime = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**_dict(self), "expires": self.requested + SCRATCH_TTL}  # the TTL policy's field
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> AnswerRequest:
-        return cls(message=str(d.get("message") or ""), requested=d.get("requested") or now())

@@ -1,0 +1,77 @@
+"""Cloud Tasks adapter: asking for answers' runs.
+
+Each answer made `ready` (a new turn, a branch, a retry, the sweeper's re-drive)
+gets one task on generateAnswer's queue, enqueued right after the commit that
+made it ready. Tasks are dispatched side by side, up to the queue's limit, and
+never wait behind the Firestore events of bulk work (an import's embedCard
+events), which the Firestore emulator delivers one at a time; the run's own
+writes to the message fire nothing.
+
+A task that is lost (the enqueue failing, the instance dying before it) loses
+no answer: the stub holds READY_LEASE, and the sweeper re-drives it when that
+runs out. A task delivered twice runs one answer: the engine's claim lets one
+run through.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from cardchat.schema.documents import GENERATE_TIMEOUT_S, REGION
+
+log = logging.getLogger(__name__)
+
+#: The task-queue function that runs answers (endpoints/triggers.py), and its queue's name.
+QUEUE = "generateAnswer"
+#: Answers the queue dispatches at once: as many as generateAnswer's instances (endpoints/base.py's
+#: max_instances), so a dispatch never meets a full service; the rest wait in the queue, in order.
+AT_ONCE = 20
+#: Dispatches of one task: a run that fails as a whole (its instance lost) is tried again; a
+#: second task for an answer already claimed, streaming or done finds nothing to do.
+ATTEMPTS = 3
+
+
+def needs_run(fields: Mapping[str, Any]) -> bool:
+    """A message written with these fields waits for a run (an answer stub, or one set back to `ready`)."""
+    return fields.get("status") == "ready" and fields.get("role", "assistant") == "assistant"
+
+
+def start(project: str, message_ids: Iterable[str]) -> None:
+    """After the commit that made them `ready`: one task per answer. Never raises: an answer
+    whose task is not enqueued waits for the sweeper instead."""
+    ids = list(message_ids)
+    if not ids:
+        return
+    if os.environ.get("FIRESTORE_EMULATOR_HOST") and not os.environ.get("CLOUD_TASKS_EMULATOR_HOST"):
+        # Emulators without the Functions emulator (a benchmark's plain Firestore): nothing runs
+        # tasks there, and the production queue must never be asked from them.
+        log.debug("no task queue beside these emulators: %s wait for a run", ids)
+        return
+    for message_id in ids:
+        try:
+            # The body is the request a task-queue function reads: its payload under "data".
+            _queue(project).enqueue({"data": {"message": message_id}}, _options())
+        except Exception as err:  # any failure leaves the answer to the sweeper
+            log.warning("answer %s: its run was not enqueued (%s); the sweeper starts it", message_id, err)
+
+
+def _options() -> Any:
+    from firebase_admin.functions import TaskOptions
+
+    # The queue's dispatch waits as long as the function may run, not Cloud Tasks' default 10 minutes'
+    # guess nor the emulator's 60 s, after which a long answer's task would count as failed and run again.
+    return TaskOptions(dispatch_deadline_seconds=GENERATE_TIMEOUT_S)
+
+
+@functools.cache
+def _queue(project: str) -> Any:
+    """generateAnswer's queue in `project`, named in full: the default app may serve another project."""
+    from firebase_admin import functions
+
+    from cardchat.repo.admin_app import admin_app
+
+    return functions.task_queue(f"projects/{project}/locations/{REGION}/functions/{QUEUE}", app=admin_app(project))

@@ -1,0 +1,137 @@
+"""What starts generateAnswer: one Cloud Task per run asked for (a new turn, a retry, the
+sweeper's re-drive), enqueued once the commit that makes the answer `ready` lands, through
+the Cloud Tasks emulator to a recorder standing where the function would; the run's own
+writes to the message (claim, chunks and lease renewals, final write) ask for none."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.request
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import _clear_firestore
+from google.cloud import firestore
+
+from cardchat.chat.turns import post_message, retry_message
+from cardchat.generation.answer_runs import message_of, run_answer
+from cardchat.generation.sweeper import sweep
+from cardchat.repo import answer_tasks
+from cardchat.schema.documents import REGION
+from cardchat.schema.documents import now as utc_now
+from engine_support import OFFLINE_ANSWER, make_chat, message, quick
+from fault_support import die_mid_answer
+
+pytestmark = pytest.mark.functions
+__all__ = ["quick"]  # fixtures, used by name
+#: A project of these tests alone: its queue dispatches to the recorder, no other test's.
+TASKS_PROJECT = "demo-cardchat-tasks"
+#: A bound on a dispatch's arrival (not a pace).
+ARRIVAL_S = 20
+
+
+class Recorder:
+    """Answers every dispatch 200 and keeps the task payloads it was sent."""
+
+    def __init__(self) -> None:
+        self.tasks: list[dict] = []
+        self.arrived = threading.Condition()
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with recorder.arrived:
+                    recorder.tasks.append(body.get("data"))
+                    recorder.arrived.notify_all()
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def messages(self, count: int) -> list[str]:
+        """The answers of the first `count` tasks, once that many arrived."""
+        give_up = time.monotonic() + ARRIVAL_S
+        with self.arrived:
+            while len(self.tasks) < count and time.monotonic() < give_up:
+                self.arrived.wait(0.2)
+            return [message_of(task) for task in self.tasks]
+
+
+@pytest.fixture
+def recorded(firestore_host):
+    """(db, recorder): a Firestore client of TASKS_PROJECT, whose generateAnswer queue in the
+    Cloud Tasks emulator dispatches to the recorder."""
+    host = os.environ.get("CLOUD_TASKS_EMULATOR_HOST")
+    if not host:
+        pytest.fail("the Cloud Tasks emulator (CLOUD_TASKS_EMULATOR_HOST) is not running")
+    recorder = Recorder()
+    queue = f"http://{host}/projects/{TASKS_PROJECT}/locations/{REGION}/queues/{answer_tasks.QUEUE}"
+    config = {"defaultUri": f"http://127.0.0.1:{recorder.server.server_port}/", "retryConfig": {"maxAttempts": 1}}
+    req = urllib.request.Request(
+        queue, json.dumps(config).encode(), {"Content-Type": "application/json"}, method="POST"
+    )
+    urllib.request.urlopen(req, timeout=10).read()
+    _clear_firestore(firestore_host, TASKS_PROJECT)
+    client = firestore.Client(project=TASKS_PROJECT)
+    yield client, recorder
+    client.close()
+    recorder.server.shutdown()
+
+
+def _answered_chat(db, recorder: Recorder) -> str:
+    """A chat whose first answer, asked for as createChat asks, ran."""
+    stub = make_chat(db)
+    assert recorder.messages(1) == [stub]
+    assert run_answer(db, stub) is not None
+    return stub
+
+
+def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
+    db, recorder = recorded
+    first = _answered_chat(db, recorder)
+    stub = post_message(db, "u1", "chat1", "And the tides?")
+    assert recorder.messages(2) == [first, stub]
+
+    done = run_answer(db, stub)
+    assert done is not None and done["content"] == OFFLINE_ANSWER
+    time.sleep(1)  # a task the run's writes asked for would have arrived by now
+    assert [message_of(task) for task in recorder.tasks] == [first, stub]
+
+
+def test_a_duplicate_delivery_runs_nothing(recorded):
+    db, recorder = recorded
+    _answered_chat(db, recorder)
+    stub = post_message(db, "u1", "chat1", "And the tides?")
+    assert run_answer(db, stub) is not None
+    assert run_answer(db, stub) is None  # delivered again: the claim refuses it
+    assert message(db, stub)["attempts"] == 1
+
+
+def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
+    db, recorder = recorded
+    stub = make_chat(db)
+    assert recorder.messages(1) == [stub]  # its task delivered, and its run dead, say
+    lease_end = utc_now() + timedelta(seconds=30)
+    die_mid_answer(db, stub, lease_end, ["Old words"])
+    assert sweep(db, now=lambda: lease_end).redriven == [stub]
+    assert recorder.messages(2) == [stub, stub]
+    assert run_answer(db, stub) is not None
+
+    db.collection("chat_messages").document(stub).update({"status": "failed", "lease_expires": None})
+    retry_message(db, "u1", stub)
+    assert recorder.messages(3) == [stub, stub, stub]
+
+
+def test_a_task_that_names_no_answer_runs_nothing(recorded):
+    db, _ = recorded
+    assert [message_of(task) for task in (None, {}, {"message": 7}, "x")] == ["", "", "", ""]
+    assert run_answer(db, "") is None
