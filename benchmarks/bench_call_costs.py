@@ -79,7 +79,7 @@ def _user(db: Any, deck: Deck) -> tuple[str, list[str]]:
     import firebase_admin
     from firebase_admin import auth
 
-    if not firebase_admin._apps:
+    if firebase_admin._DEFAULT_APP_NAME not in firebase_admin._apps:  # a named app (answer_tasks') is not it
         firebase_admin.initialize_app(options={"projectId": db.project})
     uid = f"costs-{uuid.uuid4().hex[:10]}"
     auth.create_user(uid=uid)

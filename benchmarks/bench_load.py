@@ -7,8 +7,10 @@ wire format, the first token 300 ms after the request, then 50 tokens a
 second). The per-user rate limits are the deployed defaults.
 
 Phases, one after the other (benchmarks/load_users.py: what a user does):
-  25 at once, workers cold     each user creates a chat and posts a follow-up: the
-                               emulator starts a worker per call running at once
+  25 at once, workers cold     each user creates a chat and posts 3 follow-ups, as the
+                               phases after it do: the emulator starts a worker per
+                               call running at once, and each loads what a follow-up
+                               needs (the embedder) at its first one
   1 user, 10 users, 25 users   each user creates a chat and posts 3 follow-ups,
                                all users at once, on warm workers; the 1-user phase
                                is the idle figure
@@ -183,7 +185,7 @@ def _phases(db: Any) -> Iterator[Phase | str]:
     # it meet warm workers (as a deployment's steady load does).
     sizes = _user_counts()
     biggest = max(sizes)
-    yield _ask(db, Phase(f"{biggest} at once, workers cold", biggest), _users(db, deck, biggest), 1, 1)
+    yield _ask(db, Phase(f"{biggest} at once, workers cold", biggest), _users(db, deck, biggest), 1, sized(3, 1))
     rounds = sized(2, 1)
     for n in sizes:
         yield _ask(

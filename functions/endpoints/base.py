@@ -39,7 +39,7 @@ def _init_app() -> None:
     import firebase_admin
     from firebase_admin import credentials
 
-    if firebase_admin._apps:
+    if firebase_admin._DEFAULT_APP_NAME in firebase_admin._apps:
         return
     if os.environ.get("FUNCTIONS_EMULATOR") == "true":
         from google.auth.credentials import AnonymousCredentials

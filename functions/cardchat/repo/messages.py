@@ -195,7 +195,6 @@ def finish(
     longer owns it."""
     ref = _message_ref(db, message_id)
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
         tx.update(ref, well_formed_fields(fields))
@@ -204,7 +203,7 @@ def finish(
         if usage_day is not None:
             usage_repo.add_in(tx, db, usage_day)
 
-    run(db.transaction())
+    run_in_transaction(db, run)
 
 
 def delete_chunks(db: firestore.Client, message_id: str) -> int:
@@ -248,8 +247,17 @@ class ResetDecision:
 
 
 def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
+    """The chat's messages in order, the last one read in `tx`. A query in a transaction locks the
+    whole collection on the emulator, so every other chat's answer would wait on a turn being
+    posted: the history is a plain read, and only the message a turn's decision turns on (the
+    last: still streaming or not) is read in `tx`. Turns serialise on the chat document, which
+    the caller read in `tx` before this."""
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    return sorted((d.to_dict() or {} for d in tx.get(query)), key=lambda m: m.get("message_index", 0))
+    found = sorted(query.stream(), key=lambda d: (d.to_dict() or {}).get("message_index", 0))
+    if not found:
+        return []
+    last = found[-1].reference.get(transaction=tx)
+    return [d.to_dict() or {} for d in found[:-1]] + ([last.to_dict() or {}] if last.exists else [])
 
 
 def append_turn(
@@ -309,7 +317,8 @@ def reset_message(
         decision = decide(msg, chat, messages)
         ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
-        stale = list(tx.get(_chunks_query(db, message_id).limit(_BATCH).select([])))
+        # a plain read, not a locking query (_chat_messages_in): no run writes this answer's chunks now
+        stale = list(_chunks_query(db, message_id).limit(_BATCH).select([]).stream())
         for d in stale:
             tx.delete(d.reference)
         tx.update(ref, decision.fields)

@@ -65,7 +65,8 @@ def settle(
         snap = ref.get(transaction=tx)
         if not snap.exists:
             return None
-        found = sorted(tx.get(chunks.limit(_CHUNKS_IN_TX)), key=lambda d: (d.to_dict() or {}).get("index", 0))
+        # a plain read: a query in a transaction locks every answer's chunks on the emulator
+        found = sorted(chunks.limit(_CHUNKS_IN_TX).stream(), key=lambda d: (d.to_dict() or {}).get("index", 0))
         partial = "".join((d.to_dict() or {}).get("content") or "" for d in found)
         update = decide(snap.to_dict() or {}, partial)
         if update is None:
