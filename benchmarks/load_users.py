@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import threading
 import time
 import urllib.error
@@ -192,8 +193,15 @@ class ChatWatch(ChatListener):
         answer.status, answer.error = "timeout", "answer: not ended in time"
 
 
+#: A user's pause before each follow-up, at most: they read the answer first. Drawn at random, it also
+#: spreads the posts over the Cloud Tasks emulator's once-a-second look at an idle queue (a deployment's
+#: queue dispatches at once), so every phase meets that wait's average, never one phase of it.
+THINK_S = 1.0
+
+
 class User(threading.Thread):
-    """Asks `rounds` times: a new chat, then `follow_ups` follow-ups, each after the answer before it ended."""
+    """Asks `rounds` times: a new chat, then `follow_ups` follow-ups, each after the answer before it ended
+    and a pause of up to THINK_S."""
 
     def __init__(
         self, db: Any, token: str, cards: list[str], model: str, rounds: int, follow_ups: int, start: threading.Barrier
@@ -226,6 +234,7 @@ class User(threading.Thread):
             for k in range(1, self.follow_ups + 1):
                 if answer.status != "complete":
                     return  # the SPA refuses a post after an unfinished answer too
+                time.sleep(random.uniform(0, THINK_S))
                 answer = Answer(sent=time.time())
                 self.answers.append(answer)
                 posted, error = call(

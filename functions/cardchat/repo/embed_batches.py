@@ -202,7 +202,8 @@ def drain(
     sweep = _Sweep(clock() - SWEEP_BACK)
     while True:
         pace.batch_started()
-        claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
+        asked = pace.batch
+        claimed = queue.claim(db, owner, worker, clock(), LEASE, asked)
         if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
             continue
         if not claimed and _take_back_skipped(db, owner, clock(), pace.batch):
@@ -217,6 +218,7 @@ def drain(
             _announce(db, owner, worker, pace, clock())  # a second worker meanwhile is harmless: leases
         made += _run_batch(db, owner, claimed, embedder, clock)
         pace.batch_done()
+        time.sleep(pace.pause(asked, len(claimed)))
         if time.monotonic() > stop_at:
             # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
             if queue.pending_count(db, owner):
