@@ -121,7 +121,7 @@ def post_message(
             admission=admission(uid, when, rules, hold),
         )
 
-    messages_repo.append_turn(db, chat_id, decide)
+    messages_repo.append_turn(db, chat_id, decide, stub_id)
     return stub_id
 
 

@@ -27,7 +27,7 @@ from cardchat.parsing.utf8 import well_formed_fields
 from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
-from cardchat.repo.transactions import run_in_transaction
+from cardchat.repo.transactions import commit_batch, run_in_transaction
 from cardchat.schema.accounts import UsageDay
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
 from cardchat.schema.messages import StreamChunk
@@ -217,7 +217,8 @@ def delete_chunks(db: firestore.Client, message_id: str) -> int:
         batch = db.batch()
         for r in refs:
             batch.delete(r)
-        batch.commit()
+        # deleting again is harmless: a commit whose outcome was lost is simply sent again
+        commit_batch(batch)
         deleted += len(refs)
 
 
@@ -264,16 +265,22 @@ def append_turn(
     db: firestore.Client,
     chat_id: str,
     decide: Callable[[dict[str, Any] | None, list[dict[str, Any]]], TurnDecision],
+    stub_id: str,
 ) -> None:
     """One transaction: read the chat and its messages, let `decide` (domain
     rules; it raises to refuse) return the messages to create, the chat
     fields to update and the admission to apply, and write them all or
     nothing. Concurrent appends serialise on the chat document, so a second
-    one sees the first's stub. Once it lands, the stub's run is asked for."""
+    one sees the first's stub. Once it lands, the stub's run is asked for.
+    A commit whose outcome was lost (transactions.AMBIGUOUS) is tried again:
+    finding `stub_id` (the stub the decision creates) it knows it landed."""
     chat_ref = db.collection(CHATS).document(chat_id)
     ready: list[str] = []
 
     def run(tx: firestore.Transaction) -> None:
+        if _message_ref(db, stub_id).get(transaction=tx).exists:
+            ready[:] = [stub_id]  # an earlier try landed; its task was never asked for
+            return
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
         messages = _chat_messages_in(tx, db, chat_id) if chat is not None else []
@@ -287,7 +294,7 @@ def append_turn(
         if write_ledger:
             write_ledger()
 
-    run_in_transaction(db, run)
+    run_in_transaction(db, run, ambiguous=True)
     answer_tasks.start(db.project, ready)
 
 

@@ -36,18 +36,27 @@ _FIRST_PAUSE_S = 0.05
 _MAX_PAUSE_S = 1.0
 
 
-def _aborted(exc: BaseException) -> bool:
+#: A commit that ended in one of these may or may not have landed (an overloaded emulator cancels calls).
+AMBIGUOUS = (gexc.Cancelled, gexc.DeadlineExceeded, gexc.ServiceUnavailable)
+
+
+def _aborted(exc: BaseException, ambiguous: bool = False) -> bool:
     # The SDK reports its spent attempts as a ValueError caused by the last Aborted.
-    return isinstance(exc, gexc.Aborted) or (isinstance(exc, ValueError) and isinstance(exc.__cause__, gexc.Aborted))
+    kinds = (gexc.Aborted, *AMBIGUOUS) if ambiguous else (gexc.Aborted,)
+    return isinstance(exc, kinds) or (isinstance(exc, ValueError) and isinstance(exc.__cause__, kinds))
 
 
 def run_in_transaction(
     db: firestore.Client,
     body: Callable[[firestore.Transaction], T],
     patience_s: float = TX_PATIENCE_S,
+    *,
+    ambiguous: bool = False,
 ) -> T:
     """`body(tx)` in a transaction, all of it again after an abort; what it
-    raises itself (a refusal) propagates at once and nothing is written."""
+    raises itself (a refusal) propagates at once and nothing is written.
+    `ambiguous`: also again after a commit that may have landed (AMBIGUOUS),
+    for a body that finds its own landed commit when it reads."""
     give_up = time.monotonic() + patience_s
     pause = _FIRST_PAUSE_S
     transactional = firestore.transactional(body)
@@ -55,8 +64,8 @@ def run_in_transaction(
         try:
             result: T = transactional(db.transaction(max_attempts=1))
             return result
-        except (gexc.Aborted, ValueError) as exc:
-            if not _aborted(exc) or time.monotonic() > give_up:
+        except (gexc.Aborted, *AMBIGUOUS, ValueError) as exc:
+            if not _aborted(exc, ambiguous) or time.monotonic() > give_up:
                 raise
         time.sleep(random.uniform(pause / 2, pause))
         pause = min(pause * 2, _MAX_PAUSE_S)
@@ -78,3 +87,21 @@ def update_document(
         return state
 
     return run_in_transaction(db, body)
+
+
+#: Tries of an idempotent batch (commit_batch), and the pause before each retry.
+BATCH_ATTEMPTS = 3
+_BATCH_PAUSE_S = 0.5
+
+
+def commit_batch(batch: firestore.WriteBatch) -> None:
+    """Commit a batch whose writes are harmless to repeat (deletes, sets of the same values), again
+    after an outcome lost in transit (AMBIGUOUS) or a lock timeout."""
+    for attempt in range(1, BATCH_ATTEMPTS + 1):
+        try:
+            batch.commit()
+            return
+        except (gexc.Aborted, *AMBIGUOUS):
+            if attempt == BATCH_ATTEMPTS:
+                raise
+            time.sleep(random.uniform(_BATCH_PAUSE_S / 2, _BATCH_PAUSE_S) * attempt)
