@@ -7,7 +7,7 @@ import pytest
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from cardchat.repo.transactions import run_in_transaction
+from cardchat.repo.transactions import commit_batch, run_in_transaction
 
 pytestmark = pytest.mark.emulator
 
@@ -67,3 +67,25 @@ def test_patience_bounds_the_retries(db):
     with pytest.raises(gexc.Aborted):
         run_in_transaction(db, body, patience_s=0.0)
     assert len(calls) == 1
+
+
+def test_a_lost_outcome_is_tried_again_only_for_a_body_that_knows_its_own_commit(db):
+    """A cancelled call may have landed: only a body that recognises its landed commit may run again."""
+    spent = ValueError("Failed to commit transaction in 1 attempts.")
+    spent.__cause__ = gexc.Cancelled("call already cancelled")
+    calls, body = _counter(db, 1, spent)
+    with pytest.raises(ValueError):
+        run_in_transaction(db, body)
+    assert len(calls) == 1
+    calls, body = _counter(db, 1, gexc.Cancelled("call already cancelled"))
+    assert run_in_transaction(db, body, ambiguous=True) == 1
+    assert len(calls) == 2
+
+
+def test_a_repeatable_batch_lands_once_sent(db):
+    ref = db.collection("tx_test").document("gone")
+    ref.set({"value": 1})
+    batch = db.batch()
+    batch.delete(ref)
+    commit_batch(batch)
+    assert not ref.get().exists
