@@ -135,9 +135,12 @@ def claim(
             pause = min(pause * 2, _CLAIM_MAX_PAUSE_S)
 
 
+def _owned(snap: Any, run_id: str, status: str = "streaming") -> bool:
+    return bool(snap.exists and snap.get("status") == status and snap.get("run_id") == run_id)
+
+
 def _check_owner(tx: firestore.Transaction, ref: firestore.DocumentReference, run_id: str) -> None:
-    snap = ref.get(transaction=tx)
-    if not snap.exists or snap.get("status") != "streaming" or snap.get("run_id") != run_id:
+    if not _owned(ref.get(transaction=tx), run_id):
         raise LostOwnership(ref.id)
 
 
@@ -152,14 +155,14 @@ def write_chunk(
     ref = _message_ref(db, message_id)
     chunk_ref = db.collection(CHAT_MESSAGES_STREAMING).document(chunk_id(message_id, chunk.index))
 
-    @firestore.transactional
     def run(tx: firestore.Transaction) -> None:
         _check_owner(tx, ref, run_id)
         tx.set(chunk_ref, well_formed_fields(chunk.to_dict()))
         if lease_expires is not None:
             tx.update(ref, {"lease_expires": lease_expires})
 
-    run(db.transaction())
+    # the chunk's id is fixed: writing it again after a lost outcome is harmless
+    run_in_transaction(db, run, ambiguous=True)
 
 
 def renew_lease(
@@ -192,18 +195,23 @@ def finish(
     """The run's last write: the message's final fields (and the chat's, and
     what the answer adds to its owner's daily usage, in the same commit, so
     an answer is counted exactly once). Raises LostOwnership if the run no
-    longer owns it."""
+    longer owns it. A commit whose outcome was lost is tried again, and
+    finds its own final write if it landed."""
     ref = _message_ref(db, message_id)
 
     def run(tx: firestore.Transaction) -> None:
-        _check_owner(tx, ref, run_id)
+        snap = ref.get(transaction=tx)
+        if _owned(snap, run_id, fields["status"]):
+            return  # an earlier try landed, its usage counted with it: its outcome was lost on the way
+        if not _owned(snap, run_id):
+            raise LostOwnership(ref.id)
         tx.update(ref, well_formed_fields(fields))
         if chat_id and chat_fields:
             tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
         if usage_day is not None:
             usage_repo.add_in(tx, db, usage_day)
 
-    run_in_transaction(db, run)
+    run_in_transaction(db, run, ambiguous=True)
 
 
 def delete_chunks(db: firestore.Client, message_id: str) -> int:
