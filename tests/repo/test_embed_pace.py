@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from cardchat.repo.embed_pace import MAX_GROWTH, MIN_BATCH_S, MIN_GAP_S, SLOW_BATCH_S, Pace
+from cardchat.repo.embed_pace import MAX_GROWTH, MIN_BATCH_S, SLOW_BATCH_S, Pace
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -47,15 +47,3 @@ def test_the_notice_is_renewed_at_half_its_life() -> None:
     pace.announced(T0)
     assert not pace.notice_due(T0 + timedelta(seconds=29))
     assert pace.notice_due(T0 + timedelta(seconds=30))
-
-
-def test_a_batch_that_emptied_the_queue_waits_out_the_gap_and_a_full_one_goes_on() -> None:
-    """A worker keeping up with a slow stream of cards writes its owner's documents under once a second."""
-    clock = Clock()
-    pace = Pace(64, timedelta(seconds=60), monotonic=clock)
-    pace.batch_started()
-    clock.t += 0.25
-    assert pace.pause(asked=64, got=3) == MIN_GAP_S - 0.25
-    assert pace.pause(asked=64, got=64) == 0.0  # cards were left waiting: no pause
-    clock.t += MIN_GAP_S
-    assert pace.pause(asked=64, got=3) == 0.0  # a slow batch already took the gap

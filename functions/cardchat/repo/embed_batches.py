@@ -202,8 +202,7 @@ def drain(
     sweep = _Sweep(clock() - SWEEP_BACK)
     while True:
         pace.batch_started()
-        asked = pace.batch
-        claimed = queue.claim(db, owner, worker, clock(), LEASE, asked)
+        claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
         if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
             continue
         if not claimed and _take_back_skipped(db, owner, clock(), pace.batch):
@@ -218,7 +217,6 @@ def drain(
             _announce(db, owner, worker, pace, clock())  # a second worker meanwhile is harmless: leases
         made += _run_batch(db, owner, claimed, embedder, clock)
         pace.batch_done()
-        time.sleep(pace.pause(asked, len(claimed)))
         if time.monotonic() > stop_at:
             # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
             if queue.pending_count(db, owner):

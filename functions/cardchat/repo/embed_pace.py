@@ -11,11 +11,6 @@ itself by the batch, not by the card:
   MAX_GROWTH times the configured size), one that took over SLOW_BATCH_S
   halves it again (never below the configured size): up to 128 cards a
   second, the owner's documents are written about once per MIN_BATCH_S;
-- a batch that emptied the queue (it got fewer cards than it asked for: the
-  import's writes, or their trigger events, come slower than the worker
-  embeds) is followed by a pause to MIN_GAP_S after its start, so the
-  queue fills again and the next batch is fuller: a worker that keeps up
-  with a slow stream writes its owner's documents under once a second;
 - the notice is renewed when half its life is gone, not after every batch.
 
 A size set by CARDCHAT_EMBED_BATCH is kept as set (the burst benchmark
@@ -29,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 MIN_BATCH_S = 2.0
-#: Seconds from one batch's start to the next's, at least, when the queue ran dry.
-MIN_GAP_S = 1.5
 SLOW_BATCH_S = 8.0
 MAX_GROWTH = 4
 
@@ -61,13 +54,6 @@ class Pace:
             self.batch = min(self.batch * 2, self._floor * MAX_GROWTH)
         elif took > SLOW_BATCH_S:
             self.batch = max(self.batch // 2, self._floor)
-
-    def pause(self, asked: int, got: int) -> float:
-        """Seconds to wait before the next claim: after a batch that emptied the queue (`got` < `asked`),
-        what is left of MIN_GAP_S since it started; none after a full one, which left cards waiting."""
-        if got >= asked:
-            return 0.0
-        return max(0.0, MIN_GAP_S - (self.monotonic() - self._started))
 
     def announced(self, at: datetime) -> None:
         self._renew_at = at + self.notice / 2
