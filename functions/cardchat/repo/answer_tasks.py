@@ -35,15 +35,15 @@ AT_ONCE = 20
 ATTEMPTS = 3
 
 
-def needs_run(fields: Mapping[str, Any]) -> bool:
+def _needs_run(fields: Mapping[str, Any]) -> bool:
     """A message written with these fields waits for a run (an answer stub, or one set back to `ready`)."""
     return fields.get("status") == "ready" and fields.get("role", "assistant") == "assistant"
 
 
-def start(project: str, message_ids: Iterable[str]) -> None:
-    """After the commit that made them `ready`: one task per answer. Never raises: an answer
-    whose task is not enqueued waits for the sweeper instead."""
-    ids = list(message_ids)
+def start(project: str, written: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
+    """After a commit, given the messages it wrote (id, fields written): one task per answer it
+    made `ready`. Never raises: an answer whose task is not enqueued waits for the sweeper instead."""
+    ids = [message_id for message_id, fields in written if _needs_run(fields)]
     if not ids:
         return
     if os.environ.get("FIRESTORE_EMULATOR_HOST") and not os.environ.get("CLOUD_TASKS_EMULATOR_HOST"):

@@ -91,7 +91,7 @@ def write_new_chat(
             write_ledger()
 
         run_in_transaction(db, run)
-    answer_tasks.start(db.project, [mid for mid, message in messages if answer_tasks.needs_run(message.to_dict())])
+    answer_tasks.start(db.project, [(mid, message.to_dict()) for mid, message in messages])
 
 
 def write_branch(

@@ -283,11 +283,11 @@ def append_turn(
     A commit whose outcome was lost (transactions.AMBIGUOUS) is tried again:
     finding `stub_id` (the stub the decision creates) it knows it landed."""
     chat_ref = db.collection(CHATS).document(chat_id)
-    ready: list[str] = []
+    written: list[tuple[str, dict[str, Any]]] = []
 
     def run(tx: firestore.Transaction) -> None:
-        if _message_ref(db, stub_id).get(transaction=tx).exists:
-            ready[:] = [stub_id]  # an earlier try landed; its task was never asked for
+        if (stub := _message_ref(db, stub_id).get(transaction=tx)).exists:
+            written[:] = [(stub_id, stub.to_dict() or {})]  # an earlier try landed; its task was never asked for
             return
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
@@ -297,13 +297,13 @@ def append_turn(
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         for message_id, doc in decision.messages:
             tx.create(_message_ref(db, message_id), doc)
-        ready[:] = [message_id for message_id, doc in decision.messages if answer_tasks.needs_run(doc)]
+        written[:] = decision.messages
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
 
     run_in_transaction(db, run, ambiguous=True)
-    answer_tasks.start(db.project, ready)
+    answer_tasks.start(db.project, written)
 
 
 def reset_message(
@@ -319,7 +319,7 @@ def reset_message(
     claims the message. Once it lands, the answer's new run is asked for."""
     ref = _message_ref(db, message_id)
 
-    def run(tx: firestore.Transaction) -> bool:
+    def run(tx: firestore.Transaction) -> dict[str, Any]:
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
@@ -339,7 +339,6 @@ def reset_message(
         tx.update(ref, decision.fields)
         if write_ledger:
             write_ledger()
-        return answer_tasks.needs_run(decision.fields)
+        return decision.fields
 
-    if run_in_transaction(db, run):
-        answer_tasks.start(db.project, [message_id])
+    answer_tasks.start(db.project, [(message_id, run_in_transaction(db, run))])

@@ -77,6 +77,6 @@ def settle(
         return update
 
     written = run_in_transaction(db, run)
-    if written is not None and answer_tasks.needs_run(written):
-        answer_tasks.start(db.project, [message_id])  # a re-drive: its new run
+    if written is not None:
+        answer_tasks.start(db.project, [(message_id, written)])  # a re-drive: its new run
     return written is not None
