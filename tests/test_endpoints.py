@@ -8,6 +8,7 @@ import os
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 from conftest import APP_PROJECT, CallError
@@ -316,3 +317,29 @@ def test_embeddings_follow_cards_through_the_trigger(app_db, functions_base):
 
     ref.delete()
     wait_for(lambda: not emb.get().exists, what="the embedding to go")
+
+
+def _workers(target: str) -> list[int]:
+    """Niceness of every Functions-emulator worker process of this project that serves `target`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            env = dict(v.split("=", 1) for v in (proc / "environ").read_text().split("\0") if "=" in v)
+            if env.get("FUNCTION_TARGET") == target and env.get("GCLOUD_PROJECT") == APP_PROJECT:
+                found.append(int((proc / "stat").read_text().rsplit(")", 1)[1].split()[16]))  # its niceness
+        except (OSError, ValueError):
+            continue  # the process ended, or is not ours to read
+    return found
+
+
+def test_cards_are_embedded_below_the_answers_cpu_priority(app_db, functions_base):
+    app_db.collection(CARDS).document("nice").set(
+        Card("Stashing", "git stash keeps changes aside.", "someone").to_dict()
+    )
+    wait_for(lambda: app_db.collection(CARD_EMBEDDINGS).document("nice").get().exists, what="the embedding")
+    # (a worker the emulator is starting for another test's card has not reached its first call yet)
+    embedders = _workers("embedCard")
+    assert 10 in embedders and max(embedders) == 10, embedders
+    assert set(_workers("createChat") + _workers("generateAnswer")) <= {0}

@@ -3,7 +3,10 @@ as they are asked for (a task queue), and the sweeper that re-drives answers who
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from firebase_functions import firestore_fn, https_fn, options, scheduler_fn, tasks_fn
@@ -37,6 +40,7 @@ def embedCard(event: DocumentWritten) -> None:
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embed_batches
 
+    _below_answers()
     before, after = (_card_of(snap) for snap in (event.data.before, event.data.after))
     outcome = embed_batches.on_card_written(db(), event.params["cardId"], before, after, get_embedder())
     log.info("embedCard %s: %s", event.params["cardId"], outcome)
@@ -53,8 +57,29 @@ def resumeEmbedding(event: DocumentWritten) -> None:
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embed_batches
 
+    _below_answers()
     if event.data.after is not None and event.data.after.exists:  # written, not deleted
         log.info("resumeEmbedding: %s", embed_batches.work(db(), event.params["owner"], get_embedder()))
+
+
+#: CPU niceness of a process that embeds cards: above every answer's, below the lowest (19) that
+#: `scripts/dev`'s gentle backfill takes (admin/backfill.py).
+EMBED_NICENESS = 10
+
+
+@functools.cache
+def _below_answers() -> None:
+    """Bulk embedding (an import's thousands of cards) yields the CPU to answers and callables where
+    they share cores: the emulators run each function in processes of its own on one machine. A
+    deployed instance serves one function, so there it changes nothing. On Linux a niceness belongs
+    to a thread: every thread of the process gets it, and threads started later inherit it."""
+    if not os.path.isdir("/proc/self/task"):  # not Linux: a niceness is the process's
+        os.nice(max(0, EMBED_NICENESS - os.nice(0)))
+        return
+    for thread in map(int, os.listdir("/proc/self/task")):
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            now = os.getpriority(os.PRIO_PROCESS, thread)
+            os.setpriority(os.PRIO_PROCESS, thread, max(EMBED_NICENESS, now))
 
 
 def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
