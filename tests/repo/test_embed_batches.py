@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from cardchat.embeddings import unpack
+from cardchat.embeddings.base import EmbeddingError
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue
@@ -234,3 +235,35 @@ def test_a_worker_out_of_time_with_nothing_left_only_retires(db, embedder):
     assert eb.work(db, OWNER, embedder, budget_s=0) == "drained 3"
     assert not db.collection(EMBEDDING_HANDOVERS).document(OWNER).get().exists
     assert not db.collection(EMBEDDING_WORKERS).document(OWNER).get().exists
+
+
+class FailingOnce:
+    """The real embedder behind an embedding service that fails its first call (EmbeddingError, as a
+    remote embedder's outage reads)."""
+
+    def __init__(self, embedder):
+        self.inner, self.model_id, self.dim, self.failed = embedder, embedder.model_id, embedder.dim, False
+
+    def embed(self, texts):
+        if not self.failed:
+            self.failed = True
+            raise EmbeddingError("the embedding service is unavailable")
+        return self.inner.embed(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def test_a_failed_batch_is_tried_again_by_its_worker(db, embedder, monkeypatch):
+    """After the last card's trigger no later one would start a worker: a worker that gave up on a
+    failed batch would leave the rest queued."""
+    monkeypatch.setattr(eb, "BATCH_PAUSE_S", 0.01)
+    cards = {f"f{i:02d}": _card(i) for i in range(5)}
+    _write(db, cards)
+    assert eb.take_notice(db, OWNER, "elsewhere", now())
+    assert {eb.on_card_written(db, cid, None, c, embedder) for cid, c in cards.items()} == {"queued"}
+    embed_queue.retire(db, OWNER)
+    flaky = FailingOnce(embedder)
+    assert eb.work(db, OWNER, flaky) == "drained 5"
+    assert flaky.failed
+    _assert_all_fresh(db, cards, embedder)

@@ -77,6 +77,10 @@ SWEEP_BACK = timedelta(seconds=120)
 #: limit, and hands the rest over to a fresh worker (embed_queue.hand_over).
 DRAIN_BUDGET_S = EMBED_TIMEOUT_S - 120.0
 
+#: Tries of a failing batch, and the pause before the second (longer before each next): all within LEASE.
+BATCH_ATTEMPTS = 3
+BATCH_PAUSE_S = 2.0
+
 Clock = Callable[[], datetime]
 
 
@@ -215,7 +219,7 @@ def drain(
                 queue.record_progress(db, owner, 0, clock())
                 return made
             _announce(db, owner, worker, pace, clock())  # a second worker meanwhile is harmless: leases
-        made += _run_batch(db, owner, claimed, embedder, clock)
+        made += _run_batch_tried(db, owner, claimed, embedder, clock)
         pace.batch_done()
         if time.monotonic() > stop_at:
             # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
@@ -303,6 +307,20 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
         *(len(vectors), owner, len(gone), len(again), len(decided.skipped)),
     )
     return len(vectors)
+
+
+def _run_batch_tried(
+    db: firestore.Client, owner: str, claimed: dict[str, str], embedder: Embedder, clock: Clock
+) -> int:
+    """A batch that fails (a store or embedder error) is tried again, its cards still leased to this
+    worker: once the last trigger has come, no later one would start a worker for what is left."""
+    for attempt in range(1, BATCH_ATTEMPTS):
+        try:
+            return _run_batch(db, owner, claimed, embedder, clock)
+        except Exception as err:
+            log.warning("embedding batch for %s failed (%s: %s); trying it again", owner, type(err).__name__, err)
+            time.sleep(BATCH_PAUSE_S * attempt)
+    return _run_batch(db, owner, claimed, embedder, clock)  # the last try: what it raises ends the worker
 
 
 def _hash_of(model_id: str) -> Callable[[str, dict[str, Any]], str | None]:
