@@ -13,7 +13,8 @@ Phases, one after the other (benchmarks/load_users.py: what a user does):
                                needs (the embedder) at its first one
   1 user, 10 users, 25 users   each user creates a chat and posts 3 follow-ups,
                                all users at once, on warm workers; the 1-user phase
-                               is the idle figure
+                               is the idle figure (its users ask one after another, each
+                               twice: 16 answers)
   1 user during an import      an importer's cards (10,000; BENCH_LOAD_IMPORT) written
                                in batches of 500, as the CLI and the browser import
                                write them: once while their trigger events are being
@@ -48,6 +49,8 @@ from cardchat.schema.embedding_queue import EMBEDDING_QUEUE
 KEYED = "claude-haiku-4-5"
 #: The fake's answer: 100 tokens, two seconds at 50 tokens a second.
 ANSWER_WORDS = ("Tides follow the moon [1]: its gravity pulls the oceans into two bulges. " * 8).split(" ")[:100]
+#: Users asking one after another in each 1-user phase (each asks `rounds` chats of 4 answers).
+ALONE = sized(2, 1)
 #: How long the bench waits for the import's triggers to run, and then for its embedding to end.
 IMPORT_PATIENCE_S = 900.0
 
@@ -99,6 +102,16 @@ def _ask(db: Any, phase: Phase, users: list[tuple[str, list[str]]], rounds: int,
     return phase
 
 
+def _alone(db: Any, label: str, users: list[tuple[str, list[str]]], rounds: int) -> Phase:
+    """A 1-user phase: `users` ask one after another, so that the phase has enough answers for a
+    steady p50 (the Cloud Tasks emulator adds 0-1 s to each) while each stays within its rate limit."""
+    phase = Phase(label, 1, start=time.time())
+    for user in users:
+        phase.answers += _ask(db, Phase(label, 1), [user], rounds, 3).answers
+    phase.end = time.time()
+    return phase
+
+
 def _import(db: Any, n: int) -> str:
     """n cards of a fresh owner, in batches of 500 (a CLI or browser import); returns the owner."""
     owner = f"load-importer-{uuid.uuid4().hex[:8]}"
@@ -133,15 +146,15 @@ def _during_import(db: Any, deck: Deck, cards: int, rounds: int) -> Iterator[Pha
     """The 1-user phase again, twice during an import: right after its cards are written, while
     their trigger events are delivered (on the emulator, one queue for every function's
     events and calls), then once every event has queued its card and only the embedding runs."""
-    users = _users(db, deck, 2)
+    users = _users(db, deck, 2 * ALONE)
     owner = _import(db, cards)
     written = time.time()
-    yield _ask(db, Phase("1 user, import's events queued", 1), users[:1], 1, 3)
+    yield _alone(db, "1 user, import's events queued", users[:ALONE], rounds)
     triggered = lambda: _count(db, EMBEDDING_QUEUE, owner) + _count(db, CARD_EMBEDDINGS, owner) >= cards  # noqa: E731
     gave_up = _wait("every card's trigger", triggered)
     events_s = time.time() - written
     embedded = _count(db, CARD_EMBEDDINGS, owner)
-    after = _ask(db, Phase("1 user, import embedding", 1), users[1:], rounds, 3)
+    after = _alone(db, "1 user, import embedding", users[ALONE:], rounds)
     during = _count(db, CARD_EMBEDDINGS, owner)
     yield after
     gave_up += _wait("the import's embedding to end", lambda: _count(db, CARD_EMBEDDINGS, owner) >= cards)
@@ -188,24 +201,27 @@ def _phases(db: Any) -> Iterator[Phase | str]:
     yield _ask(db, Phase(f"{biggest} at once, workers cold", biggest), _users(db, deck, biggest), 1, sized(3, 1))
     rounds = sized(2, 1)
     for n in sizes:
-        yield _ask(
-            db,
-            Phase(f"{n} user{'s' if n > 1 else ''} at once", n),
-            _users(db, deck, n),
-            rounds if n == 1 else 1,
-            sized(3, 1),
-        )
-    yield from _during_import(db, deck, int(os.environ.get("BENCH_LOAD_IMPORT", sized("10000", "20"))), rounds)
+        if n == 1:
+            yield _alone(db, "1 user at once", _users(db, deck, ALONE), rounds)
+        else:
+            yield _ask(db, Phase(f"{n} users at once", n), _users(db, deck, n), 1, sized(3, 1))
+    if cards := int(os.environ.get("BENCH_LOAD_IMPORT", sized("10000", "20"))):
+        yield from _during_import(db, deck, cards, rounds)
 
 
 def _goals(phases: list[Phase], left: int, hot: list[Any]) -> Iterator[str]:
     by_label = {p.label: p for p in phases}
-    idle = _pct(by_label["1 user at once"].times("to_first"), 0.5)
     yield f"goals (load average {Path('/proc/loadavg').read_text().split()[0]}):"
     for n in (10, 25):
         if (p := by_label.get(f"{n} users at once")) is not None:
             yield f"  every answer completes at {n} users: {p.completed}/{len(p.answers)}"
     yield f"  chunk documents left after: {left} (goal 0)"
+    over = over_limit(hot)
+    yield f"  documents above 1 write/s over 10 s (answer streams aside): {len(over)} {[d.path for d in over]}"
+    if (one := by_label.get("1 user at once")) is None:
+        yield "  (no 1-user phase: the goals measured against the idle figure are not judged)"
+        return
+    idle = _pct(one.times("to_first"), 0.5)
     if (p := by_label.get("10 users at once")) is not None:
         p95 = _pct(p.times("to_first"), 0.95)
         yield f"  p95 first chunk at 10 users {p95:.0f} ms ≤ 3× the 1-user p50 ({3 * idle:.0f} ms): {p95 <= 3 * idle}"
@@ -214,8 +230,6 @@ def _goals(phases: list[Phase], left: int, hot: list[Any]) -> Iterator[str]:
             during = _pct(p.times("to_first"), 0.5)
             ok = during <= 1.5 * idle
             yield f"  first chunk p50, {p.label}: {during:.0f} ms ≤ 1.5× idle ({1.5 * idle:.0f} ms): {ok}"
-    over = over_limit(hot)
-    yield f"  documents above 1 write/s over 10 s (answer streams aside): {len(over)} {[d.path for d in over]}"
 
 
 def run(db: Any) -> Iterator[str]:
