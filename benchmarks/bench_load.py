@@ -144,8 +144,8 @@ def _wait(what: str, done: Any, patience: float = IMPORT_PATIENCE_S) -> str:
 
 def _during_import(db: Any, deck: Deck, cards: int, rounds: int) -> Iterator[Phase | str]:
     """The 1-user phase again, twice during an import: right after its cards are written, while
-    their trigger events are delivered (on the emulator, one queue for every function's
-    events and calls), then once every event has queued its card and only the embedding runs."""
+    their trigger events are delivered (on the emulator, one at a time), then once every event
+    has queued its card and only the embedding runs."""
     users = _users(db, deck, 2 * ALONE)
     owner = _import(db, cards)
     written = time.time()
