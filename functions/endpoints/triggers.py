@@ -3,10 +3,8 @@ as they are asked for (a task queue), and the sweeper that re-drives answers who
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 from firebase_functions import firestore_fn, https_fn, options, scheduler_fn, tasks_fn
@@ -71,15 +69,10 @@ EMBED_NICENESS = 10
 def _below_answers() -> None:
     """Bulk embedding (an import's thousands of cards) yields the CPU to answers and callables where
     they share cores: the emulators run each function in processes of its own on one machine. A
-    deployed instance serves one function, so there it changes nothing. On Linux a niceness belongs
-    to a thread: every thread of the process gets it, and threads started later inherit it."""
-    if not os.path.isdir("/proc/self/task"):  # not Linux: a niceness is the process's
-        os.nice(max(0, EMBED_NICENESS - os.nice(0)))
-        return
-    for thread in map(int, os.listdir("/proc/self/task")):
-        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
-            now = os.getpriority(os.PRIO_PROCESS, thread)
-            os.setpriority(os.PRIO_PROCESS, thread, max(EMBED_NICENESS, now))
+    deployed instance serves one function, so there it changes nothing."""
+    from cardchat.embeddings import cpu_priority
+
+    cpu_priority.lower_to(EMBED_NICENESS)
 
 
 def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:

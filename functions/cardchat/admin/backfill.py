@@ -27,7 +27,9 @@ PAUSE_POLL_S = 0.25
 def gentle() -> None:
     """Lowest CPU priority and one inference thread for this process: call
     before the embedder loads."""
-    os.nice(19)
+    from cardchat.embeddings import cpu_priority
+
+    cpu_priority.lower_to(19)
     os.environ["CARDCHAT_EMBED_THREADS"] = "1"
 
 
