@@ -82,10 +82,26 @@ def test_a_lost_outcome_is_tried_again_only_for_a_body_that_knows_its_own_commit
     assert len(calls) == 2
 
 
-def test_a_repeatable_batch_lands_once_sent(db):
+class LandsThenLosesItsOutcome:
+    """A real write batch whose first commit lands and then reads as cancelled, as an overloaded
+    emulator answers a commit it carried out."""
+
+    def __init__(self, batch: firestore.WriteBatch) -> None:
+        self.batch, self.commits = batch, 0
+
+    def commit(self) -> None:
+        self.commits += 1
+        self.batch.commit()
+        if self.commits == 1:
+            raise gexc.Cancelled("call already cancelled")
+
+
+def test_a_repeatable_batch_is_sent_again_after_a_lost_outcome(db):
     ref = db.collection("tx_test").document("gone")
     ref.set({"value": 1})
     batch = db.batch()
     batch.delete(ref)
-    commit_batch(batch)
+    losing = LandsThenLosesItsOutcome(batch)
+    commit_batch(losing)
+    assert losing.commits == 2
     assert not ref.get().exists
