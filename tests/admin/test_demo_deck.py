@@ -9,7 +9,7 @@ from functools import lru_cache
 import pytest
 
 from cardchat.__main__ import main
-from cardchat.admin import demo_deck
+from cardchat.admin import asciidoc, demo_deck
 from cardchat.admin.importer import read_json_export, validate
 from cardchat.schema.documents import Card
 
@@ -45,6 +45,27 @@ def test_asciidoc_becomes_markdown():
     assert "linkgit:" not in body and "{litdd}" not in body and "<<def_" not in body
     assert "`git config`" in body and "`git branch`" in body  # from linkgit:git-…[1]
     assert "```" in cards["gitattributes-end-of-line-conversion"]["body"]
+
+
+def test_callouts_become_numbers_in_code_and_a_numbered_list():
+    lines = [
+        "------------",
+        "$ git branch -D test    <1>",
+        "$ git log  <2> <3>",
+        "------------",
+        "<1> Delete it.",
+        "<2> Show it.",
+    ]
+    assert asciidoc.to_markdown(lines).split("\n") == [
+        "```",
+        "$ git branch -D test  (1)",
+        "$ git log  (2) (3)",
+        "```",
+        "1. Delete it.",
+        "2. Show it.",
+    ]
+    body = "\n".join(c["body"] for c in _deck())
+    assert not re.search(r"<\d+>", body)
 
 
 def test_ownership_mix_and_permission_culling():

@@ -136,6 +136,18 @@ class Item:
 
 
 _LABEL = re.compile(r"^(\S.*?)(::|;;)\s*(.*)$")
+#: A callout: a literal line's trailing `<1>` markers, and the list that explains them (`<1> text`).
+#: As AsciiDoc renders them, a number in a circle; in Markdown, `(1)` in the code and `1.` in the list.
+_CALLOUT_MARKS = re.compile(r"(?:\s+<\d+>)+\s*$")
+_CALLOUT_ITEM = re.compile(r"^<(\d+)>\s+(.*)$")
+
+
+def _callout_marks(line: str) -> str:
+    marks = _CALLOUT_MARKS.search(line)
+    if not marks:
+        return line
+    numbers = re.findall(r"<(\d+)>", marks.group(0))
+    return line[: marks.start()] + "  " + " ".join(f"({n})" for n in numbers)
 # Only `label::` starts a top-level item; `label:::` and `label;;` nest inside one.
 _TOP_LABEL = re.compile(r"^(\S.*?[^:;])(::)(?![:;])\s*(.*)$")
 
@@ -251,7 +263,7 @@ class _MarkdownWriter:
             self.out.append("```")
             self.in_block = None
         else:
-            self.out.append(line.replace("\t", "    "))
+            self.out.append(_callout_marks(line.replace("\t", "    ")))
 
     def _description(self, line: str, stripped: str) -> bool:
         """The indented paragraph right after `label::` is its description, not a literal."""
@@ -276,7 +288,7 @@ class _MarkdownWriter:
         if not self.in_indented:
             self.out.append("```")
             self.in_indented = True
-        self.out.append(line.replace("\t", "    ").removeprefix("    ").removeprefix(" "))
+        self.out.append(_callout_marks(line.replace("\t", "    ").removeprefix("    ").removeprefix(" ")))
         self.prev_blank = False
         return True
 
@@ -289,6 +301,8 @@ class _MarkdownWriter:
             self.desc_pending = not rest
         elif re.match(r"^\.+ ", stripped):
             self.out.append("1. " + inline(stripped.lstrip(". ")))
+        elif callout := _CALLOUT_ITEM.match(stripped):
+            self.out.append(f"{callout.group(1)}. " + inline(callout.group(2)))
         else:
             self.out.append(inline(stripped) if stripped else "")
         self.prev_blank = not stripped
