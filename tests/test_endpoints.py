@@ -320,26 +320,37 @@ def test_embeddings_follow_cards_through_the_trigger(app_db, functions_base):
 
 
 def _workers(target: str) -> list[int]:
-    """Niceness of every Functions-emulator worker process of this project that serves `target`."""
+    """Niceness of every Functions-emulator worker process of this stack (its Firestore emulator: other
+    stacks on the machine run the same project) that serves `target`."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
             env = dict(v.split("=", 1) for v in (proc / "environ").read_text().split("\0") if "=" in v)
-            if env.get("FUNCTION_TARGET") == target and env.get("GCLOUD_PROJECT") == APP_PROJECT:
+            if (
+                env.get("FUNCTION_TARGET") == target
+                and env.get("GCLOUD_PROJECT") == APP_PROJECT
+                and env.get("FIRESTORE_EMULATOR_HOST") == os.environ["FIRESTORE_EMULATOR_HOST"]
+            ):
                 found.append(int((proc / "stat").read_text().rsplit(")", 1)[1].split()[16]))  # its niceness
         except (OSError, ValueError):
             continue  # the process ended, or is not ours to read
     return found
 
 
-def test_cards_are_embedded_below_the_answers_cpu_priority(app_db, functions_base):
+def test_cards_are_embedded_below_the_answers_cpu_priority(call, app_db, ai_user, deck):
+    _, token = ai_user
     app_db.collection(CARDS).document("nice").set(
         Card("Stashing", "git stash keeps changes aside.", "someone").to_dict()
     )
     wait_for(lambda: app_db.collection(CARD_EMBEDDINGS).document("nice").get().exists, what="the embedding")
+    # An answer, so that createChat and generateAnswer have workers to look at.
+    chat_id = call("createChat", {"card_ids": deck, "initial_message": "Why are there tides?"}, token)["chat_id"]
+    answer_ref = app_db.collection(CHAT_MESSAGES).document(f"{chat_id}-0001")
+    wait_for(lambda: (d := answer_ref.get().to_dict()) and d["status"] == "complete", timeout=90, what="the answer")
     # (a worker the emulator is starting for another test's card has not reached its first call yet)
     embedders = _workers("embedCard")
     assert 10 in embedders and max(embedders) == 10, embedders
-    assert set(_workers("createChat") + _workers("generateAnswer")) <= {0}
+    answering = {name: _workers(name) for name in ("createChat", "generateAnswer")}
+    assert all(answering.values()) and {n for found in answering.values() for n in found} == {0}, answering

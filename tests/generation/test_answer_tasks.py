@@ -75,7 +75,13 @@ def recorded(firestore_host):
         pytest.fail("the Cloud Tasks emulator (CLOUD_TASKS_EMULATOR_HOST) is not running")
     recorder = Recorder()
     queue = f"http://{host}/projects/{TASKS_PROJECT}/locations/{REGION}/queues/{answer_tasks.QUEUE}"
-    config = {"defaultUri": f"http://127.0.0.1:{recorder.server.server_port}/", "retryConfig": {"maxAttempts": 1}}
+    # One dispatch at a time: the queue then delivers in the order of enqueueing, so a marker
+    # task enqueued last is a barrier behind every task asked for before it.
+    config = {
+        "defaultUri": f"http://127.0.0.1:{recorder.server.server_port}/",
+        "retryConfig": {"maxAttempts": 1},
+        "rateLimits": {"maxConcurrentDispatches": 1},
+    }
     req = urllib.request.Request(
         queue, json.dumps(config).encode(), {"Content-Type": "application/json"}, method="POST"
     )
@@ -103,8 +109,9 @@ def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
 
     done = run_answer(db, stub)
     assert done is not None and done["content"] == OFFLINE_ANSWER
-    time.sleep(1)  # a task the run's writes asked for would have arrived by now
-    assert [message_of(task) for task in recorder.tasks] == [first, stub]
+    # A task the run's writes asked for was enqueued before run_answer returned: it arrives before the marker.
+    answer_tasks.start(TASKS_PROJECT, [("marker", {"status": "ready"})])
+    assert recorder.messages(3) == [first, stub, "marker"]
 
 
 def test_a_duplicate_delivery_runs_nothing(recorded):

@@ -14,7 +14,7 @@ import os
 import re
 
 import pytest
-from conftest import PROJECT
+from conftest import PROJECT, _missing
 from google.cloud.firestore import FieldFilter
 
 from cardchat.access.permissions import grant_ai
@@ -57,7 +57,7 @@ FOLLOW_UP = "What kind of lens does the lighthouse use?"
 def named_stranger():
     """The stranger's account in the Auth emulator, with a display name the background may use."""
     if not os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):
-        pytest.skip("the Auth emulator is not running")
+        _missing("the Auth emulator")
     import firebase_admin
     from firebase_admin import auth, credentials
     from google.auth.credentials import AnonymousCredentials

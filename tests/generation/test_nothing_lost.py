@@ -131,6 +131,8 @@ def _settle(w: World) -> None:
 
 def _check(w: World) -> None:
     messages = [m for _, m in w.answers()]
+    # the chat's first question and its answer at least: a query that found nothing checks nothing
+    assert {m["role"] for m in messages} == {"user", "assistant"}, messages
     for m in messages:
         assert m["status"] not in LIVE_STATUSES, m
     for user in (m for m in messages if m["role"] == "user"):
