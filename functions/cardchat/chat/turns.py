@@ -3,8 +3,9 @@ the model's context window: history_window.py).
 
 Posting appends the user's message and an assistant stub (`ready`) in one
 transaction on the chat document; once it lands, the answer's task
-(repo/answer_tasks.py, run by generateAnswer) starts the engine. Only one answer is ever in flight per chat: a new message is
-refused until the last answer is complete, so turns never interleave.
+(repo/answer_tasks.py, run by generateAnswer) starts the engine. Only one
+answer is ever in flight per chat: a new message is refused until the last
+answer is complete, so turns never interleave.
 """
 
 from __future__ import annotations
