@@ -56,7 +56,8 @@ BASES = ("", "functions/cardchat/", "functions/", "web/src/")
 MODULE_ROOTS = {"functions/": "", "scripts/": "scripts.", "benchmarks/": "benchmarks.", "tests/": "tests."}
 _SKIP = re.compile(r"[<{*~@\[$]|://")
 _SPAN = re.compile(r"`([^`\n]+)`")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+# The words that could be a reference: a path, a dotted name or a file and a name.
+_MAYBE = re.compile(r"\S*[/.:]\S*")
 _DOTTED = re.compile(r"(?:[\w-]+/)*[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 # Punctuation around a word in prose, never part of a name (a leading dot is: `.importlinter`).
 _LEAD = "\"'`(["
@@ -117,6 +118,7 @@ class Repo:
     files: set[str]
     folders: set[str] = field(default_factory=set)
     modules: dict[str, list[Module]] = field(default_factory=dict)
+    trees: dict[str, ast.Module] = field(default_factory=dict)
     classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
 
     @classmethod
@@ -137,14 +139,19 @@ class Repo:
             tree = ast.parse((self.root / name).read_text(encoding="utf-8"))
         except (SyntaxError, UnicodeDecodeError, FileNotFoundError):
             return
+        self.trees[name] = tree
         dotted = (MODULE_ROOTS[prefix] + name[len(prefix) : -3].replace("/", ".")).removesuffix(".__init__")
         module = Module(name, tree)
         parts = dotted.split(".")
         for i in range(len(parts)):
             self.modules.setdefault(".".join(parts[i:]), []).append(module)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                self.classes.setdefault(node.name, []).append(node)
+        # Classes at the top and inside classes: one defined inside a function is no name a doc can give.
+        blocks = [tree.body]
+        while blocks:
+            for node in blocks.pop():
+                if isinstance(node, ast.ClassDef):
+                    self.classes.setdefault(node.name, []).append(node)
+                    blocks.append(node.body)
 
     @cached_property
     def extensions(self) -> set[str]:
@@ -271,29 +278,26 @@ def doc_words(text: str) -> Iterator[tuple[int, str, frozenset[str]]]:
                 yield n, word, frozenset()
 
 
-def code_words(text: str) -> Iterator[tuple[int, str, frozenset[str]]]:
-    """(line, word, parameters around it) of every word of a module's comments and string statements."""
+def code_words(text: str, tree: ast.Module | None = None) -> Iterator[tuple[int, str, frozenset[str]]]:
+    """(line, word, parameters around it) of the words of a module's comments and string statements
+    that could be a reference (they hold a `/`, a `.` or a `:`)."""
     try:
-        tree = ast.parse(text)
+        tree = tree or ast.parse(text)
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (SyntaxError, tokenize.TokenError):
         return
-    scopes = [
-        (f.lineno, f.end_lineno or f.lineno, {a.arg for a in ast.walk(f.args) if isinstance(a, ast.arg)})
-        for f in ast.walk(tree)
-        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
-
-    def around(n: int) -> frozenset[str]:
-        return frozenset({"_"}).union(*(args for start, end, args in scopes if start <= n <= end))
-
-    for tok in tokens:
-        if tok.type == tokenize.COMMENT:
-            yield from ((tok.start[0], w, around(tok.start[0])) for w in tok.string.split())
+    scopes, texts = [], []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            for i, line in enumerate(node.value.value.splitlines()):
-                yield from ((node.lineno + i, w, around(node.lineno)) for w in line.split())
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+            scopes.append((node.lineno, node.end_lineno or node.lineno, params))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            texts += [(node.lineno + i, line, node.lineno) for i, line in enumerate(node.value.value.splitlines())]
+    texts += [(t.start[0], t.string, t.start[0]) for t in tokens if t.type == tokenize.COMMENT]
+    for n, line, anchor in texts:
+        for word in _MAYBE.findall(line):
+            variables = {"_"}.union(*(args for start, end, args in scopes if start <= anchor <= end))
+            yield n, word, frozenset(variables)
 
 
 def scan(repo: Repo, names: list[str]) -> list[str]:
@@ -301,11 +305,10 @@ def scan(repo: Repo, names: list[str]) -> list[str]:
     candidates = []
     for name in names:
         text = (repo.root / name).read_text(encoding="utf-8")
-        words = doc_words(text) if name.endswith(".md") else code_words(text)
+        words = doc_words(text) if name.endswith(".md") else code_words(text, repo.trees.get(name))
         here = name.rsplit("/", 1)[0] if "/" in name else ""
-        for n, word, variables in words:
-            if why := check_word(word, repo, here, variables):
-                candidates.append((name, n, clean(word), why))
+        found = [(name, n, clean(word), why) for n, word, vs in words if (why := check_word(word, repo, here, vs))]
+        candidates += sorted(found, key=lambda hit: hit[1])
     ignored = git_ignored(repo.root, [w for _, _, w, _ in candidates])
     return [f"{name}:{n}: {word} -- {why}" for name, n, word, why in candidates if word not in ignored]
 

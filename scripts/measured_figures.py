@@ -54,7 +54,7 @@ _BOUND = re.compile(
     re.IGNORECASE,
 )
 # A sentence ends at . ; ! or ? followed by a blank (a decimal point is not), or at a blank line; not
-# at a colon, which often stands between a measuring word and its figure ("measured: 1.1 s").
+# at a colon, which often stands between a measuring word and its figure ("measured: N ms").
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n\s*\n")
 
 

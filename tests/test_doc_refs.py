@@ -106,7 +106,7 @@ def test_comments_and_docstrings_are_read_without_backticks(tmp_path):
         "    # cards/s and and/or are prose; scripts/gone is not\n"
     )
     assert scan(tmp_path, code=code) == [
-        "scripts/gone -- no such file or folder",
         "repo.bulk -- bulk is not defined in functions/cardchat/repo/__init__.py",
         "chat/gone.py -- no such file or folder",
+        "scripts/gone -- no such file or folder",
     ]
