@@ -6,8 +6,8 @@ them.
 Each call runs in this process as its endpoint in functions/endpoints/ runs it
 (the same access checks, then the domain), against the Firestore emulator in
 a project no trigger listens to (with the Auth emulator: an MCP token is
-checked against its account); the answers are made by answer_runs.run_request,
-the generateAnswer trigger's body (the answer, then its request removed), with Anthropic's API faked on loopback
+checked against its account); the answers are made by answer_runs.run_answer,
+generateAnswer's body (the task's answer), with Anthropic's API faked on loopback
 (benchmarks/fake_provider.py: 100 tokens, 50 a second). A user's cards are
 demo-deck cards with their vectors and retrieval index, as after an embedded
 import. The first call of each kind in a process fills caches (the retrieval

@@ -4,7 +4,7 @@
 The deck is synthetic (bench_create_chat's text, stored random unit vectors)
 and written straight into Firestore: this bench runs on the Firestore emulator
 alone, so no embedCard trigger fires for it (on a full stack, pause them:
-common.md, `disableBackgroundTriggers`). The index is built with `rebuild`.
+the emulator hub's `disableBackgroundTriggers`, as scripts/seed does). The index is built with `rebuild`.
 Reads are counted in the repo layer (documents asked of Firestore), not timed.
 """
 

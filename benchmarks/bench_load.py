@@ -104,7 +104,7 @@ def _ask(db: Any, phase: Phase, users: list[tuple[str, list[str]]], rounds: int,
 
 def _alone(db: Any, label: str, users: list[tuple[str, list[str]]], rounds: int) -> Phase:
     """A 1-user phase: `users` ask one after another, so that the phase has enough answers for a
-    steady p50 (the Cloud Tasks emulator adds 0-1 s to each) while each stays within its rate limit."""
+    steady p50 (the Cloud Tasks emulator adds up to a second to each) while each stays within its rate limit."""
     phase = Phase(label, 1, start=time.time())
     for user in users:
         phase.answers += _ask(db, Phase(label, 1), [user], rounds, 3).answers

@@ -1,5 +1,5 @@
 """Scrubbing a provider's error text against a large background: the echo search
-(scrub.remove_echo) on a ~4 MB background, a 1M-token window's worth. The goal is
+(scrub.remove_echo) on a background of a 1M-token window's size. The goal is
 well under 2 s on two cores (a benchmark, not a test: timing asserts fail on
 a loaded machine). Needs no Firestore; the db argument is ignored.
 

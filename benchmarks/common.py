@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: Set by the bench-smoke suite (benchmarks/smoke.py): every section at a size that only
+#: Set by the bench-smoke suite (scripts/bench-smoke): every section at a size that only
 #: proves it still runs and prints its figures (a few cards, one user, one answer).
 TINY_ENV = "CARDCHAT_BENCH_TINY"
 
@@ -29,7 +29,7 @@ def sized(full: T, small: T) -> T:
 
 
 def run_against_emulator(run: Callable[[Any], Iterable[str]]) -> None:
-    """`python -m benchmarks.bench_x`: run one benchmark against the emulator
+    """`python -m benchmarks.bench_<name>`: run one benchmark against the emulator
     named by FIRESTORE_EMULATOR_HOST and print its lines, refusing to touch a
     real project."""
     from google.cloud import firestore

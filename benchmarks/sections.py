@@ -23,7 +23,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 #:            Anthropic pointed at benchmarks/fake_provider.py (the test stack's functions have no
 #:            provider key, and must not)
 #: functions  Firestore and Functions of its own, once per CARDCHAT_EMBED_BATCH (set when they start)
-#: browser    `node benchmarks/NAME.mjs` against a running stack with the demo deck seeded
+#: browser    `node benchmarks/<name>.mjs` against a running stack with the demo deck seeded
 #: dev        `scripts/bench NAME` starts `scripts/dev` itself, afresh each time (its tiny run starts
 #:            nothing and measures the running test stack once)
 Stack = Literal["firestore", "pipeline", "functions", "browser", "dev"]
@@ -31,7 +31,7 @@ Stack = Literal["firestore", "pipeline", "functions", "browser", "dev"]
 
 @dataclass(frozen=True)
 class Section:
-    name: str  # benchmarks/bench_NAME.py, or benchmarks/NAME.mjs for a browser one
+    name: str  # benchmarks/bench_<name>.py, or benchmarks/<name>.mjs for a browser one
     stack: Stack = "firestore"
     #: Run by `scripts/bench` with no argument (the rest take many minutes or are experiments).
     default: bool = True

@@ -1,7 +1,7 @@
 """Admin CLI: `python -m cardchat {import,demo-deck,demo-vectors,seed-vectors,backfill,requeue-skipped,reindex,
 grant-ai,delete-account,migrate-chat-viewers,feedback,eval,eval-turns,eval-answers,sweep}`.
 
-A thin dispatcher; the work is in importer, demo_deck, backfill, repo.bulk
+A thin dispatcher; the work is in importer, demo_deck, backfill, repo.card_writes
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
 else the real project with application-default credentials.
 """

@@ -46,7 +46,7 @@ WINDOW = timedelta(minutes=1)
 DEFAULT_PER_MINUTE = 10
 DEFAULT_DAILY_TOKENS = 2_000_000
 #: How long a reservation waits to be settled: the stub's claim lease (120 s,
-#: conversation.READY_LEASE), generateAnswer's 540 s timeout and a margin.
+#: turns.READY_LEASE), generateAnswer's 540 s timeout and a margin.
 HOLD_TTL = timedelta(minutes=15)
 #: The wait named when open reservations (answers still being written) are
 #: what is in the way: they usually settle well within it.

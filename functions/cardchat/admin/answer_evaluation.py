@@ -6,7 +6,7 @@ question is answered as a new chat would answer it, offline: the question
 ranked over the deck, packed into the set's background share of the model's
 window (createChat's background_budget and fit_background), and answered by
 the set's model, the offline answerer (providers/offline.py). The ranking is
-BM25's (retrieval.rank_cards, mode "sparse"): the table then needs no
+BM25's (retrieval.rank.rank_cards, mode "sparse"): the table then needs no
 vectors of the whole deck, only of the cards the answers cite.
 
 Three figures, over every answer of the set:

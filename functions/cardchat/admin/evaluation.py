@@ -1,7 +1,7 @@
 """Offline evaluation of card ranking on labelled query sets (eval/sets/*.json).
 
 Each query is ranked over the set's cards with dense, sparse and hybrid
-ranking (retrieval.rank_cards, the code createChat runs) and scored by
+ranking (retrieval.rank.rank_cards, the code createChat runs) and scored by
 recall@5, recall@10 and MRR. Two more columns keep the fusions hybrid
 used before for comparison: `hybrid-minmax` (min-max normalised scores,
 same weights) and `hybrid-rrf`, plain Reciprocal Rank Fusion (k=60, equal

@@ -6,7 +6,7 @@ createChat (before per-turn retrieval) and with per-turn retrieval
 A follow-up set (eval/followups/*.json, format in eval/README.md) pairs a
 first question with a follow-up on another topic and the cards that answer
 the follow-up. Each pair is replayed as a chat would run it, offline: the
-first question ranked over the deck (retrieval.rank_cards) and packed into
+first question ranked over the deck (retrieval.rank.rank_cards) and packed into
 the chat's budget (createChat's background_budget and fit_background), then
 the follow-up's additions chosen by the same plan_turn the generation run
 uses, within the same per-turn budget. A pair counts when any of its

@@ -2,9 +2,10 @@
 the model's context window: history_window.py).
 
 Posting appends the user's message and an assistant stub (`ready`) in one
-transaction on the chat document; the Firestore trigger on the stub starts
-the engine. Only one answer is ever in flight per chat: a new message is
-refused until the last answer is complete, so turns never interleave.
+transaction on the chat document; once it lands, the answer's task
+(repo/answer_tasks.py, run by generateAnswer) starts the engine. Only one
+answer is ever in flight per chat: a new message is refused until the last
+answer is complete, so turns never interleave.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
-#: How long a `ready` stub may wait for its generator to claim it. Firestore
-#: triggers are not retried, so a delivery lost to a failed cold start would
-#: otherwise leave the stub waiting for ever, with retry and new messages refused.
+#: How long a `ready` stub may wait for its generator to claim it. A task lost
+#: before it runs (its enqueue failing, its instance dying) would otherwise
+#: leave the stub waiting for ever, with retry and new messages refused.
 READY_LEASE = timedelta(seconds=120)
 
 

@@ -71,7 +71,7 @@ class MiniLMEmbedder:
             opts.inter_op_num_threads = 1
             # Idle threads sleep instead of spinning: on a small instance shared
             # with request handling (and this shared dev machine) spinning
-            # threads steal the cores the work needs; measured 17 vs 11 texts/s.
+            # threads steal the cores the work needs and embed fewer texts a second.
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])

@@ -190,7 +190,7 @@ def text_hash(title: str, body: str) -> str:
 @functools.lru_cache(maxsize=20_000)
 def embeddable_and_hash(title: str, body: str) -> tuple[str, str]:
     """(embeddable_text, text_hash) with the text cleaned once. Cached: every
-    new chat hashes all its cards (~60 us each) to find their fresh vectors,
+    new chat hashes all its cards to find their fresh vectors,
     and the same collections come back."""
     text = embeddable_text(title, body)
     return text, hashlib.sha256(text.encode("utf-8")).hexdigest()

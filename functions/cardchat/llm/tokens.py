@@ -21,11 +21,11 @@ TIKTOKEN_DIR = Path(__file__).resolve().parents[1] / "assets" / "tiktoken"
 
 #: Multipliers on o200k_base counts for tokenizers we cannot run.
 #: Claude: Anthropic's tokenizer yields more tokens than OpenAI's o200k on the
-#: same text: published side-by-side measurements put it at about +15-20 % on
-#: English prose and +25-30 % on source code, and Anthropic says its newest
-#: tokenizer may use up to 1.35x the tokens of its previous one. 1.35 covers
-#: code-heavy cards with a margin; on prose it wastes ~15 % of the budget,
-#: which costs a few cards rather than a failed request.
+#: same text, more on source code than on English prose (published
+#: side-by-side comparisons), and Anthropic says its newest tokenizer may use
+#: up to 1.35x the tokens of its previous one. 1.35 covers code-heavy cards
+#: with a margin; on prose it wastes some of the budget, which costs a few
+#: cards rather than a failed request.
 #: Gemini: its SentencePiece vocabulary (256k) is about as efficient as
 #: o200k on English and somewhat less on code and markup; 1.25 errs high.
 ESTIMATE_FACTORS: dict[str, float] = {"estimate-claude": 1.35, "estimate-gemini": 1.25}

@@ -34,7 +34,7 @@ MAX_CARD_IDS = 20_000
 MAX_CARD_ID_BYTES = 900_000
 MAX_DESCRIPTION_CHARS = 2_000
 MAX_CONFIGURATION_BYTES = 20_000
-#: Levels of maps and arrays inside `collection.configuration`. Firestore
+#: Levels of maps and arrays inside a collection's `configuration`. Firestore
 #: allows 20 in a whole document; the SPA sends one, and the margin keeps
 #: the configuration storable wherever the chat keeps it.
 MAX_CONFIGURATION_DEPTH = 8

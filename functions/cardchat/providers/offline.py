@@ -79,11 +79,11 @@ MAX_CANDIDATES = 1_500
 #: following sentences in background order, up to MAX_EMBEDDED in all.
 BM25_CANDIDATES = 32
 MAX_EMBEDDED = 48
-#: Candidates embedded before the first sentence is written (about 0.2 s).
+#: Candidates embedded before the first sentence is written.
 FIRST_BATCH = 12
 LEAD_CARDS = 8
 LEAD_SENTENCES = 2
-#: Sentence vectors kept per process (384 floats each: about 15 MB).
+#: Sentence vectors kept per process (384 float32s each: 15 MB in all).
 MAX_CACHED_VECTORS = 10_000
 MIN_WORDS = 4
 MAX_CHARS = 400

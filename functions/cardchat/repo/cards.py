@@ -3,7 +3,7 @@
 A chat over thousands of cards cannot afford one round trip per card: ids are
 read in batches of one BatchGetDocuments stream each (batchget.py). The batches
 go one after another: decoding is Python work under the GIL, and on the
-emulator (2 cores, 10,000 cards) parallel streams measured 1.5-2x slower than
+emulator (2 cores, 10,000 cards) parallel streams measured slower than
 serial ones, which the server already pipelines. A stream that breaks midway
 (a connection reset, a server going away) is asked again for the ids it had
 not answered yet: reads are idempotent, and createChat should not fail on it.

@@ -37,7 +37,7 @@ from cardchat.schema.documents import (
 )
 from cardchat.schema.messages import ChatMessage
 
-#: Characters per background part: under 1 MiB even if every character took
+#: Characters per background part: under 1 MiB even if every character needed
 #: the 4 bytes UTF-8 allows.
 PART_CHARS = 250_000
 #: Writes per batch, under Firestore's 500.

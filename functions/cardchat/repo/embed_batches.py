@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 #: batches grow (repo/embed_pace.py), so that the owner's documents stay cool.
 #: CARDCHAT_EMBED_BATCH overrides it (scripts/bench compares 1, unbatched).
 BATCH = 64
-#: How long a claimed entry stays a worker's: far beyond a batch (~2 s).
+#: How long a claimed entry stays a worker's: far beyond a batch.
 LEASE = timedelta(seconds=120)
 #: How long a worker notice holds without renewal (renewed every batch).
 NOTICE = timedelta(seconds=60)

@@ -4,7 +4,7 @@ Each batch rewrites a few documents of one owner: their progress, their
 minute's counter of embedded writes, the head of their retrieval index (and
 the worker's notice). Firestore sustains about one write a second on one
 document, and a worker on a fast machine finishes a 64-card batch in under a
-second (the emulator embeds ~73 cards/s idle). So an import's worker paces
+second (`scripts/bench embed_burst`). So an import's worker paces
 itself by the batch, not by the card:
 
 - a batch that took less than MIN_BATCH_S doubles the next claim (up to

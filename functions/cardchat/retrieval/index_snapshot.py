@@ -9,8 +9,8 @@ the same cards in the same order (dequantised vectors, the same BM25
 statistics over the candidate set, the same fusion: `rank.fuse_scores`).
 
 The vectors are held as the shards store them, int8 with one scale a row
-(38 MB at 100,000 cards of 384 dimensions; dequantised to float32 they took
-154 MB, most of a cold function's peak): a query converts CHUNK rows at a
+(38 MB at 100,000 cards of 384 dimensions; dequantised to float32 they would
+take four times that, most of a cold function's memory): a query converts CHUNK rows at a
 time to float32, multiplies them by the query and the products by the
 scales (one conversion per component per query: tens of ms at 100,000 cards).
 """

@@ -39,7 +39,7 @@ CHAT_BACKGROUNDS = COLLECTIONS["chat_backgrounds"]
 CHAT_BACKGROUND_PARTS = COLLECTIONS["chat_background_parts"]
 RATE_LIMITS = COLLECTIONS["rate_limits"]
 #: rate_limits/{uid}/windows/{name}: server-only, a user's minute of calls that make no answer
-#: (ratelimit.WINDOWS: searches, MCP requests), apart from the answers' own slots.
+#: (SEARCH_WINDOW, MCP_WINDOW: searches, MCP requests), apart from the answers' own slots.
 RATE_WINDOWS = COLLECTIONS["rate_windows"]
 SEARCH_WINDOW = "search"
 MCP_WINDOW = "mcp"

@@ -136,8 +136,7 @@ export async function readMarkdownFiles(
 }
 
 // Picked files are read many to a Blob: the browser reads one Blob of 500
-// small files far faster than 500 files one by one (5,000 notes: ~5 s
-// against ~44 s for a read each, all at once, on the loaded 2-core machine;
+// small files far faster than 500 files one by one (docs/performance.md,
 // benchmarks/browser_import.mjs). Bounded in bytes too, so a folder of big
 // files is not held twice at once.
 const FILES_PER_READ = 500;
