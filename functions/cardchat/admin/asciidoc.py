@@ -148,6 +148,8 @@ def _callout_marks(line: str) -> str:
         return line
     numbers = re.findall(r"<(\d+)>", marks.group(0))
     return line[: marks.start()] + "  " + " ".join(f"({n})" for n in numbers)
+
+
 # Only `label::` starts a top-level item; `label:::` and `label;;` nest inside one.
 _TOP_LABEL = re.compile(r"^(\S.*?[^:;])(::)(?![:;])\s*(.*)$")
 
