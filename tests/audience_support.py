@@ -38,14 +38,18 @@ def key_of(name: str) -> str:
 
 def undeclared(key: str, data: dict[str, Any], prefix: str = "") -> list[str]:
     """Field paths of `data` (a document of collection `key`) that the table does not declare: a path
-    is declared when it or a map holding it is; a map is walked into when a field under it is declared."""
+    is declared when it or a map holding it is; a map is walked into when a field under it is declared,
+    and is declared when null."""
     declared = fields(key)
     out = []
     for name, value in data.items():
         path = f"{prefix}{name}"
         if any(path == d or path.startswith(d + ".") for d in declared):
             continue
-        if isinstance(value, dict) and any(d.startswith(path + ".") for d in declared):
+        holds_declared = any(d.startswith(path + ".") for d in declared)
+        if value is None and holds_declared:
+            continue  # an absent map (a question's `usage`) holds nothing
+        if isinstance(value, dict) and holds_declared:
             out += undeclared(key, value, path + ".")
         else:
             out.append(path)
