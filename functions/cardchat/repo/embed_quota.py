@@ -21,6 +21,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from ..embeddings.card_quota import CARD_WRITE_MINUTES, EMBEDDING_SKIPS, CardQuota, Gate, gate, minute_of, skip_id
 from ..schema.documents import CARD_EMBEDDINGS
+from ..schema.embedding_queue import EmbeddingSkip
 from .cards import read_many
 from .transactions import run_in_transaction
 
@@ -82,8 +83,8 @@ def record(db: firestore.Client, owner: str, batch_ids: Sequence[str], skipped: 
         return
     batch = db.batch()
     for cid, reason in changed.items():
-        doc = {"owner": owner, "card": cid, "reason": reason, "at": now}
-        batch.set(db.collection(EMBEDDING_SKIPS).document(skip_id(owner, cid)), doc)
+        doc = EmbeddingSkip(owner=owner, card=cid, reason=reason, at=now)
+        batch.set(db.collection(EMBEDDING_SKIPS).document(skip_id(owner, cid)), doc.to_dict())
     for cid in gone:
         batch.delete(db.collection(EMBEDDING_SKIPS).document(skip_id(owner, cid)))
     batch.commit()

@@ -75,6 +75,20 @@ class EmbeddingProgress:
 
 
 @dataclass
+class EmbeddingSkip:
+    """embedding_skips/{uid}:{card_id} (embeddings/card_quota.skip_id): why a card of the owner's was not
+    embedded, one of common/collections.json `embedding_skip.reasons`. Owner-readable, server-written."""
+
+    owner: str
+    card: str
+    reason: str
+    at: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
 class Handover:
     """embedding_handovers/{uid}: the worker `worker` ran out of its time
     budget at `at` with the owner's queue not empty; each write (a new `at`)
