@@ -7,10 +7,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.generation.claims import sources
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import CARDS, Card, Chat, ChatBackground, ChatPrivate, Collection
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, Card, Chat, ChatBackground, ChatPrivate, Collection
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
@@ -91,6 +92,16 @@ def make_chat(
         messages,
     )
     return bg.card_ids
+
+
+def make_cited_chat(db, turns: list[tuple[str, str, str]], cards: dict[str, Card] | None = None) -> list[str]:
+    """make_chat "src" with each complete answer's `sources` (the numbers it cites that name a
+    card), as the engine's finish writes them: what a continued chat starts from."""
+    card_ids = make_chat(db, turns, cards=cards)
+    for i, (role, status, text) in enumerate(turns):
+        if role == "assistant" and status == "complete":
+            db.collection(CHAT_MESSAGES).document(f"src-m{i}").update({"sources": sources(text, card_ids)})
+    return card_ids
 
 
 def revoke(db) -> None:

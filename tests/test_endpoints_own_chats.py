@@ -26,6 +26,14 @@ def _answered(app_db, chat_id: str) -> None:
     wait_for(done, what="the first answer")
 
 
+def _cited_ids(app_db, chat_id: str) -> list[str]:
+    """The card ids the chat's complete answers cite (their `sources`, read against its card_ids)."""
+    card_ids = app_db.collection(CHAT_PRIVATE).document(chat_id).get().get("card_ids")
+    answers = app_db.collection(CHAT_MESSAGES).where(filter=FieldFilter("chat", "==", chat_id)).get()
+    numbers = {n for d in answers if d.get("status") == "complete" for n in (d.to_dict().get("sources") or [])}
+    return [card_ids[n - 1] for n in sorted(numbers)]
+
+
 def test_a_signed_in_visitor_continues_a_published_chat_without_the_owners_private_cards(
     call, app_db, ai_user, deck, sign_up
 ):
@@ -55,7 +63,12 @@ def test_a_signed_in_visitor_continues_a_published_chat_without_the_owners_priva
     assert (
         "moon's gravity" not in mine and "Sourdough" not in mine and SECRET_SENTENCE not in mine
     )  # ...not in the visitor's
-    assert "Bicycle chain wear" in mine  # the public card is
+    # the public card only if the copied answer cites it: the visitor learns no uncited card
+    cited = _cited_ids(app_db, chat_id)
+    assert ("Bicycle chain wear" in mine) == ("bikes" in cited)
+    assert [c for c in app_db.collection(CHAT_PRIVATE).document(new_id).get().get("card_ids") if c] == [
+        c for c in cited if c == "bikes"
+    ]
 
 
 def test_continue_chat_needs_a_signed_in_user_with_ai_use(call, sign_up):

@@ -70,8 +70,11 @@ def continueChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 
     uid = caller(req)
     ai = ai_access(uid)
-    chat_id, model, fraction = requests.continue_chat(req.data, own_keys=ai.own_keys)
-    return {"chat_id": continuation.continue_chat(db(), uid, chat_id, model, fraction, ai)}
+    asked = requests.continue_chat(req.data, own_keys=ai.own_keys)
+    new_id = continuation.continue_chat(
+        db(), uid, asked.chat_id, asked.model, asked.background_fraction, ai, query=asked.query
+    )
+    return {"chat_id": new_id}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, timeout_sec=120)

@@ -5,9 +5,14 @@ wires these into it), so they are tested as plain functions.
 
 Every tool acts as one user (the owner of the access token) with exactly
 that user's permissions: a card they may not view and a missing card give
-the same not-found, and a chat is theirs or not found. A transcript never
-carries the hidden background; the chat's citation numbers map to card ids
-because the owner reads those in chat_private anyway.
+the same not-found, and a chat is theirs or not found: a viewer of someone
+else's chat, or a visitor of a published one, gets the not-found too (the
+SPA shows them the transcript and its public citations; continueChat makes
+it theirs). A transcript never carries the hidden background; the chat's
+citation numbers map to card ids because the owner reads those in
+chat_private anyway. A chat continued from someone else's holds, of that
+chat's cards, only those its copied answers cite (chat/continuation.py), so
+its citations name no other card of the source.
 """
 
 from __future__ import annotations

@@ -287,15 +287,25 @@ def api_key(data: Any) -> tuple[str, str]:
     return provider, key.strip()
 
 
+@dataclass(frozen=True)
+class ContinueChatRequest:
+    chat_id: str
+    model: str | None  # None: the domain's choice (chat/continuation.py)
+    background_fraction: float
+    #: a scope of the caller's cards beside the ones the copied answers cite; None: those alone
+    query: CollectionQuery | None = None
+
+
 def continue_chat(
     data: Any, own_keys: frozenset[str] = frozenset(), env: Mapping[str, str] | None = None
-) -> tuple[str, str | None, float]:
-    """(chat_id, model or None for the domain's choice, background_fraction)"""
+) -> ContinueChatRequest:
+    """continueChat({chat_id, model?, background_percentage?, query?}): `query` as createChat's."""
     chat_id = doc_id(data, "chat_id")
     model_id = data.get("model")
     if model_id is not None:
         model_id = _model(model_id, own_keys, env)
-    return chat_id, model_id, _background_fraction(data)
+    query = from_request(data["query"], "query") if data.get("query") is not None else None
+    return ContinueChatRequest(chat_id, model_id, _background_fraction(data), query)
 
 
 # --- personal access tokens -------------------------------------------

@@ -195,7 +195,7 @@ function confirmDelete(chat: ChatDoc): void {
 }
 
 /** "Continue in my own chat": a chat of the reader's own with the transcript so far, its
- * background rebuilt on the server from the cards they may read (continueChat). */
+ * background rebuilt on the server from the cards its answers cite that they may read (continueChat). */
 function continueButton(chat: ChatDoc): HTMLElement {
   const error = h('span', { class: 'error', role: 'alert', 'data-testid': 'continue-error' });
   const button = h('button', { type: 'button', 'data-testid': 'continue-chat' }, 'Continue in my own chat');

@@ -78,8 +78,11 @@ export function forgetModels(): void {
   modelsPromise = null;
 }
 
-// A chat of the caller's own carrying on one shared with them or published.
-export const continueChat = call<{ chat_id: string; model?: string }, { chat_id: string }>(FUNCTIONS.continueChat);
+// A chat of the caller's own carrying on one shared with them or published: over the cards its
+// answers cite, and `query`'s (a scope of the caller's, as createChat's) when given.
+export const continueChat = call<{ chat_id: string; model?: string; query?: CollectionQuery }, { chat_id: string }>(
+  FUNCTIONS.continueChat,
+);
 
 /** A user's own API key as the server shows it: never the key, only its last 4 characters. */
 export interface ApiKeyInfo {
