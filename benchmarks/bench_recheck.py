@@ -80,7 +80,7 @@ def _edits(db, bg, cards: list[tuple[str, Card]]) -> tuple[float, float]:
     def told():
         checked = recheck.check(db, OWNER, bg.card_ids, bg.text, bg.tokens, "o200k_base")
         return edited_cards.refresh(
-            db, checked.card_ids, checked.text, checked.tokens, bg.tokens, "o200k_base", checked.cards, stamps
+            db, OWNER, checked.card_ids, checked.text, checked.tokens, bg.tokens, "o200k_base", checked.cards, stamps
         )
 
     assert told().repacked == []

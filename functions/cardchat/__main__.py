@@ -123,6 +123,24 @@ def _migrate_chat_viewers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rewrite_chat_authors(args: argparse.Namespace) -> int:
+    from cardchat.admin.chat_authors import rewrite
+    from cardchat.repo.admin_app import admin_app
+
+    done = rewrite(_client(args.project), admin_app(args.project))
+    print(f"rewrote {done.rewritten} of {done.chips} author chips to the owner's display name or none")
+    return 0
+
+
+def _rewrite_chat_authors_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    s = sub.add_parser(
+        "rewrite-chat-authors",
+        parents=[common],
+        help="once, on deploy: author chips name the owner's display name or nothing, never an email (idempotent)",
+    )
+    s.set_defaults(run=_rewrite_chat_authors)
+
+
 def _delete_account(args: argparse.Namespace) -> int:
     from cardchat.admin.accounts import delete_account
 
@@ -287,6 +305,7 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(run=_eval_turns)
     _eval_answers_command(sub)
     _sweep_command(sub, common)
+    _rewrite_chat_authors_command(sub, common)
     return p
 
 

@@ -244,11 +244,12 @@ def _rest_get_signed_out(path: str) -> int:
 
 def test_the_author_chip_reaches_visitors_only_when_the_owner_shows_it(call, app_db, sign_up):
     email = _email()
-    uid, token = sign_up(email)  # no display name: the chip shows the email
+    uid, token = sign_up(email)  # no display name: the chip names no one, and never the email
     chat_id = answered_chat(app_db, f"c{uuid.uuid4().hex[:8]}", uid)
     app_db.collection(CHATS).document(chat_id).update({"published": True})
     assert call("shareChat", {"chat_id": chat_id}, token)["show_author"] is False
-    assert app_db.collection(CHAT_AUTHORS).document(chat_id).get().get("name") == email
+    chip = app_db.collection(CHAT_AUTHORS).document(chat_id).get().to_dict()
+    assert chip == {"owner": uid, "name": "", "shown": False}
     assert _rest_get_signed_out(f"{CHATS}/{chat_id}") == 200
     assert _rest_get_signed_out(f"{CHAT_AUTHORS}/{chat_id}") == 403
 
@@ -260,6 +261,17 @@ def test_the_author_chip_reaches_visitors_only_when_the_owner_shows_it(call, app
 
     call("deleteChat", {"chat_id": chat_id}, token)
     assert not app_db.collection(CHAT_AUTHORS).document(chat_id).get().exists
+
+
+def test_a_chip_stored_with_the_owners_email_loses_it_at_the_next_share(call, app_db, sign_up):
+    email = _email()
+    uid, token = sign_up(email)
+    chat_id = answered_chat(app_db, f"c{uuid.uuid4().hex[:8]}", uid)
+    chip = app_db.collection(CHAT_AUTHORS).document(chat_id)
+    chip.set({"owner": uid, "name": email, "shown": True})  # as shareChat once wrote it
+
+    assert call("shareChat", {"chat_id": chat_id}, token)["show_author"] is True
+    assert chip.get().to_dict() == {"owner": uid, "name": "", "shown": True}
 
 
 def test_visitors_of_a_published_shared_chat_learn_no_viewer(call, app_db, owned, person):

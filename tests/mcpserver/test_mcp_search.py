@@ -61,3 +61,14 @@ def test_each_result_says_whose_card_it_is(db, deck):
     shared = tools.get_card(db, A, {"id": "b-shared"})
     assert (shared["owner"], shared["yours"], shared["foreign"], shared["note"]) == (B, False, True, FOREIGN_NOTE)
     assert provenance(Card("t", "b", B), A) == {"owner": B, "yours": False, "foreign": True, "note": FOREIGN_NOTE}
+
+
+def test_someone_elses_card_comes_without_the_characters_its_reader_never_saw(db, deck):
+    from cardchat.mcpserver import tools
+
+    hidden = Card("Moon\u200b tides", "The moon\U000e0041\U000e0042 pulls\u202e <b>twice</b>.", B, viewers=[A])
+    db.collection(CARDS).document("b-hidden").set(hidden.to_dict())
+    theirs = tools.get_card(db, A, {"id": "b-hidden"})
+    assert (theirs["title"], theirs["markdown"]) == ("Moon tides", "The moon pulls <b>twice</b>.")
+    own = tools.get_card(db, B, {"id": "b-hidden"})  # the author's own text, as written
+    assert (own["title"], own["markdown"]) == (hidden.title, hidden.body)

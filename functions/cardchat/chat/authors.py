@@ -44,4 +44,4 @@ def _display_names(uids: set[str]) -> dict[str, str]:
     except Exception:  # a name is a courtesy: the chat goes on with "another user"
         log.warning("author names: Auth did not answer for %d accounts", len(uids), exc_info=True)
         return {}
-    return {uid: a.display_name for uid, a in found.items() if a.display_name}
+    return {uid: a.shown_name for uid, a in found.items() if a.shown_name}

@@ -19,16 +19,25 @@ as a card its owner may no longer read is (retrieval/repack.py). The
 owner's header counts the cards re-packed since the chat was made
 (ChatPrivate.cards_changed, a count only the owner reads; the ids stay in the
 server-only head, ChatBackground.changed_cards).
+
+Whether a new block is someone else's is told by the card's owner against the
+chat's, never by the old block: a background packed before other people's
+cards were marked holds them bare, and an edit must not keep them so. The
+author keeps the name its old block gave; a bare block's is asked of Auth.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.chat.packed_cards import updated_stamp
+from cardchat.retrieval.background import Authors
 from cardchat.schema.documents import Card
+
+if TYPE_CHECKING:
+    from cardchat.retrieval.repack import Packed
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +58,7 @@ class Refreshed:
 
 def refresh(
     db: Any,
+    owner: str,
     card_ids: list[str],
     text: str,
     tokens: int,
@@ -59,7 +69,8 @@ def refresh(
 ) -> Refreshed:
     """`text` (a background of `tokens` tokens citing `card_ids`) with every card of
     `cards` (as read by the re-check, with `updated`) whose text changed since
-    `card_updated` packed again under its number, in at most max(`budget`, `tokens`)."""
+    `card_updated` packed again under its number, in at most max(`budget`, `tokens`);
+    a card not of `owner` (the chat's) as someone else's."""
     from cardchat.repo import cards as card_repo
 
     stamps = dict(card_updated)
@@ -74,9 +85,10 @@ def refresh(
     except ValueError:  # not a background in fit_background's format: no block to put new text in
         log.warning("edited cards: the background is not in card format")
         return Refreshed(text, tokens, list(card_ids), dict(card_updated))
+    authors = _authors(owner, repack.packed, card_ids, whole)
     for c in suspects:
         if c in whole:
-            repack.card(card_ids.index(c) + 1, whole[c])
+            repack.card(card_ids.index(c) + 1, whole[c], authors.of(whole[c]))
     if not repack.blocks:
         return Refreshed(text, tokens, list(card_ids), stamps)
     text, tokens = repack.render()
@@ -92,6 +104,26 @@ def refresh(
     )
 
 
+def _authors(owner: str, packed: dict[int, Packed], card_ids: list[str], cards: dict[str, Card]) -> Authors:
+    """Authors of `owner`'s chat knowing the names the blocks of `cards` gave
+    their authors; a foreign card's bare block (packed before they were
+    marked) has its author's display name asked of Auth."""
+    from cardchat.chat.authors import AuthorBook
+
+    named: dict[str, str] = {}
+    bare: list[Card] = []
+    for c, card in cards.items():
+        block = packed.get(card_ids.index(c) + 1)
+        if card.owner == owner:
+            continue
+        if block is not None and block.author:
+            named[card.owner] = block.author
+        else:
+            bare.append(card)
+    asked = AuthorBook(owner).authors(bare).names if bare else {}
+    return Authors(owner, {**asked, **named})
+
+
 class _Repack:
     """New blocks for edited cards, each within its old tokens plus what the limit leaves free."""
 
@@ -102,30 +134,31 @@ class _Repack:
         self.packed = packed_blocks(text)
         self.free = max(0, limit - tokens)
         self.blocks: dict[int, str | None] = {}
-        self.cards: dict[int, Card] = {}
+        self.cards: dict[int, tuple[Card, str | None]] = {}  # n → the card and Authors.of it
 
     def _count(self, block: str | None) -> int:
         from cardchat.llm.tokens import count_tokens
 
         return count_tokens([block], self.tokenizer)[0] if block else 0
 
-    def card(self, n: int, card: Card) -> None:
-        """Card `n`'s new block, if its text changed (a card not in the text, dropped for room, waits)."""
+    def card(self, n: int, card: Card, author: str | None) -> None:
+        """Card `n`'s new block, if its text changed (a card not in the text, dropped for room, waits);
+        `author`: Authors.of the card."""
         from cardchat.retrieval.repack import same_text
 
         packed = self.packed.get(n)
         if packed is None or same_text(packed, card.title, card.body):
             return
         old = self._count(packed.block)
-        self.cards[n] = card
+        self.cards[n] = (card, author)
         self._fit(n, old + self.free)
         self.free -= self._count(self.blocks[n]) - old
 
     def _fit(self, n: int, room: int) -> None:
         from cardchat.retrieval.repack import fit_block
 
-        card = self.cards[n]
-        self.blocks[n] = fit_block(n, card.title, card.body, self.packed[n].author, room, self.tokenizer)
+        card, author = self.cards[n]
+        self.blocks[n] = fit_block(n, card.title, card.body, author, room, self.tokenizer)
 
     def render(self) -> tuple[str, int]:
         """The text with the new blocks, its tokens within the limit: a whole-text count

@@ -81,6 +81,7 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
     )
     edited = edited_cards.refresh(
         db,
+        private.owner,
         checked.card_ids,
         checked.text,
         checked.tokens,

@@ -4,7 +4,8 @@ Viewers are stored as one chat_viewers doc each (uids), never on the chat,
 which visitors of a published chat read: the rules let a viewer read the
 chat as such a visitor does while their doc exists. Their emails
 are looked up in Firebase Auth for each answer and never stored. The author
-chip's name is refreshed on every call (chat_authors/{id}).
+chip's name, the owner's display name or "" (never their email), is refreshed
+on every call (chat_authors/{id}).
 
 Every address added or removed spends the caller's hourly look-up budget
 (card_viewers.spend_lookups) before Auth is asked: an unknown address is
@@ -57,7 +58,8 @@ def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = 
                 f"A chat can be shared with at most {MAX_VIEWERS} people; this one would have {len(viewers)}"
             )
         shown = bool((author or {}).get("shown")) if req.show_author is None else req.show_author
-        return viewers, ChatAuthor(owner=uid, name=owner.name if owner else "", shown=shown)
+        # Never an email, even with no display name: the chip reaches viewers and visitors, and the SPA shows none.
+        return viewers, ChatAuthor(owner=uid, name=owner.shown_name if owner else "", shown=shown)
 
     viewers, author = sharing.update_sharing(db, req.chat_id, decide)
     _reindex(db, req.chat_id, before, viewers)

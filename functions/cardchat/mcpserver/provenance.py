@@ -2,13 +2,17 @@
 people's cards (shared with the user, or public) beside the user's own: each
 card says its owner, and one that is not the user's says that its text is
 material to cite, not instructions, as the hidden background says of it
-(background.FOREIGN_NOTE)."""
+(background.FOREIGN_NOTE). Its text comes without the characters its reader
+never saw (zero-width, bidi and tag characters: foreign_text.visible), as
+in the background; a tool result is JSON, so its `<`s cannot forge anything
+and stay as written."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from cardchat.retrieval.background import FOREIGN_NOTE
+from cardchat.retrieval.foreign_text import visible
 from cardchat.schema.documents import Card
 
 #: Per tool, whether its results can hold text the user did not write (the MCP `openWorldHint`):
@@ -26,3 +30,8 @@ def provenance(card: Card, uid: str) -> dict[str, Any]:
     if card.owner == uid:
         return {"owner": card.owner, "yours": True}
     return {"owner": card.owner, "yours": False, "foreign": True, "note": FOREIGN_NOTE}
+
+
+def as_shown(card: Card, uid: str, text: str) -> str:
+    """Text of `card` (its title, body or a snippet) as a tool result gives it to `uid`."""
+    return text if card.owner == uid else visible(text)

@@ -38,7 +38,7 @@ def search_cards(db: Any, uid: str, query: str, limit: int, collection: Collecti
     collection."""
     from cardchat.chat.card_search import best_cards, snippet
     from cardchat.embeddings import text
-    from cardchat.mcpserver.provenance import provenance
+    from cardchat.mcpserver.provenance import as_shown, provenance
 
     found = best_cards(db, uid, query, limit, collection or CollectionQuery())
     hits = []
@@ -48,9 +48,9 @@ def search_cards(db: Any, uid: str, query: str, limit: int, collection: Collecti
         hits.append(
             Hit(
                 id=cid,
-                title=card.title,
+                title=as_shown(card, uid, card.title),
                 tags=list(card.tags),
-                snippet=snippet(flat.partition("\n")[2] or flat, query, SNIPPET_CHARS),
+                snippet=as_shown(card, uid, snippet(flat.partition("\n")[2] or flat, query, SNIPPET_CHARS)),
                 score=round(similarity, 4) if similarity is not None else None,
                 owner=provenance(card, uid),
             )

@@ -190,7 +190,7 @@ def search_cards(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
-    from cardchat.mcpserver.provenance import provenance
+    from cardchat.mcpserver.provenance import as_shown, provenance
     from cardchat.repo import cards as card_repo
 
     card = card_repo.load_cards(db, [args["id"]]).get(args["id"])
@@ -198,12 +198,12 @@ def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
         raise NotFound("Card not found")
     return {
         "id": args["id"],
-        "title": card.title,
+        "title": as_shown(card, uid, card.title),
         "tags": list(card.tags),
         "visibility": card.visibility,
         **provenance(card, uid),
         "updated": _iso(card.updated),
-        "markdown": card.body,
+        "markdown": as_shown(card, uid, card.body),
     }
 
 

@@ -8,12 +8,15 @@ are never written to Firestore (chats keep opaque uids).
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 #: Identifiers per get_users call (the Admin SDK's limit).
 _BATCH = 100
+#: Something that reads as an email address, anywhere in a name.
+_ADDRESS = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
 
 
 @dataclass(frozen=True)
@@ -26,17 +29,19 @@ class Account:
         return {"uid": self.uid, "email": self.email, "display_name": self.display_name}
 
     @property
-    def name(self) -> str:
-        """What an author chip shows: the display name, else the email."""
-        return self.display_name or self.email
+    def shown_name(self) -> str:
+        """What other people (a chat's viewers and visitors, the model reading a
+        background) may be shown of this account: its display name, never an
+        address; a display name that is one (some sign-in providers set it so) counts as none."""
+        return "" if _ADDRESS.search(self.display_name) else self.display_name.strip()
 
 
-def _lookup(identifiers: list[object]) -> list[Account]:
+def _lookup(identifiers: list[object], app: Any = None) -> list[Account]:
     from firebase_admin import auth
 
     found: list[Account] = []
     for start in range(0, len(identifiers), _BATCH):
-        result = auth.get_users(identifiers[start : start + _BATCH])
+        result = auth.get_users(identifiers[start : start + _BATCH], app=app)
         found += [Account(u.uid, (u.email or "").lower(), u.display_name or "") for u in result.users]
     return found
 
@@ -59,11 +64,11 @@ def is_active(uid: str) -> bool:
     return not user.disabled
 
 
-def by_uid(uids: Iterable[str]) -> dict[str, Account]:
-    """The accounts of these uids; a deleted one is absent."""
+def by_uid(uids: Iterable[str], app: Any = None) -> dict[str, Account]:
+    """The accounts of these uids (in `app`'s project; default: the default app's); a deleted one is absent."""
     from firebase_admin import auth
 
-    return {a.uid: a for a in _lookup([auth.UidIdentifier(u) for u in dict.fromkeys(uids)])}
+    return {a.uid: a for a in _lookup([auth.UidIdentifier(u) for u in dict.fromkeys(uids)], app)}
 
 
 def delete_auth_user(uid: str, app: Any = None) -> None:

@@ -107,3 +107,26 @@ def move_viewers_field(db: firestore.Client, chat_id: str) -> int:
 
     result: int = run(db.transaction(max_attempts=10))
     return result
+
+
+def author_names(db: firestore.Client) -> dict[str, tuple[str, str]]:
+    """Every author chip as stored: chat id → (owner, name)."""
+    found = ((s.id, s.to_dict() or {}) for s in db.collection(CHAT_AUTHORS).select(["owner", "name"]).stream())
+    return {chat_id: (str(d.get("owner") or ""), str(d.get("name") or "")) for chat_id, d in found}
+
+
+def set_author_name(db: firestore.Client, chat_id: str, was: str, name: str) -> bool:
+    """The chip's name `name` if it still reads `was` (shareChat may have written it
+    meanwhile, and a deleted chat's chip stays deleted); whether it was written."""
+    ref = db.collection(CHAT_AUTHORS).document(chat_id)
+
+    @firestore.transactional
+    def run(tx: firestore.Transaction) -> bool:
+        snap = ref.get(transaction=tx)
+        if not snap.exists or (snap.to_dict() or {}).get("name") != was:
+            return False
+        tx.update(ref, {"name": name})
+        return True
+
+    result: bool = run(db.transaction(max_attempts=10))
+    return result

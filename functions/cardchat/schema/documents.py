@@ -223,7 +223,7 @@ class ChatAuthor:
     the name never reaches a visitor unless the owner shows it."""
 
     owner: str
-    name: str  # the owner's display name, else their email (the owner's own choice to show)
+    name: str  # the owner's display name, or "" (the SPA then shows no chip); never an email
     shown: bool = False  # visitors of the published link see the chip
 
     def to_dict(self) -> dict[str, Any]:
