@@ -1,5 +1,5 @@
 // card_embeddings, rate_limits (and its windows), card_write_minutes, user_api_keys, access_token_hashes, access_token_owners, chat_sources, embedding_queue, embedding_workers, embedding_handovers, viewer_lookups,
-// retrieval_index(_shards) and any collection the rules do not name:
+// retrieval_index(_shards), account_deletions and any collection the rules do not name:
 // server-only. Every client, the owner of the data and admins included, is
 // denied every read and write; the one exception, an owner listing their own
 // card_embeddings filtered on owner, is in card-embeddings.test.mjs.
@@ -46,6 +46,8 @@ const PLACES = [
   // the per-owner retrieval index: head and shards, not even their owner reads them
   { name: C.retrieval_index, coll: [C.retrieval_index], id: UID.owner, data: { owner: UID.owner, version: 1, slots: 1, shards: [`${UID.owner}.1.0.ab`] }, change: { version: 2 } },
   { name: C.retrieval_index_shards, coll: [C.retrieval_index_shards], id: `${UID.owner}.1.0.ab`, data: { owner: UID.owner, version: 1, slot: 0, data: 'x' }, change: { version: 2 } },
+  // an account deleted, its later pass due (the deletion runs again then): not even that user reads or clears it
+  { name: C.account_deletions, coll: [C.account_deletions], id: UID.owner, data: { due: T0 }, change: { due: null } },
   { name: 'an unnamed top-level collection', coll: ['anything_else'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a published chat', coll: [C.chats, CHAT, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },
   { name: 'an unnamed subcollection of a public card', coll: [C.cards, CARD, 'extra'], id: 'x', data: { owner: UID.owner }, change: { owner: UID.other } },

@@ -104,6 +104,20 @@ describe('sharing', () => {
       () => assertFails(getDocs(query(viewers(actor), where('chat', '==', PUBLISHED_SHARED)))));
   }
 
+  // --- a chat shared before chat_viewers, its `viewers` list not yet migrated -----
+  {
+    const id = w.add(C.chats, { ...chatDoc({ published: true }), viewers: [UID.chatViewer] }, 'chat');
+    w.docs[`${C.chat_viewers}/${viewerId(id, UID.chatViewer)}`] = viewerDoc(id, UID.chatViewer);
+    for (const actor of ['other', 'signedOut', 'chatViewer']) {
+      const label = NOT_READERS[actor] ?? 'viewer';
+      test(`deny: ${label} gets a published chat that still holds a viewers list`,
+        () => assertFails(getDoc(chat(actor, id))));
+    }
+    for (const actor of ['owner', 'admin']) {
+      test(`allow: ${actor} gets a chat of the owner's that still holds a viewers list`, async () => { await expectFound(chat(actor, id)); });
+    }
+  }
+
   // --- chat_viewers: the viewer's own, the owner's, admins' ---------------------
   test('allow: viewer lists their own viewer docs ("Shared with me") and finds only theirs', async () => {
     const ids = await listIds(query(viewers('chatViewer'), where('viewer', '==', UID.chatViewer)));

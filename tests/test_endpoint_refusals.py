@@ -161,6 +161,10 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("suggestFollowups", {"message_id": f"{theirs}-0001"}, "PERMISSION_DENIED", ""),
         ("suggestFollowups", {"message_id": "missing"}, "NOT_FOUND", ""),
         ("suggestFollowups", {"message_id": f"{live}-0001"}, "FAILED_PRECONDITION", ""),
+        ("pinCard", {"chat_id": mine, "card_id": "__x__"}, "INVALID_ARGUMENT", "card_id"),
+        ("excludeCard", {"chat_id": mine, "card_id": "tides", "excluded": "yes"}, "INVALID_ARGUMENT", "excluded"),
+        ("pinCard", {"chat_id": theirs, "card_id": "tides", "pinned": False}, "NOT_FOUND", "card_id"),
+        ("excludeCard", {"chat_id": mine, "card_id": "no-such-card"}, "NOT_FOUND", "card_id"),
     ]
 
 

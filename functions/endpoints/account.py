@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from firebase_functions import https_fn, options
+from firebase_functions import https_fn, options, scheduler_fn
 
 from cardchat.llm import models
 from cardchat.parsing import requests
@@ -52,11 +52,23 @@ def listApiKeys(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
 @https_fn.on_call(memory=options.MemoryOption.MB_512, timeout_sec=540)
 @endpoint
 def deleteAccount(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    """The caller's data, then their Auth account; run again, it finishes an interrupted one."""
+    """The caller's data, then their Auth account, on a recent sign-in; run again, it finishes an
+    interrupted one."""
     from cardchat.access import account_deletion
+    from cardchat.chat.recheck import withdraw_cards_of
 
-    account_deletion.delete_account(db(), caller(req), requests.account_uid(req.data))
+    uid = caller(req)
+    signed_in = req.auth.token.get("auth_time") if req.auth is not None else None
+    account_deletion.delete_account(db(), uid, requests.account_uid(req.data), signed_in, withdraw_cards_of)
     return {}
+
+
+@scheduler_fn.on_schedule(schedule="every 10 minutes", memory=options.MemoryOption.MB_512, timeout_sec=540)
+def finishAccountDeletions(event: scheduler_fn.ScheduledEvent) -> None:
+    """The later pass of each account deletion that is due (access/account_deletion.py)."""
+    from cardchat.admin.accounts import finish_deletions
+
+    finish_deletions(db())
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

@@ -6,8 +6,11 @@ says whose data it holds and how it is removed."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,8 @@ from google.cloud.firestore import FieldFilter
 from test_endpoints import add_cards, wait_for
 
 from cardchat.__main__ import main as cli
+from cardchat.access import account_deletion
+from cardchat.chat.recheck import withdraw_cards_of
 from cardchat.repo import account_data
 from cardchat.repo.chats import read_background
 from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
@@ -31,6 +36,7 @@ from cardchat.schema.documents import (
     USERS,
     Card,
     UserDoc,
+    now,
 )
 from cardchat.schema.messages import StreamChunk
 from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
@@ -74,11 +80,14 @@ KINDS: dict[str, tuple[str, str]] = {
     "chat_search": ("per-user", "keyed by uid; a deleted chat leaves every reader's (deleteChat)"),
     "chat_search_shards": ("per-user", "`owner`, keyed uid_n; a deleted chat's postings leave every reader's"),
     "chat_search_messages": ("per-chat", "keyed by chat id"),
+    "account_deletions": ("per-user", "keyed by uid; goes with the deletion's later pass"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
 TRANSCRIPTS = {COLLECTIONS["chat_messages"], COLLECTIONS["chat_messages_streaming"]}
 SECRET = "The lighthouse keeper's door code is 90210"
+#: The leaver's cards: no id of theirs may stay anywhere either (another chat's card_ids, a stamp).
+LEAVER_CARDS = ["leaver-private", "leaver-public", "leaver-shared", "leaver-late"]
 #: Some of what the leaver's activity writes, which the scan must see before the deletion.
 SEEN_BEFORE = (
     "chat_viewers/",
@@ -178,11 +187,27 @@ def _signs_in(email: str) -> bool:
     return "idToken" in _post(url, {"email": email, "password": "secret-pass", "returnSecureToken": True})
 
 
-def _events_delivered(app_db, owner: str) -> None:
+def _events_delivered(app_db, owner: str, barrier: str = "barrier") -> None:
     """The Functions emulator delivers trigger events one at a time, in order: once a card
     written now is embedded, the events of the cards deleted before it have run."""
-    add_cards(app_db, owner, {"barrier": Card("Barrier", "Written after the deletion.", owner)})
-    wait_for(lambda: app_db.collection(CARD_EMBEDDINGS).document("barrier").get().exists, what="the barrier card")
+    add_cards(app_db, owner, {barrier: Card("Barrier", f"Written after the deletion: {barrier}.", owner)})
+    wait_for(lambda: app_db.collection(CARD_EMBEDDINGS).document(barrier).get().exists, what="the barrier card")
+
+
+def _later_pass(app_db) -> list[str]:
+    """The scheduled later pass, run as if its time had come."""
+    return account_deletion.finish_due(
+        app_db, withdraw_cards_of, now() + account_deletion.LATER_PASS + timedelta(minutes=1)
+    )
+
+
+def _signed_in_long_ago(token: str, seconds: int) -> str:
+    """The Auth emulator's (unsigned) ID token of the same user, its sign-in `seconds` ago."""
+    head, body, sig = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    claims["auth_time"] = int(time.time()) - seconds
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return ".".join((head, body, sig))
 
 
 @pytest.mark.functions
@@ -194,21 +219,43 @@ def test_a_user_leaves_and_nothing_of_theirs_is_left_but_what_others_were_told(c
     _answered(app_db, cited["chat_id"])
     call("shareChat", {"chat_id": cited["chat_id"], "add": [email]}, other_token)  # a viewer doc names the leaver
     assert SECRET in read_background(app_db, cited["chat_id"])
-    before = traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]})
-    for name in SEEN_BEFORE:
+    markers = [me, mine["chat"], SECRET, *LEAVER_CARDS]
+    before = traces(app_db, markers, {cited["chat_id"]})
+    for name in [*SEEN_BEFORE, "leaver-public"]:
         assert any(name in t for t in before), name  # the scan sees them
+    assert any(cited["chat_id"] in t and "leaver-public" in t for t in before)  # the stayer's chat names the card
 
     assert call("deleteAccount", {}, token) == {}
     assert not _signs_in(email)
+    # The stayer's chat cited the leaver's public card: withdrawn by the deletion, not at its next answer.
+    assert SECRET not in read_background(app_db, cited["chat_id"])
+    # What the leaver's still-valid ID token writes after the deletion goes with its later pass.
+    add_cards(app_db, me, {"leaver-late": Card("Lighthouse late", SECRET, me, visibility="public")})
     _events_delivered(app_db, other)
-    # The stayer's chat cited the leaver's public card: withdrawn before its next answer.
+    assert traces(app_db, markers, {cited["chat_id"]})  # the late card and the pass's mark
+    assert me in _later_pass(app_db)
+    _events_delivered(app_db, other, "barrier-2")
+    assert traces(app_db, markers, {cited["chat_id"]}) == []
     asked = call("postMessage", {"chat_id": cited["chat_id"], "content": "And the harbour?"}, other_token)
     _answered(app_db, cited["chat_id"], asked["message_id"])
-    assert SECRET not in read_background(app_db, cited["chat_id"])
-    assert traces(app_db, [me, mine["chat"], SECRET], {cited["chat_id"]}) == []
     assert app_db.collection(CHATS).document(cited["chat_id"]).get().exists  # the stayer's own data stays
     assert app_db.collection("cards").document("stayer-card").get().get("viewers") == []
     assert call("deleteAccount", {}, token) == {}  # run again: nothing left, no error
+    assert me in _later_pass(app_db)
+
+
+@pytest.mark.functions
+def test_deleting_an_account_needs_a_recent_sign_in(call, app_db, sign_up):
+    me, token, email = _account(app_db, sign_up)
+    add_cards(app_db, me, {"kept": Card("Kept", "Still here.", me)})
+    stale = _signed_in_long_ago(token, int(account_deletion.RECENT_SIGN_IN.total_seconds()) + 60)
+    with pytest.raises(CallError) as e:
+        call("deleteAccount", {}, stale)
+    assert (e.value.status, e.value.message.split(":")[0]) == ("FAILED_PRECONDITION", "sign_in")
+    assert "sign in again" in e.value.message
+    assert app_db.collection("cards").document("kept").get().exists and _signs_in(email)
+    assert call("deleteAccount", {}, _signed_in_long_ago(token, 10)) == {}
+    assert not _signs_in(email)
 
 
 @pytest.mark.functions
@@ -233,6 +280,7 @@ def test_a_deletion_interrupted_at_any_step_leaves_a_whole_index_or_none_and_fin
     assert cli(["--project", APP_PROJECT, "delete-account", "--uid", me]) == 0
     assert not _signs_in(leaver[2])
     _events_delivered(app_db, stayer[0])
+    assert me in _later_pass(app_db)  # its mark, the one trace it leaves until then
     assert traces(app_db, [me, mine["chat"]]) == []
 
 

@@ -5,6 +5,9 @@ never a hidden background, nothing left of a chat once it is deleted."""
 
 from __future__ import annotations
 
+import itertools
+import string
+
 import pytest
 
 from cardchat.chat.chat_search import search_chats
@@ -13,8 +16,9 @@ from cardchat.ids import chat_viewer_id
 from cardchat.parsing import requests as parsing
 from cardchat.repo import chat_search as index
 from cardchat.repo.chats import delete_chat, read_background
+from cardchat.retrieval import chat_terms
 from cardchat.schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_SHARDS, MAX_CHAT_SEARCH_CHARS
-from cardchat.schema.documents import CHAT_VIEWERS, ChatViewer
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_VIEWERS, CHATS, ChatViewer
 from chat_support import make_chat
 
 pytestmark = pytest.mark.emulator
@@ -101,3 +105,69 @@ def test_a_search_of_more_than_its_limit_is_refused_naming_the_field():
     for bad in ({"text": "w" * (MAX_CHAT_SEARCH_CHARS + 1)}, {"text": "  "}, {"text": 5}, {}):
         with pytest.raises(InvalidArgument, match=r"^text: "):
             parsing.search_chats(bad)
+
+
+def words_in_shard_of(word: str, count: int) -> list[str]:
+    """`count` made-up words whose terms land in the shard of `word`'s: what a stranger who wants to
+    fill that shard of a reader's index would write."""
+    shard = chat_terms.shard_of(chat_terms.term_key(word))
+    out = []
+    for letters in itertools.product(string.ascii_lowercase, repeat=5):
+        w = "zq" + "".join(letters)
+        if chat_terms.shard_of(chat_terms.term_key(w)) == shard:
+            out.append(w)
+            if len(out) == count:
+                return out
+    raise AssertionError("not enough words")
+
+
+def shared_flood(db, n: int, words: list[str]) -> str:
+    """Chat `n` of a stranger, one question of `words`, shared with u1 and added to u1's index."""
+    chat_id = f"flood{n:04d}"
+    db.collection(CHATS).document(chat_id).set({"owner": "stranger", "title": "Words", "message_count": 1})
+    message = {"chat": chat_id, "message_index": 0, "role": "user", "status": "complete", "content": " ".join(words)}
+    db.collection(CHAT_MESSAGES).document(f"{chat_id}-m0").set(message)
+    db.collection(CHAT_VIEWERS).document(chat_viewer_id(chat_id, "u1")).set(
+        ChatViewer(chat_id, "stranger", "u1").to_dict()
+    )
+    index.add_readers(db, chat_id, ["u1"])
+    return chat_id
+
+
+def test_a_strangers_shared_chats_full_of_chosen_words_never_crowd_out_the_readers_own_chat(db):
+    words = words_in_shard_of("clockwork", 48_000)
+    size, used, n = 16_000, 0, 0
+    while size >= 1 and used + size <= len(words) and n < 60:
+        n += 1
+        try:  # a write the index refuses is the stranger's loss; they try a smaller one
+            shared_flood(db, n, words[used : used + size])
+            used += size
+        except Exception:
+            size //= 2
+    chat_of(db, "c1")
+    assert ("c1", 3, "assistant") in found(db, "u1", "keeper clockwork")
+    head = db.collection(CHAT_SEARCH).document("u1").get().to_dict()["chats"]
+    assert all(v["postings"] <= index.MAX_SHARED_POSTINGS for v in head.values() if v.get("shared"))
+
+
+def filled_to_the_brim(ref) -> None:
+    """`ref` a shard holding postings up to Firestore's 1 MiB a document, so that nothing more fits."""
+    ref.set({"owner": "u2", "p": {f"t{i:014d}": ["x" * 40] for i in range(17_000)}})
+    more, at = 1_024, 17_000
+    while more >= 1:
+        try:
+            ref.set({"p": {f"t{i:014d}": ["x" * 40] for i in range(at, at + more)}}, merge=True)
+            at += more
+        except Exception:
+            more //= 2
+
+
+def test_one_readers_full_index_does_not_stop_the_chat_reaching_its_other_readers(db):
+    chat_of(db, "c1")
+    for uid in ("u2", "u3"):
+        db.collection(CHAT_VIEWERS).document(chat_viewer_id("c1", uid)).set(ChatViewer("c1", "u1", uid).to_dict())
+    shard = chat_terms.shard_of(chat_terms.term_key("clockwork"))
+    for shard_id in (f"u2_{shard}", f"u2_s{shard}"):  # wherever u2's index would take c1's words
+        filled_to_the_brim(db.collection(CHAT_SEARCH_SHARDS).document(shard_id))
+    index.add_readers(db, "c1", ["u2", "u3"])
+    assert [c for c, _, _ in found(db, "u3", "clockwork")] == ["c1"]

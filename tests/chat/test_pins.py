@@ -5,6 +5,7 @@ one leaves it and per-turn retrieval never brings it back; refusals all look ali
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.cloud.firestore import FieldFilter
@@ -13,13 +14,24 @@ from cardchat.access.permissions import grant_ai
 from cardchat.chat import create as chats
 from cardchat.chat import pins
 from cardchat.chat.turns import post_message
-from cardchat.errors import FailedPrecondition, NotFound
+from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted
 from cardchat.generation.engine import generate
 from cardchat.parsing import requests
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
 from cardchat.retrieval.background import card_numbers
-from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, MAX_PINS, Card
+from cardchat.schema.documents import (
+    CARDS,
+    CHAT_MESSAGES,
+    CHAT_PRIVATE,
+    CHATS,
+    MAX_EXCLUSIONS,
+    MAX_PINS,
+    PIN_WINDOW,
+    RATE_LIMITS,
+    RATE_WINDOWS,
+    Card,
+)
 from engine_support import quick, store_embedded, tide_notes
 
 pytestmark = pytest.mark.emulator
@@ -150,11 +162,46 @@ def test_over_fifty_pins_is_a_failed_precondition(db):
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
     batch.commit()
     for cid in list(extra)[:MAX_PINS]:
-        pins.choose(db, "u1", chat_id, cid, "pin")
-    with pytest.raises(FailedPrecondition):
-        pins.choose(db, "u1", chat_id, list(extra)[MAX_PINS], "pin")
+        pins.choose(db, "u1", chat_id, cid, "pin", per_minute=10 * MAX_PINS)
+    with pytest.raises(FailedPrecondition, match=f"at most {MAX_PINS} pinned"):
+        pins.choose(db, "u1", chat_id, list(extra)[MAX_PINS], "pin", per_minute=10 * MAX_PINS)
     assert len(private(db, chat_id)["pinned_cards"]) == MAX_PINS
-    pins.choose(db, "u1", chat_id, "pin-00", "pin")  # pinning a pinned card again is no new pin
+    pins.choose(db, "u1", chat_id, "pin-00", "pin", per_minute=10 * MAX_PINS)  # a pinned card again: no new pin
+
+
+def test_past_the_most_exclusions_is_a_failed_precondition_naming_the_limit(db):
+    chat_id = new_chat(db)
+    full = [f"gone-{i:03d}" for i in range(MAX_EXCLUSIONS)]
+    db.collection(CHAT_PRIVATE).document(chat_id).update({"excluded_cards": full})
+    with pytest.raises(FailedPrecondition, match=f"at most {MAX_EXCLUSIONS} excluded"):
+        pins.choose(db, "u1", chat_id, LENS, "exclude")
+    assert private(db, chat_id)["excluded_cards"] == full
+    pins.choose(db, "u1", chat_id, full[0], "include")  # making room is always allowed
+    pins.choose(db, "u1", chat_id, LENS, "exclude")
+    assert LENS in private(db, chat_id)["excluded_cards"]
+
+
+def pin_slots(db) -> int:
+    snap = db.collection(RATE_LIMITS).document("u1").collection(RATE_WINDOWS).document(PIN_WINDOW).get()
+    return len((snap.to_dict() or {}).get("recent") or []) if snap.exists else 0
+
+
+def test_pins_and_exclusions_share_a_minute_and_a_refused_call_spends_no_slot(db):
+    chat_id = new_chat(db)
+    at = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    with pytest.raises(NotFound):
+        pins.choose(db, "u1", chat_id, THEIRS, "pin", now=at, per_minute=2)
+    with pytest.raises(NotFound):
+        pins.choose(db, "u2", chat_id, LENS, "unpin", now=at, per_minute=2)
+    assert pin_slots(db) == 0
+    pins.choose(db, "u1", chat_id, LENS, "pin", now=at, per_minute=2)
+    pins.choose(db, "u1", chat_id, LENS, "exclude", now=at, per_minute=2)
+    with pytest.raises(ResourceExhausted, match="at most 2 a minute"):
+        pins.choose(db, "u1", chat_id, LENS, "include", now=at, per_minute=2)
+    assert private(db, chat_id)["excluded_cards"] == [LENS]  # the refused call changed nothing
+    assert pin_slots(db) == 2
+    pins.choose(db, "u1", chat_id, LENS, "include", now=at + timedelta(minutes=1), per_minute=2)
+    assert private(db, chat_id)["excluded_cards"] == []
 
 
 def test_a_chat_made_with_a_pin_holds_that_card_first_and_keeps_the_pin(db):

@@ -38,7 +38,7 @@ from cardchat.embeddings.card_quota import positive_int_setting
 from cardchat.errors import ResourceExhausted
 from cardchat.repo import ratelimit as repo
 from cardchat.schema.accounts import RateLimit, TokenReservation
-from cardchat.schema.documents import SEARCH_WINDOW
+from cardchat.schema.documents import PIN_WINDOW, SEARCH_WINDOW
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
@@ -200,13 +200,19 @@ def charge(db: Any, uid: str, tokens: int, now: datetime | None = None) -> None:
 #: token: a user's MCP clients share one budget. The names: documents.SEARCH_WINDOW, MCP_WINDOW.
 DEFAULT_SEARCHES_PER_MINUTE = 30
 DEFAULT_MCP_PER_MINUTE = 60
+#: pinCard and excludeCard share one minute (documents.PIN_WINDOW): each writes the chat's
+#: chat_private, which a script must not be able to rewrite without end.
+DEFAULT_PINS_PER_MINUTE = 30
 
 
 def window_limit(name: str, env: Mapping[str, str] | None = None) -> int:
-    """Calls a minute of the window `name` (CARDCHAT_SEARCH_RATE_PER_MINUTE, CARDCHAT_MCP_RATE_PER_MINUTE)."""
+    """Calls a minute of the window `name` (CARDCHAT_SEARCH_RATE_PER_MINUTE, CARDCHAT_MCP_RATE_PER_MINUTE,
+    CARDCHAT_PIN_RATE_PER_MINUTE)."""
     env = os.environ if env is None else env
     if name == SEARCH_WINDOW:
         return positive_int_setting(env, "CARDCHAT_SEARCH_RATE_PER_MINUTE", DEFAULT_SEARCHES_PER_MINUTE)
+    if name == PIN_WINDOW:
+        return positive_int_setting(env, "CARDCHAT_PIN_RATE_PER_MINUTE", DEFAULT_PINS_PER_MINUTE)
     return positive_int_setting(env, "CARDCHAT_MCP_RATE_PER_MINUTE", DEFAULT_MCP_PER_MINUTE)
 
 

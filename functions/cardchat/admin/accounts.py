@@ -7,8 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from cardchat.access import account_deletion
+from cardchat.chat.recheck import withdraw_cards_of
 from cardchat.repo.admin_app import admin_app
 
 
 def delete_account(db: Any, project: str, uid: str) -> None:
-    account_deletion.erase(db, uid, admin_app(project))
+    account_deletion.erase(db, uid, withdraw_cards_of, admin_app(project))
+
+
+def finish_deletions(db: Any) -> list[str]:
+    """The later passes of account deletions that are due (what finishAccountDeletions runs)."""
+    return account_deletion.finish_due(db, withdraw_cards_of)

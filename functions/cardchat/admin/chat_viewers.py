@@ -1,8 +1,9 @@
 """`python -m cardchat migrate-chat-viewers`: moves the `viewers` list that chats
 once held (readable by every visitor of a published chat) into chat_viewers
-docs, which only the owner and each viewer read. Run once on deploy; running
-it again finds nothing to move. The rules read only chat_viewers: until it has
-run, people a chat was shared with before cannot open it (nothing leaks meanwhile)."""
+docs, which only the owner and each viewer read. scripts/deploy runs it after
+every deploy; running it again finds nothing to move. Until it has run, the
+rules give a chat that still holds the list to its owner and admins only, so
+the list never reaches a visitor, and people it was shared with wait for it."""
 
 from __future__ import annotations
 

@@ -8,18 +8,21 @@ waits for the next answer (`apply`, before per-turn retrieval): the background i
 within its budget, from the cards as they stand.
 
 Refusals tell nothing: a chat that is missing or someone else's, and a card that is missing or
-the owner may not read, all get the same NOT_FOUND.
+the owner may not read, all get the same NOT_FOUND. Both lists are bounded (MAX_PINS, MAX_EXCLUSIONS:
+FAILED_PRECONDITION naming the limit) and each change spends one slot of the owner's pin minute
+(`rate_limits/{uid}/windows/pins`, in the transaction that writes it: a refused call spends none).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from cardchat.access import permissions
 from cardchat.errors import FailedPrecondition, NotFound
-from cardchat.schema.documents import MAX_PINS, Card, ChatPrivate
+from cardchat.schema.documents import MAX_EXCLUSIONS, MAX_PINS, PIN_WINDOW, Card, ChatPrivate
 
 Action = Literal["pin", "unpin", "exclude", "include"]
 ACTIONS: tuple[Action, ...] = ("pin", "unpin", "exclude", "include")
@@ -37,11 +40,24 @@ class CardChoice:
         return {"pinned": self.pinned, "excluded": self.excluded}
 
 
-def choose(db: Any, uid: str, chat_id: str, card_id: str, action: Action) -> CardChoice:
+def choose(
+    db: Any,
+    uid: str,
+    chat_id: str,
+    card_id: str,
+    action: Action,
+    now: datetime | None = None,
+    per_minute: int | None = None,
+) -> CardChoice:
     """Pin a card into `chat_id`, exclude it, or undo either (pinning undoes an exclusion, and the
-    other way round). Pinning or excluding needs a card `uid` may read; undoing does not."""
+    other way round). Pinning or excluding needs a card `uid` may read; undoing does not. One slot
+    of `uid`'s pin minute (ResourceExhausted past it)."""
+    from cardchat.access import ratelimit
     from cardchat.repo import cards as card_repo
     from cardchat.repo import chat_pins
+    from cardchat.schema.documents import now as utc_now
+
+    when, limit = now or utc_now(), per_minute or ratelimit.window_limit(PIN_WINDOW)
 
     if action in ("pin", "exclude") and not permissions.readable_cards(card_repo.load_access(db, [card_id]), uid):
         raise NotFound(NOT_FOUND)
@@ -58,10 +74,17 @@ def choose(db: Any, uid: str, chat_id: str, card_id: str, action: Action) -> Car
                 raise FailedPrecondition(f"card_id: a chat holds at most {MAX_PINS} pinned cards; unpin one first")
             pinned.append(card_id)
         elif action == "exclude":
+            if len(excluded) >= MAX_EXCLUSIONS:
+                raise FailedPrecondition(
+                    f"card_id: a chat holds at most {MAX_EXCLUSIONS} excluded cards; include one again first"
+                )
             excluded.append(card_id)
         return {"pinned_cards": pinned, "excluded_cards": excluded}
 
-    fields = chat_pins.change_pins(db, chat_id, decide)
+    def spend(recent: list[datetime]) -> list[datetime]:
+        return ratelimit.took_slot(recent, when, limit, "pins and exclusions")
+
+    fields = chat_pins.change_pins(db, chat_id, uid, decide, spend)
     return CardChoice(card_id in fields["pinned_cards"], card_id in fields["excluded_cards"])
 
 

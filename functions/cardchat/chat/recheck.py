@@ -111,3 +111,43 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
         if edited.card_updated != head.card_updated:  # written but not in their text, or stamped for the first time
             chats_repo.set_card_stamps(db, chat_id, edited.card_updated)
     return edited.text, edited.tokens
+
+
+#: Chats read per page when a leaver's cards are withdrawn (withdraw_cards_of).
+WITHDRAW_PAGE = 100
+
+
+def withdraw_cards_of(db: Any, owner: str, max_chats: int = 2_000) -> int:
+    """The cards of `owner`, just deleted with their account, out of other people's stored backgrounds
+    now rather than at each chat's next answer: the chats whose ChatPrivate.card_owners name `owner`
+    (one server-only query, a page at a time) are checked again as before an answer. A card withdrawn
+    leaves "" in card_owners, so a chat done is not found again; at most `max_chats` a call (the
+    deletion's later pass, or each chat's next answer, takes any left). Returns the chats checked."""
+    from cardchat.repo import chats as chats_repo
+
+    seen: set[str] = set()
+    while len(seen) < max_chats:
+        page = [c for c in chats_repo.holding_cards_of(db, owner, WITHDRAW_PAGE) if c not in seen]
+        if not page:
+            break  # none left, or only chats whose check withdrew nothing (their chats doc is gone)
+        for chat_id in page[: max_chats - len(seen)]:
+            seen.add(chat_id)
+            _withdraw_from(db, chat_id, owner)
+    return len(seen)
+
+
+def _withdraw_from(db: Any, chat_id: str, owner: str) -> None:
+    from cardchat.llm import models
+    from cardchat.llm.tokens import TOKENIZERS
+    from cardchat.repo import chats as chats_repo
+
+    chat = chats_repo.get_chat(db, chat_id)
+    if chat is None:
+        return
+    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
+    spec = models.MODELS.get(str(chat.get("model") or ""))
+    current_background(db, chat_id, chat, spec.tokenizer if spec else TOKENIZERS[0])
+    # Their ids name them (`<uid>_…`): they go from the chat's other records too.
+    theirs = [c for c, o in zip(private.card_ids, private.card_owners, strict=False) if c and o == owner]
+    pinned = [c for c in private.pinned_cards + private.excluded_cards if c.startswith(f"{owner}_")]
+    chats_repo.forget_cards(db, chat_id, theirs + pinned)

@@ -9,14 +9,18 @@ mentions of their uid in other users' documents last. An interrupted deletion
 is finished by running all the steps again.
 
 What is kept on purpose: other users' chats keep their own record of what they
-asked for (a collection naming this owner resolves to no cards), and a card of
-this user cited by another user's chat is withdrawn from that chat's background
-by chat/recheck.py before its next answer, as any deleted card is.
+asked for (a collection naming this owner resolves to no cards). A card of this
+user in another user's chat's background is withdrawn by the deletion itself
+(chat/recheck.withdraw_cards_of, handed in by access/account_deletion.py).
+
+`account_deletions/{uid}` marks a deletion whose later pass is due: the steps run
+again then, for what a still-valid ID token wrote after the account went.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from google.cloud.firestore import ArrayRemove, FieldFilter
@@ -26,11 +30,13 @@ from ..schema.accounts import (
     ACCESS_TOKEN_HASHES,
     ACCESS_TOKEN_OWNERS,
     ACCESS_TOKENS,
+    ACCOUNT_DELETIONS,
     ANSWER_FEEDBACK,
     CARD_SOURCES,
     USAGE_DAILY,
     USER_API_KEYS,
     VIEWER_LOOKUPS,
+    AccountDeletion,
 )
 from ..schema.documents import (
     CARD_EMBEDDINGS,
@@ -174,3 +180,18 @@ STEPS: tuple[Callable[[firestore.Client, str], None], ...] = (
     delete_search_index,
     delete_user_doc,
 )
+
+
+def mark_later_pass(db: firestore.Client, uid: str, due: datetime) -> None:
+    """The deletion of `uid` runs again at `due` (account_deletions/{uid})."""
+    db.collection(ACCOUNT_DELETIONS).document(uid).set(AccountDeletion(due).to_dict())
+
+
+def later_passes_due(db: firestore.Client, now: datetime, limit: int) -> list[str]:
+    """The uids whose later pass is due at `now`, at most `limit`, the longest due first."""
+    query = db.collection(ACCOUNT_DELETIONS).where(filter=FieldFilter("due", "<=", now)).order_by("due")
+    return [d.id for d in query.limit(limit).select([]).stream()]
+
+
+def end_later_pass(db: firestore.Client, uid: str) -> None:
+    db.collection(ACCOUNT_DELETIONS).document(uid).delete()

@@ -78,3 +78,12 @@ def delete_auth_user(uid: str, app: Any = None) -> None:
 
     with contextlib.suppress(auth.UserNotFoundError):
         auth.delete_user(uid, app=app)
+
+
+def revoke_sessions(uid: str, app: Any = None) -> None:
+    """No new ID token for `uid` from its refresh tokens (those issued already live out their hour);
+    an account already gone is no error."""
+    from firebase_admin import auth
+
+    with contextlib.suppress(auth.UserNotFoundError):
+        auth.revoke_refresh_tokens(uid, app=app)

@@ -8,10 +8,18 @@ index and unsharing takes it out; deleting a chat takes it out of every reader's
 (repo/chats.delete_chat), deleting an account deletes the reader's own index
 (repo/account_data.py). Writes are merges of array unions and removals, so two
 answers completing at once both land; a search re-checks access anyway.
+
+What others can put in a reader's index is bounded, and kept apart from the reader's own:
+a chat shared with them adds at most MAX_SHARED_POSTINGS (counted in its head entry), at most
+MAX_SHARED_CHATS shared chats are indexed, and their postings go to shards of their own
+(`{uid}_s{n}`), so a stranger who shares chats full of chosen words fills only those, never the
+shards of the reader's own chats. Each reader's index is written on its own: one reader's full
+index fails only their write (logged), never another reader's.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,10 +37,17 @@ if TYPE_CHECKING:
 
 #: Writes per batch, under Firestore's 500.
 _BATCH = 400
+#: Postings one shared chat adds to a reader's index at most (its owner's own index is not capped).
+MAX_SHARED_POSTINGS = 5_000
+#: Chats shared with a reader that their index holds at most; one shared later is not indexed.
+MAX_SHARED_CHATS = 500
+
+log = logging.getLogger(__name__)
 
 
-def shard_id(uid: str, n: int) -> str:
-    return f"{uid}_{n}"
+def shard_id(uid: str, n: int, shared: bool = False) -> str:
+    """A shard of `uid`'s own chats, or (`shared`) of the chats others share with them."""
+    return f"{uid}_s{n}" if shared else f"{uid}_{n}"
 
 
 def _indexed(message: dict[str, Any], upto: int) -> bool:
@@ -73,21 +88,57 @@ def _write(db: firestore.Client, writes: list[tuple[Any, dict[str, Any]]]) -> No
         batch.commit()
 
 
+def _write_apart(db: firestore.Client, by_reader: dict[str, list[tuple[Any, dict[str, Any]]]]) -> None:
+    """Each reader's writes in a batch of its own (at most a head and every shard): one that
+    fails (an index past Firestore's document size) leaves that reader's index as it was and
+    every other reader's written."""
+    for writes in by_reader.values():
+        try:
+            _write(db, writes)
+        except Exception:
+            log.warning("chat search: the index of one reader was not updated", exc_info=True)
+
+
+def _capped(by_shard: dict[int, dict[str, list[str]]], room: int) -> tuple[dict[int, dict[str, list[str]]], int]:
+    """At most `room` of the postings of `by_shard`, in shard and term order, and how many."""
+    kept: dict[int, dict[str, list[str]]] = {}
+    taken = 0
+    for n, by_term in by_shard.items():
+        for term, ps in by_term.items():
+            if taken >= room:
+                return kept, taken
+            ps = ps[: room - taken]
+            kept.setdefault(n, {})[term] = ps
+            taken += len(ps)
+    return kept, taken
+
+
 def _add(
     db: firestore.Client,
+    chat: dict[str, Any],
     chat_id: str,
-    title: str,
     uid: str,
     head: dict[str, Any],
     texts: Iterable[tuple[int, str, str]],
 ) -> list[tuple[Any, dict[str, Any]]]:
+    """The writes adding `texts` of the chat to `uid`'s index: a chat shared with them within its caps."""
     key = chat_terms.chat_key(chat_id, {k: v.get("chat", "") for k, v in head.items()})
+    shared = chat.get("owner") != uid
+    entry: dict[str, Any] = {"chat": chat_id, "title": chat.get("title") or ""}
+    by_shard = chat_terms.postings_by_shard(key, ((i, t) for i, t, _ in texts))
+    if shared:
+        if key not in head and sum(1 for v in head.values() if v.get("shared")) >= MAX_SHARED_CHATS:
+            return []
+        before = int((head.get(key) or {}).get("postings") or 0)
+        by_shard, added = _capped(by_shard, max(0, MAX_SHARED_POSTINGS - before))
+        entry |= {"shared": True, "postings": before + added}
     writes: list[tuple[Any, dict[str, Any]]] = [
-        (db.collection(CHAT_SEARCH).document(uid), {"owner": uid, "chats": {key: {"chat": chat_id, "title": title}}})
+        (db.collection(CHAT_SEARCH).document(uid), {"owner": uid, "chats": {key: entry}})
     ]
-    for n, by_term in chat_terms.postings_by_shard(key, ((i, t) for i, t, _ in texts)).items():
+    for n, by_term in by_shard.items():
         union = {term: ArrayUnion(ps) for term, ps in by_term.items()}
-        writes.append((db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n)), {"owner": uid, "p": union}))
+        ref = db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n, shared))
+        writes.append((ref, {"owner": uid, "p": union}))
     return writes
 
 
@@ -102,12 +153,13 @@ def index_answer(db: firestore.Client, chat_id: str, index: int) -> None:
     heads = _heads(db, readers)
     texts = _texts(db, chat_id, index)
     turn = [t for t in texts if t[0] in (index - 1, index)]
-    writes = [_ids(db, chat, chat_id, texts)]
+    _write(db, [_ids(db, chat, chat_id, texts)])
+    by_reader = {}
     for uid in readers:
         head = heads.get(uid, {})
         known = any(v.get("chat") == chat_id for v in head.values())
-        writes += _add(db, chat_id, chat.get("title") or "", uid, head, turn if known else texts)
-    _write(db, writes)
+        by_reader[uid] = _add(db, chat, chat_id, uid, head, turn if known else texts)
+    _write_apart(db, by_reader)
 
 
 def add_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None:
@@ -117,10 +169,8 @@ def add_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None
         return
     chat, heads = snap.to_dict() or {}, _heads(db, uids)
     texts = _texts(db, chat_id, 1 << 62)
-    writes = [_ids(db, chat, chat_id, texts)]
-    for uid in uids:
-        writes += _add(db, chat_id, chat.get("title") or "", uid, heads.get(uid, {}), texts)
-    _write(db, writes)
+    _write(db, [_ids(db, chat, chat_id, texts)])
+    _write_apart(db, {uid: _add(db, chat, chat_id, uid, heads.get(uid, {}), texts) for uid in uids})
 
 
 def remove_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> None:
@@ -135,9 +185,12 @@ def remove_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> N
     for uid, head in heads.items():
         keys = [k for k, v in head.items() if v.get("chat") == chat_id]
         for key in keys:
-            for n, by_term in chat_terms.postings_by_shard(key, texts).items():
-                gone = {term: ArrayRemove(ps) for term, ps in by_term.items()}
-                writes.append((db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n)), {"owner": uid, "p": gone}))
+            # a shared chat indexed before shared shards existed has its postings with the reader's own
+            for shared in dict.fromkeys((False, bool(head[key].get("shared")))):
+                for n, by_term in chat_terms.postings_by_shard(key, texts).items():
+                    gone = {term: ArrayRemove(ps) for term, ps in by_term.items()}
+                    ref = db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n, shared))
+                    writes.append((ref, {"owner": uid, "p": gone}))
             writes.append((db.collection(CHAT_SEARCH).document(uid), {"chats": {key: DELETE_FIELD}}))
     _write(db, writes)
 
@@ -151,9 +204,11 @@ def remove_chat(db: firestore.Client, chat_id: str) -> None:
 
 
 def read(db: firestore.Client, uid: str, shards: Iterable[int]) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """A reader's chats ({key: {chat, title}}) and the postings of every term of `shards`, by term key."""
+    """A reader's chats ({key: {chat, title}}) and the postings of every term of `shards`, by term key:
+    those of their own chats' shards and of their shared chats' shards together."""
     refs = [db.collection(CHAT_SEARCH).document(uid)]
-    refs += [db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n)) for n in sorted(set(shards))]
+    for n in sorted(set(shards)):
+        refs += [db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n, shared)) for shared in (False, True)]
     head: dict[str, Any] = {}
     postings: dict[str, list[str]] = {}
     for snap in db.get_all(refs):
@@ -161,7 +216,8 @@ def read(db: firestore.Client, uid: str, shards: Iterable[int]) -> tuple[dict[st
         if snap.reference.parent.id == CHAT_SEARCH:
             head = data.get("chats") or {}
         else:
-            postings.update(data.get("p") or {})
+            for term, ps in (data.get("p") or {}).items():
+                postings.setdefault(term, []).extend(ps)
     return head, postings
 
 
@@ -191,7 +247,11 @@ def viewing(db: firestore.Client, uid: str, chat_ids: Sequence[str]) -> set[str]
 
 def delete_index(db: firestore.Client, uid: str) -> None:
     """The reader's whole index (their account is being deleted)."""
-    refs = [db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n)) for n in range(chat_terms.SHARDS)]
+    refs = [
+        db.collection(CHAT_SEARCH_SHARDS).document(shard_id(uid, n, shared))
+        for n in range(chat_terms.SHARDS)
+        for shared in (False, True)
+    ]
     refs.append(db.collection(CHAT_SEARCH).document(uid))
     for start in range(0, len(refs), _BATCH):
         batch = db.batch()

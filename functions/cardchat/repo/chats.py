@@ -209,6 +209,38 @@ def get_chat(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     return _get(db, CHATS, chat_id)
 
 
+def holding_cards_of(db: firestore.Client, owner: str, limit: int) -> list[str]:
+    """Chats whose background holds a card of `owner` (ChatPrivate.card_owners names them), at most
+    `limit`: a server-only query, for withdrawing a leaver's cards at once."""
+    query = db.collection(CHAT_PRIVATE).where(filter=firestore.FieldFilter("card_owners", "array_contains", owner))
+    return [d.id for d in query.limit(limit).select([]).stream()]
+
+
+def forget_cards(db: firestore.Client, chat_id: str, card_ids: Sequence[str]) -> None:
+    """`card_ids`, withdrawn with their owner's account, out of what the server keeps of the chat
+    beside its background: the source's ids, the owner's pins, exclusions and per-turn record, the
+    background's stamps. Their numbers stay, as "" in card_ids (recheck did that)."""
+    gone = set(card_ids)
+    refs = [db.collection(c).document(chat_id) for c in (CHAT_SOURCES, CHAT_PRIVATE, CHAT_BACKGROUNDS)]
+    found = {s.reference.parent.id: s.to_dict() or {} for s in db.get_all(refs) if s.exists} if gone else {}
+    batch = db.batch()
+    if CHAT_SOURCES in found:
+        batch.update(refs[0], {"card_ids": firestore.ArrayRemove(sorted(gone))})
+    if (private := found.get(CHAT_PRIVATE)) is not None:
+        turns = [
+            {**t, "added": [{**a, "card": ""} if a.get("card") in gone else a for a in t.get("added") or []]}
+            for t in private.get("context_turns") or []
+        ]
+        remove = firestore.ArrayRemove(sorted(gone))
+        batch.update(refs[1], {"pinned_cards": remove, "excluded_cards": remove, "context_turns": turns})
+    if (head := found.get(CHAT_BACKGROUNDS)) is not None:
+        stamps = {c: t for c, t in (head.get("card_updated") or {}).items() if c not in gone}
+        changed = [c for c in head.get("changed_cards") or [] if c not in gone]
+        batch.update(refs[2], {"card_updated": stamps, "changed_cards": changed})
+    if found:
+        batch.commit()
+
+
 def get_private(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
     return _get(db, CHAT_PRIVATE, chat_id)
 

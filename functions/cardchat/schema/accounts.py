@@ -208,3 +208,18 @@ class RateLimit:
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
+
+
+#: Server-only, keyed by uid: an account deleted whose later pass is due (AccountDeletion).
+ACCOUNT_DELETIONS = COLLECTIONS["account_deletions"]
+
+
+@dataclass
+class AccountDeletion:
+    """account_deletions/{uid}: the account was deleted; at `due` the deletion runs again
+    (access/account_deletion.py), for what a still-valid ID token wrote after it, and this goes."""
+
+    due: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)

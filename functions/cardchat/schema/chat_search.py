@@ -10,7 +10,8 @@ from cardchat.schema.documents import COLLECTIONS, SHARED, _dict
 
 #: Server-only, keyed by uid: the head of a reader's chat search index (ChatSearchHead).
 CHAT_SEARCH = COLLECTIONS["chat_search"]
-#: Server-only, keyed {uid}_{n}: one shard of that index (ChatSearchShard).
+#: Server-only, keyed {uid}_{n} (the reader's own chats) or {uid}_s{n} (chats shared with them): one
+#: shard of that index (ChatSearchShard).
 CHAT_SEARCH_SHARDS = COLLECTIONS["chat_search_shards"]
 #: Server-only, keyed by chat id: the ids of a chat's indexed messages (ChatSearchMessages).
 CHAT_SEARCH_MESSAGES = COLLECTIONS["chat_search_messages"]
@@ -21,7 +22,8 @@ MAX_CHAT_SEARCH_CHARS: int = SHARED["chat_search"]["query_max_chars"]
 @dataclass
 class ChatSearchHead:
     """chat_search/{uid}: the chats a reader's index holds, each under a short key the postings use
-    ({key: {chat, title}}); a chat leaves it when it is deleted or no longer shared with the reader."""
+    ({key: {chat, title}}, and for a chat shared with the reader `shared` and the `postings` it added);
+    a chat leaves it when it is deleted or no longer shared with the reader."""
 
     owner: str
     chats: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -43,6 +43,7 @@ RATE_LIMITS = COLLECTIONS["rate_limits"]
 RATE_WINDOWS = COLLECTIONS["rate_windows"]
 SEARCH_WINDOW = "search"
 MCP_WINDOW = "mcp"
+PIN_WINDOW = "pins"
 #: Who wrote a shared chat: readable by the chat's viewers, and by
 #: anyone only while the chat is published and the owner shows their name.
 CHAT_AUTHORS = COLLECTIONS["chat_authors"]
@@ -232,6 +233,9 @@ class ChatAuthor:
 
 #: The most cards one chat may have pinned (chat/pins.py): past it a pin is refused.
 MAX_PINS = 50
+#: The most cards one chat may have excluded (chat/pins.py): past it an exclusion is refused, so that
+#: chat_private and the re-pack before each answer stay small whatever a client sends.
+MAX_EXCLUSIONS = 200
 
 
 @dataclass

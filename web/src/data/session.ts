@@ -1,8 +1,11 @@
 // Who is signed in, and what their users/{uid} document allows.
-import { onAuthStateChanged, signOut, type User } from 'firebase/auth';
+import {
+  EmailAuthProvider, GoogleAuthProvider, onAuthStateChanged, reauthenticateWithCredential, reauthenticateWithPopup,
+  signOut, type User,
+} from 'firebase/auth';
 import { doc, getDoc } from 'firebase/firestore';
 import { listApiKeys } from './api';
-import { auth, db } from './firebase';
+import { auth, db, usingEmulators } from './firebase';
 import { COLLECTIONS } from './names';
 import { mark, timed } from '../app/timing';
 
@@ -60,4 +63,19 @@ export function startSession(): void {
 
 export function signOutNow(): Promise<void> {
   return signOut(auth);
+}
+
+/**
+ * Signs the current user in again (their ID token then says they just did): what deleteAccount
+ * asks for when the last sign-in is older than a few minutes. Google in production; against the
+ * emulators, the password they type.
+ */
+export async function signInAgain(password: string): Promise<void> {
+  const user = auth.currentUser;
+  if (!user) throw new Error('Not signed in.');
+  if (usingEmulators) {
+    await reauthenticateWithCredential(user, EmailAuthProvider.credential(user.email ?? '', password));
+  } else {
+    await reauthenticateWithPopup(user, new GoogleAuthProvider());
+  }
 }
