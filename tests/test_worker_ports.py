@@ -29,7 +29,8 @@ TOOLS = [
     )
     if d.is_dir()
 ]
-# 60 workers, among whose seeded jitters some repeat (a birthday collision is likely from about 30)
+# Among 60 workers, seed 6 draws one jitter twice and another three times (unseeded, a repeat is
+# likely from about 30 workers on)
 SEED, WORKERS = 6, 60
 
 
