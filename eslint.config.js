@@ -39,6 +39,13 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
     rules: testSizes,
   },
+  // The firebase CLI's preload (scripts/worker_ports.cjs) and the probe that tests it.
+  {
+    files: ['scripts/**/*.cjs', 'tests/**/*.cjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: sizes,
+  },
   // A browser test is one long story: its test() callback names the steps, each a function of
   // its own, so the function limit holds there too.
   { files: ['web/e2e/**/*.mjs'], rules: sizes },

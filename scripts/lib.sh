@@ -41,6 +41,10 @@ pick_java() {
     die "no JDK >= 17 under /usr/lib/jvm. Fix: apt-get install -y openjdk-17-jdk-headless (or a Temurin JDK 21+)"
   fi
   export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH" FIREBASE JAVA_FALLBACK
+  # Whichever CLI runs the emulators hands each port for a Python worker out once, across every
+  # stack on the machine (scripts/worker_ports.cjs says why). Nested scripts inherit it once.
+  local preload="--require \"$ROOT/scripts/worker_ports.cjs\""
+  [[ " ${NODE_OPTIONS:-} " == *" $preload "* ]] || export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }$preload"
 }
 
 # CARDCHAT_PORT_OFFSET shifts every emulator port, so two stacks (a developer's
