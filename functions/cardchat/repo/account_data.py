@@ -44,6 +44,7 @@ from ..schema.documents import (
     USERS,
 )
 from ..schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
+from ..schema.messages import ANSWER_USAGE
 from ..schema.saved_collections import SAVED_COLLECTIONS
 from . import chat_search
 from . import chats as chats_repo
@@ -72,6 +73,7 @@ _OWNED = (
     ACCESS_TOKEN_HASHES,
     ACCESS_TOKENS,
     ANSWER_FEEDBACK,
+    ANSWER_USAGE,
     USAGE_DAILY,
     EMBEDDING_QUEUE,
     EMBEDDING_SKIPS,

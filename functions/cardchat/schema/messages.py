@@ -7,11 +7,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cardchat.schema.documents import SCRATCH_TTL, Role, Status, _dict, now
+from cardchat.schema.documents import COLLECTIONS, SCRATCH_TTL, Role, Status, _dict, now
+
+#: What a complete answer's prompt cost (AnswerUsage): its owner and admins only, never on the message.
+ANSWER_USAGE = COLLECTIONS["answer_usage"]
 
 
 @dataclass
 class Usage:
+    """What a provider counted for one answer. Whole, it is the owner's alone (AnswerUsage):
+    the prompt's counts grow with the hidden background."""
+
     input_tokens: int = 0  # the whole prompt, cached tokens included
     output_tokens: int = 0
     # of input_tokens, those the provider read from / wrote to its prompt cache,
@@ -21,8 +27,28 @@ class Usage:
 
 
 @dataclass
+class AnswerUsage:
+    """answer_usage/{message_id}: what a complete answer's run counted, and its cost. The prompt's
+    size is the background's, which no reader of the chat may learn, so this is apart from the
+    message (which visitors and viewers read): owner and admins read it, written in the answer's
+    final transaction (repo/messages.finish), deleted with the chat and with the account."""
+
+    owner: str
+    chat: str
+    model: str
+    usage: Usage
+    cost_usd: float
+    created: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
 class ChatMessage:
-    """chat_messages/{message_id}"""
+    """chat_messages/{message_id}: read by every reader of the chat (its owner, its viewers, anyone
+    once it is published), so nothing here measures the hidden background: of an answer's usage,
+    only its output tokens (the rest is in AnswerUsage)."""
 
     chat: str
     message_index: int
@@ -36,7 +62,7 @@ class ChatMessage:
     lease_expires: datetime | None = None
     attempts: int = 0
     redrives: int = 0  # times the sweeper put it back to `ready` after its run died (generation/sweeper.py)
-    usage: Usage | None = None
+    usage: Usage | None = None  # stored as {"output_tokens"} alone (AnswerUsage holds the rest)
     timings: dict[str, float] | None = None
     error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
     dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
