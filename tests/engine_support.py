@@ -21,8 +21,9 @@ from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import NO_CARDS, NOTE
 from cardchat.repo import embeddings as emb_repo
+from cardchat.schema.accounts import ANSWER_USAGE
 from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, UserDoc
-from cardchat.schema.messages import ANSWER_USAGE, ChatMessage
+from cardchat.schema.messages import ChatMessage
 from chat_support import write_chat
 from provider_wire import Wire
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat.generation import claims
 from cardchat.llm.models import ModelSpec, cost_usd
-from cardchat.schema.accounts import UsageDay
-from cardchat.schema.messages import AnswerUsage, Usage
+from cardchat.schema.accounts import AnswerUsage, UsageDay
+from cardchat.schema.messages import OutputUsage, Usage
 
 if TYPE_CHECKING:
     from cardchat.providers.base import Message
@@ -31,20 +31,20 @@ def answer_fields(usage: Usage, content: str, card_ids: Sequence[str]) -> dict[s
     """A complete answer's `usage` as its readers see it (its output tokens), `uncited_claims`
     and `sources`, its citations read against the background's `card_ids`."""
     return {
-        "usage": {"output_tokens": usage.output_tokens},
+        "usage": asdict(OutputUsage(usage.output_tokens)),
         "uncited_claims": claims.uncited_count(content, claims.citable(card_ids)),
         "sources": claims.sources(content, card_ids),
     }
 
 
-def answer_usage(owner: str | None, chat: str, spec: ModelSpec, usage: Usage, now: datetime) -> AnswerUsage | None:
+def answer_usage(owner: str | None, chat: str, spec: ModelSpec, usage: Usage) -> AnswerUsage | None:
     """A complete answer's answer_usage document: the whole of `usage` and its cost; None without an owner."""
     if not owner:
         return None
     cost = cost_usd(
         spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
     )
-    return AnswerUsage(owner=owner, chat=chat, model=spec.id, usage=usage, cost_usd=cost, created=now)
+    return AnswerUsage(owner=owner, chat=chat, usage=usage, cost_usd=cost)
 
 
 def estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:
@@ -92,14 +92,14 @@ def timings(ttft: float | None, total: float, chunks: int, retries: int) -> dict
     return asdict(AnswerTimings(round(ttft if ttft is not None else total, 3), round(total, 3), chunks, retries))
 
 
-def usage_day(record: AnswerUsage | None, now: datetime) -> UsageDay | None:
-    """What a complete answer (whose answer_usage is `record`) adds to its owner's day; None for anything else."""
+def usage_day(record: AnswerUsage | None, model: str, now: datetime) -> UsageDay | None:
+    """What a complete answer of `model` (its answer_usage: `record`) adds to its owner's day; None for any other."""
     if record is None:
         return None
     return UsageDay(
         owner=record.owner,
         day=now.date().isoformat(),
-        model=record.model,
+        model=model,
         answers=1,
         input_tokens=record.usage.input_tokens,
         output_tokens=record.usage.output_tokens,

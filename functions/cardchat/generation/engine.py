@@ -46,9 +46,10 @@ from cardchat.providers.base import ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
+from cardchat.schema.accounts import AnswerUsage
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import AnswerUsage, ChatMessage, StreamChunk, Usage
+from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
 
 __all__ = ["generate", "lease_seconds"]
 
@@ -175,7 +176,7 @@ class _Run:
         """The run's final write: the message's `fields`, the chat's, and a complete answer's
         answer_usage `record` with what it adds to its owner's day, in one transaction."""
         fields = {**fields, "lease_expires": None, "provider_wait": None}
-        day = accounting.usage_day(record, self.now())
+        day = accounting.usage_day(record, str(fields.get("model") or ""), self.now())
         chat_id = self.msg["chat"]
         messages_repo.finish(self.db, self.message_id, self.run_id, fields, chat_id, chat_fields, day, record)
         accounting.log_answer(self.message_id, fields, self.spec, self.msg, record)
@@ -315,7 +316,7 @@ def _complete(run: _Run) -> str:
             "error": None,
         },
         {"last_updated": run.now(), **chats_repo.citation_fields(links)},
-        accounting.answer_usage(run.owner, run.msg["chat"], run.spec, run.usage, run.now()),
+        accounting.answer_usage(run.owner, run.msg["chat"], run.spec, run.usage),
     )
     try:
         messages_repo.delete_chunks(run.db, run.message_id)

@@ -27,6 +27,7 @@ from ..schema.accounts import (
     ACCESS_TOKEN_OWNERS,
     ACCESS_TOKENS,
     ANSWER_FEEDBACK,
+    ANSWER_USAGE,
     CARD_SOURCES,
     USAGE_DAILY,
     USER_API_KEYS,
@@ -44,7 +45,6 @@ from ..schema.documents import (
     USERS,
 )
 from ..schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_PROGRESS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
-from ..schema.messages import ANSWER_USAGE
 from ..schema.saved_collections import SAVED_COLLECTIONS
 from . import chat_search
 from . import chats as chats_repo

@@ -20,7 +20,7 @@ from google.cloud import firestore
 from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema.accounts import ANSWER_FEEDBACK
+from cardchat.schema.accounts import ANSWER_FEEDBACK, ANSWER_USAGE
 from cardchat.schema.chat_sources import CHAT_SOURCES, ChatSource
 from cardchat.schema.documents import (
     CHAT_AUTHORS,
@@ -35,7 +35,7 @@ from cardchat.schema.documents import (
     ChatBackground,
     ChatPrivate,
 )
-from cardchat.schema.messages import ANSWER_USAGE, ChatMessage
+from cardchat.schema.messages import ChatMessage
 
 #: Characters per background part: under 1 MiB even if every character took
 #: the 4 bytes UTF-8 allows.

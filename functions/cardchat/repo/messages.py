@@ -28,9 +28,9 @@ from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import commit_batch, run_in_transaction
-from cardchat.schema.accounts import UsageDay
+from cardchat.schema.accounts import ANSWER_USAGE, AnswerUsage, UsageDay
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
-from cardchat.schema.messages import ANSWER_USAGE, AnswerUsage, StreamChunk
+from cardchat.schema.messages import StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450

@@ -7,15 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cardchat.schema.documents import COLLECTIONS, SCRATCH_TTL, Role, Status, _dict, now
-
-#: What a complete answer's prompt cost (AnswerUsage): its owner and admins only, never on the message.
-ANSWER_USAGE = COLLECTIONS["answer_usage"]
+from cardchat.schema.documents import SCRATCH_TTL, Role, Status, _dict, now
 
 
 @dataclass
 class Usage:
-    """What a provider counted for one answer. Whole, it is the owner's alone (AnswerUsage):
+    """What a provider counted for one answer. Whole, it is the owner's alone (accounts.AnswerUsage):
     the prompt's counts grow with the hidden background."""
 
     input_tokens: int = 0  # the whole prompt, cached tokens included
@@ -27,28 +24,17 @@ class Usage:
 
 
 @dataclass
-class AnswerUsage:
-    """answer_usage/{message_id}: what a complete answer's run counted, and its cost. The prompt's
-    size is the background's, which no reader of the chat may learn, so this is apart from the
-    message (which visitors and viewers read): owner and admins read it, written in the answer's
-    final transaction (repo/messages.finish), deleted with the chat and with the account."""
+class OutputUsage:
+    """ChatMessage.usage: of an answer's Usage, what every reader of the chat may read."""
 
-    owner: str
-    chat: str
-    model: str
-    usage: Usage
-    cost_usd: float
-    created: datetime = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
+    output_tokens: int = 0
 
 
 @dataclass
 class ChatMessage:
     """chat_messages/{message_id}: read by every reader of the chat (its owner, its viewers, anyone
     once it is published), so nothing here measures the hidden background: of an answer's usage,
-    only its output tokens (the rest is in AnswerUsage)."""
+    only its output tokens (the rest is in accounts.AnswerUsage, the owner's)."""
 
     chat: str
     message_index: int
@@ -62,7 +48,7 @@ class ChatMessage:
     lease_expires: datetime | None = None
     attempts: int = 0
     redrives: int = 0  # times the sweeper put it back to `ready` after its run died (generation/sweeper.py)
-    usage: Usage | None = None  # stored as {"output_tokens"} alone (AnswerUsage holds the rest)
+    usage: OutputUsage | None = None
     timings: dict[str, float] | None = None
     error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
     dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
@@ -94,7 +80,7 @@ class ChatMessage:
             lease_expires=d.get("lease_expires"),
             attempts=int(d.get("attempts") or 0),
             redrives=int(d.get("redrives") or 0),
-            usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)) if usage else None,
+            usage=OutputUsage(int(usage.get("output_tokens") or 0)) if usage else None,
             timings=d.get("timings"),
             error=d.get("error"),
             dropped_turns=int(d.get("dropped_turns") or 0),
