@@ -1,5 +1,6 @@
-// answer_feedback and usage_daily: the owner's ratings and daily
-// usage. The owner (lists filtered on their uid) and admins read them;
+// answer_feedback, answer_usage and usage_daily: the owner's ratings, what
+// each answer's prompt counted (the background's size) and daily usage. The
+// owner (lists filtered on their uid) and admins read them;
 // another user, a viewer and a visitor of a published chat never do, nor
 // learn whether one exists; no client writes them.
 
@@ -7,20 +8,24 @@ import { after, before, describe, test } from 'node:test';
 import { assertFails } from '@firebase/rules-unit-testing';
 import { deleteDoc, getDoc, getDocs, query, setDoc, updateDoc, where } from 'firebase/firestore';
 import {
-  ACTORS, C, UID, collection, doc, expectFound, feedbackDoc, fixtures, listIds, setUp, usageDayDoc,
+  ACTORS, C, UID, answerUsageDoc, collection, doc, expectFound, feedbackDoc, fixtures, listIds, setUp, usageDayDoc,
 } from './helpers.mjs';
 
 const READERS = { owner: true, other: false, signedOut: false, admin: true };
 const KINDS = [
-  { name: C.answer_feedback, build: feedbackDoc, id: 'msg-1', change: { rating: 'up' } },
-  { name: C.usage_daily, build: usageDayDoc, id: `${UID.owner}_2026-01-01_claude-test`, change: { cost_usd: 0 } },
+  { name: C.answer_feedback, build: feedbackDoc, id: 'msg-1', bobs: 'msg-bob', change: { rating: 'up' } },
+  { name: C.answer_usage, build: answerUsageDoc, id: 'msg-1', bobs: 'msg-bob', change: { cost_usd: 0 } },
+  {
+    name: C.usage_daily, build: usageDayDoc, id: `${UID.owner}_2026-01-01_claude-test`,
+    bobs: `${UID.other}_2026-01-01_claude-test`, change: { cost_usd: 0 },
+  },
 ];
 
 for (const kind of KINDS) {
   describe(kind.name, () => {
     let h;
     const w = fixtures();
-    const bobs = kind.name === C.answer_feedback ? 'msg-bob' : `${UID.other}_2026-01-01_claude-test`;
+    const bobs = kind.bobs;
 
     before(async () => {
       h = await setUp(`demo-rules-${kind.name.replace(/_/g, '-')}`, {

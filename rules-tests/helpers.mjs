@@ -145,7 +145,7 @@ export function messageDoc(chat, over = {}) {
     run_id: 'run-1',
     lease_expires: null,
     attempts: 1,
-    usage: { input_tokens: 100, output_tokens: 10, cost_usd: 0.00045 },
+    usage: { output_tokens: 10 }, // the prompt's counts and the cost are the owner's (answer_usage)
     timings: { ttft: 0.5, total: 2.5 },
     error: null,
     dropped_turns: 0,
@@ -223,6 +223,14 @@ export function feedbackDoc(over = {}) {
   return checkShape('AnswerFeedback', {
     owner: UID.owner, chat: 'chat-1', message: 'msg-1', rating: 'down', comment: 'missed the second card',
     model: 'claude-test', created: T0, updated: T0, ...over,
+  });
+}
+
+/** answer_usage/{message id}: what one answer's prompt counted, and its cost: the owner's alone. */
+export function answerUsageDoc(over = {}) {
+  return checkShape('AnswerUsage', {
+    owner: UID.owner, chat: 'chat-1', cost_usd: 0.0045,
+    usage: { input_tokens: 1000, output_tokens: 10, cached_input_tokens: 0, cache_write_tokens: 0 }, ...over,
   });
 }
 

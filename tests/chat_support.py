@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from cardchat.chat.packed_cards import packed_owners, public_citations
-from cardchat.generation.claims import sources
+from cardchat.chat.packed_cards import packed_owners
+from cardchat.generation import claims
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.retrieval.background import fit_background
@@ -39,21 +39,32 @@ def make_chat(
     chat_id: str = "src",
     cards: dict[str, Card] | None = None,
     owners_kept: bool = True,
+    model: str = OFFLINE_MODEL_ID,
 ) -> list[str]:
-    """A chat of (role, status, content) turns, owned by u1, on the offline
-    model, over `cards` (stored too); returns its card ids in citation order.
-    Without `owners_kept`, a chat made before the cards' owners were kept."""
+    """A chat of (role, status, content) turns, owned by u1, on `model` (the
+    offline one by default), over `cards` (stored too); returns its card ids in
+    citation order. Its complete answers keep the numbers they cite (`sources`),
+    and its visitors' links are the public cards those cite, as the answers' runs
+    leave them. Without `owners_kept`, a chat made before the cards' owners were kept."""
     cards = CARDS_OF_CHAT if cards is None else cards
     batch = db.batch()
     for cid, card in cards.items():
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
     batch.commit()
     bg = fit_background(list(cards.items()), 1_000_000, SPEC.tokenizer, "ocean notes")
+    cited = {
+        n: claims.sources(text, bg.card_ids)
+        for n, (role, status, text) in enumerate(turns)
+        if role == "assistant" and status == "complete"
+    }
+    linked = {n for numbers in cited.values() for n in numbers}
     chat = Chat(
         owner="u1",
         title="Tides and the moon",
-        model=OFFLINE_MODEL_ID,
-        public_citations=public_citations(bg.card_ids, cards),
+        model=model,
+        public_citations={
+            str(n): bg.card_ids[n - 1] for n in linked if cards[bg.card_ids[n - 1]].visibility == "public"
+        },
         published=True,
         message_count=len(turns),
     )
@@ -77,7 +88,8 @@ def make_chat(
                 content=text,
                 status=status,
                 timestamp=T0 + timedelta(minutes=i),
-                model=OFFLINE_MODEL_ID,
+                model=model,
+                sources=cited.get(i),
             ),
         )
         for i, (role, status, text) in enumerate(turns)
@@ -87,7 +99,7 @@ def make_chat(
         chat_id,
         chat,
         private,
-        ChatBackground(chat=chat_id, owner="u1", model=OFFLINE_MODEL_ID, tokens=bg.tokens, parts=0),
+        ChatBackground(chat=chat_id, owner="u1", model=model, tokens=bg.tokens, parts=0),
         bg.text,
         messages,
     )
@@ -100,7 +112,7 @@ def make_cited_chat(db, turns: list[tuple[str, str, str]], cards: dict[str, Card
     card_ids = make_chat(db, turns, cards=cards)
     for i, (role, status, text) in enumerate(turns):
         if role == "assistant" and status == "complete":
-            db.collection(CHAT_MESSAGES).document(f"src-m{i}").update({"sources": sources(text, card_ids)})
+            db.collection(CHAT_MESSAGES).document(f"src-m{i}").update({"sources": claims.sources(text, card_ids)})
     return card_ids
 
 

@@ -21,6 +21,7 @@ from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.providers.anthropic import AnthropicProvider
 from cardchat.providers.offline import NO_CARDS, NOTE
 from cardchat.repo import embeddings as emb_repo
+from cardchat.schema.accounts import ANSWER_USAGE
 from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, USERS, Card, UserDoc
 from cardchat.schema.messages import ChatMessage
 from chat_support import write_chat
@@ -138,6 +139,11 @@ def chunks_left(db: firestore.Client) -> int:
 
 def message(db: firestore.Client, message_id: str) -> dict:
     return db.collection(CHAT_MESSAGES).document(message_id).get().to_dict()
+
+
+def answer_usage(db: firestore.Client, message_id: str) -> dict:
+    """What only the chat's owner reads of an answer's run: the whole usage and its cost."""
+    return db.collection(ANSWER_USAGE).document(message_id).get().to_dict()
 
 
 @pytest.fixture(autouse=True)

@@ -62,6 +62,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "access_token_hashes": ("per-user", "`owner`"),
     "chat_authors": ("per-chat", "keyed by chat id"),
     "answer_feedback": ("per-user", "`owner` (and `chat`: deleteChat removes it too)"),
+    "answer_usage": ("per-user", "`owner` (and `chat`: deleteChat removes it too)"),
     "usage_daily": ("per-user", "`owner`"),
     "chat_sources": ("per-chat", "keyed by chat id"),
     "embedding_queue": ("per-card", "keyed by card id, `owner`"),
@@ -98,6 +99,7 @@ SEEN_BEFORE = (
     "retrieval_index_shards/",
     "chat_search/",
     "collections/",
+    "answer_usage/",
 )
 
 

@@ -20,7 +20,7 @@ from cardchat.schema.documents import CHAT_MESSAGES, CHATS, RATE_LIMITS
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 from chat_support import answered_chat, write_chat
-from engine_support import CLAUDE, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
+from engine_support import CLAUDE, SECRET_BACKGROUND, answer_usage, anthropic_wire, make_chat, quick
 from provider_wire import fixture_response, sse
 
 pytestmark = pytest.mark.emulator
@@ -65,7 +65,7 @@ def test_a_finished_answer_settles_its_reservation_once_with_the_real_usage(db):
     stub = post_message(db, "u1", "A", "what else?")
     assert len(quota(db)["reservations"]) == 1
     assert generate(db, stub) == "complete"
-    usage = message(db, stub)["usage"]
+    usage = answer_usage(db, stub)["usage"]
     settled = quota(db)
     assert settled["reservations"] == []
     assert settled["day_tokens"] == usage["input_tokens"] + usage["output_tokens"] > 0

@@ -1,6 +1,6 @@
 """What an answer cost and how it went, recorded when its run finishes,
-on the real emulator: the message's usage with
-its cost, timings and uncited claims; the owner's daily aggregate, added to
+on the real emulator: the owner's answer_usage with its cost, the message's
+output tokens, timings and uncited claims; the owner's daily aggregate, added to
 in the finish transaction; one structured log line without content."""
 
 from __future__ import annotations
@@ -15,7 +15,16 @@ from cardchat.generation.engine import generate
 from cardchat.llm.models import cost_usd
 from cardchat.schema.accounts import USAGE_DAILY, usage_day_id
 from cardchat.schema.documents import CARDS, Card
-from engine_support import CLAUDE, OFFLINE_ANSWER, SECRET_BACKGROUND, anthropic_wire, make_chat, message, quick
+from engine_support import (
+    CLAUDE,
+    OFFLINE_ANSWER,
+    SECRET_BACKGROUND,
+    answer_usage,
+    anthropic_wire,
+    make_chat,
+    message,
+    quick,
+)
 from provider_wire import anthropic_text, sse
 
 pytestmark = pytest.mark.emulator
@@ -51,16 +60,17 @@ def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, ant
     stub = make_chat(db, "paid", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40, card_ids=card_ids)
     assert generate(db, stub, now=lambda: NOON) == "complete"
 
-    msg = message(db, stub)
+    msg, owners = message(db, stub), answer_usage(db, stub)
     # the wire's usage: 25 fresh input tokens, 1,200 written to the cache, 9 output
-    assert msg["usage"] == {
+    assert owners["usage"] == {
         "input_tokens": 1225,
         "output_tokens": 9,
         "cached_input_tokens": 0,
         "cache_write_tokens": 1200,
-        "cost_usd": cost_usd(CLAUDE, 1225, 9, 0, 1200),
     }
-    assert msg["usage"]["cost_usd"] == pytest.approx((25 * 3 + 1200 * 3.75 + 9 * 15) / 1e6)
+    assert owners["cost_usd"] == cost_usd(CLAUDE, 1225, 9, 0, 1200)
+    assert owners["cost_usd"] == pytest.approx((25 * 3 + 1200 * 3.75 + 9 * 15) / 1e6)
+    assert msg["usage"] == {"output_tokens": 9}
     assert 0 <= msg["timings"]["ttft"] <= msg["timings"]["total"]
     assert msg["uncited_claims"] == 0  # "Tides follow the moon [1]."
     assert msg["sources"] == [1]
@@ -72,20 +82,20 @@ def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, ant
         "answers": 1,
         "input_tokens": 1225,
         "output_tokens": 9,
-        "cost_usd": msg["usage"]["cost_usd"],
+        "cost_usd": owners["cost_usd"],
     }
     second = make_chat(db, "paid2", model=CLAUDE, background=SECRET_BACKGROUND, background_tokens=40, card_ids=card_ids)
     assert generate(db, second, now=lambda: NOON) == "complete"
     day = day_doc(db, "u1", CLAUDE)
     assert (day["answers"], day["input_tokens"], day["output_tokens"]) == (2, 2450, 18)
-    assert day["cost_usd"] == pytest.approx(2 * msg["usage"]["cost_usd"])
+    assert day["cost_usd"] == pytest.approx(2 * owners["cost_usd"])
 
     lines = answer_lines(capsys.readouterr().out)
     assert [line["message_id"] for line in lines] == [stub, second]
     first = lines[0]
     assert first["model"] == CLAUDE and first["status"] == "complete" and first["attempts"] == 1
     assert (first["input_tokens"], first["output_tokens"], first["uncited_claims"]) == (1225, 9, 0)
-    assert first["cost_usd"] == msg["usage"]["cost_usd"] and first["ttft_s"] == msg["timings"]["ttft"]
+    assert first["cost_usd"] == owners["cost_usd"] and first["ttft_s"] == msg["timings"]["ttft"]
     logged = json.dumps(lines)
     assert "Tides follow" not in logged and "What do my cards say" not in logged and "whiteboard" not in logged
 
@@ -95,8 +105,9 @@ def test_the_offline_answer_costs_nothing_and_its_notes_are_not_claims(db, capsy
     assert generate(db, stub, now=lambda: NOON) == "complete"
     msg = message(db, stub)
     assert msg["content"] == OFFLINE_ANSWER
-    assert msg["usage"]["cost_usd"] == 0
-    assert msg["usage"]["input_tokens"] > 0 and msg["usage"]["output_tokens"] > 0
+    owners = answer_usage(db, stub)
+    assert owners["cost_usd"] == 0
+    assert owners["usage"]["input_tokens"] > 0 and msg["usage"]["output_tokens"] > 0
     assert msg["uncited_claims"] == 0
     assert day_doc(db, "u1", msg["model"])["answers"] == 1
 

@@ -30,6 +30,7 @@ from engine_support import (
     ROOT,
     SECRET_BACKGROUND,
     ChunkWatcher,
+    answer_usage,
     anthropic_wire,
     chunks_left,
     make_chat,
@@ -71,7 +72,7 @@ def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, pac
     assert msg["lease_expires"] is None and msg["attempts"] == 1 and msg["model"] == OFFLINE_MODEL_ID
     assert msg["usage"]["output_tokens"] > 0
     assert db.collection(CHATS).document("chat1").get().get("last_updated") > before
-    usage = msg["usage"]
+    usage = answer_usage(db, stub)["usage"]
     settled = ratelimit_repo.get(db, "u1")
     assert settled.day_tokens == usage["input_tokens"] + usage["output_tokens"] and settled.reservations == []
 
@@ -238,7 +239,7 @@ def test_long_history_drops_the_oldest_turns_to_fit_the_window(db):
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     assert msg["dropped_turns"] > 0 and msg["dropped_turns"] % 2 == 0  # whole exchanges, from the oldest
-    assert msg["usage"]["input_tokens"] <= spec.context_window - output_reserve(spec)
+    assert answer_usage(db, stub)["usage"]["input_tokens"] <= spec.context_window - output_reserve(spec)
     # nothing needed dropping in a short chat
     short = make_chat(db, "chat2", history=history[-2:])
     generate(db, short)

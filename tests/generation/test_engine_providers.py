@@ -21,6 +21,7 @@ from engine_support import (
     SECRET_BACKGROUND,
     ChunkWatcher,
     Renewals,
+    answer_usage,
     anthropic_wire,
     chunks_left,
     make_chat,
@@ -70,7 +71,7 @@ def test_provider_error_mid_stream_keeps_the_partial_text_then_retry_completes(d
     done = message(db, stub)
     assert done["content"] == "Tides follow the moon [1]."
     assert done["attempts"] == 2 and done["error"] is None
-    assert (done["usage"]["input_tokens"], done["usage"]["output_tokens"]) == (1225, 9)
+    assert (answer_usage(db, stub)["usage"]["input_tokens"], done["usage"]["output_tokens"]) == (1225, 9)
     assert chunks_left(db) == 0
 
 
@@ -138,7 +139,7 @@ def test_an_answer_still_streaming_at_the_deadline_is_cut_off_and_kept(db, paced
     assert msg["cut_off"] == CUT_OFF_TIME and msg["error"] is None
     assert msg["content"] and OFFLINE_ANSWER.startswith(msg["content"]) and msg["content"] != OFFLINE_ANSWER
     # no usage came from the provider: an estimate, so the rate limit still counts it
-    assert msg["usage"]["output_tokens"] > 0 and msg["usage"]["input_tokens"] > 0
+    assert msg["usage"]["output_tokens"] > 0 and answer_usage(db, stub)["usage"]["input_tokens"] > 0
     assert chunks_left(db) == 0
 
     whole = make_chat(db, "chat2")

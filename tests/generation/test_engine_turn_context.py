@@ -19,7 +19,7 @@ from cardchat.generation.engine import generate
 from cardchat.parsing import requests
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
-from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
+from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
 from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text
 
@@ -140,3 +140,17 @@ def test_the_provider_is_given_the_follow_ups_cards(db, anthropic_wire):
     assert f'<card n="{n}" ' in follow_up and "first-order Fresnel lens, ground in Paris" in follow_up
     assert follow_up.startswith(first)  # the original background, unchanged, then the additions
     assert LENS not in client_readable(db, chat_id)
+
+
+def test_a_public_card_a_follow_up_adds_is_linked_for_visitors_only_once_cited(db, anthropic_wire):
+    chat_id = new_chat(db, CLAUDE)
+    db.collection(CARDS).document(LENS).update({"visibility": "public"})
+    anthropic_wire.responses = [anthropic_text("Twice [1]."), anthropic_text("A Fresnel lens.")]
+    assert generate(db, last_answer(db, chat_id)[0]) == "complete"
+    assert generate(db, post_message(db, "u1", chat_id, FOLLOW_UP)) == "complete"
+    n = private(db, chat_id)["card_ids"].index(LENS) + 1
+    assert LENS not in client_readable(db, chat_id)  # packed by the follow-up, public, but cited by no answer
+
+    anthropic_wire.responses.append(anthropic_text(f"A Fresnel lens [{n}]."))
+    assert generate(db, post_message(db, "u1", chat_id, "Where was it ground?")) == "complete"
+    assert db.collection(CHATS).document(chat_id).get().get("public_citations") == {str(n): LENS}

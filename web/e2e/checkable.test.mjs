@@ -72,14 +72,16 @@ async function previewFitsAPhone(page, cite) {
   await page.setViewportSize(DESKTOP);
 }
 
-/** 2. The details toggle: the message's own figures. */
-async function showsTheDetails(answer, stored) {
+/** 2. The details toggle: the message's output tokens, and the owner's answer_usage (input tokens, cost). */
+async function showsTheDetails(answer, stored, owned) {
+  assert.deepEqual(Object.keys(stored.usage), ['output_tokens']); // what a visitor reads of the message
   await answer.getByTestId('details-toggle').click();
   await answer.getByTestId('answer-details').waitFor();
   assert.match((await answer.getByTestId('detail-model').textContent()) ?? '', /offline/i);
+  await answer.getByTestId('detail-cost').waitFor({ timeout: 30_000 }); // once the owner's answer_usage is read
   assert.equal(await answer.getByTestId('detail-cost').textContent(), '$0');
   const tokens = (await answer.getByTestId('detail-tokens').textContent()) ?? '';
-  assert.ok(tokens.startsWith(`${stored.usage.input_tokens.toLocaleString('en-US')} in`), tokens);
+  assert.ok(tokens.startsWith(`${owned.usage.input_tokens.toLocaleString('en-US')} in`), tokens);
   assert.ok(tokens.endsWith(`${stored.usage.output_tokens.toLocaleString('en-US')} out`), tokens);
   assert.match((await answer.getByTestId('detail-ttft').textContent()) ?? '', /^\d+\.\d+ s$/);
   assert.match((await answer.getByTestId('detail-total').textContent()) ?? '', /^\d+\.\d+ s$/);
@@ -121,7 +123,7 @@ test('checkable answers: citation preview, details, rating, usage page', async (
   const stored = await adminGet(`${COLLECTIONS.chat_messages}/${messageId}`);
   const cite = await previewsACitation(page, answer);
   await previewFitsAPhone(page, cite);
-  await showsTheDetails(answer, stored);
+  await showsTheDetails(answer, stored, await adminGet(`${COLLECTIONS.answer_usage}/${messageId}`));
   await ratesItDown(page, answer, messageId);
   await opensUsage(page);
   assert.deepEqual(errors, []);

@@ -19,6 +19,7 @@ from typing import Any
 from cardchat.access import ratelimit
 from cardchat.access.permissions import require_owner
 from cardchat.chat.history_window import said_before, token_bound, turn_budget
+from cardchat.chat.packed_cards import copied_citations
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
 from cardchat.chat.turn_context import branch_context
@@ -83,7 +84,7 @@ def branch_chat(
         owner=uid,
         title=fallback_title(text) if n == 0 else f"{_base_title(source) or fallback_title(text)}{TITLE_SUFFIX}",
         model=spec.id,
-        public_citations=checked.public_citations,
+        public_citations=copied_citations([m for _, m in history], checked.card_ids, checked.cards),
         created=when,
         last_updated=when,
         message_count=n + 2,

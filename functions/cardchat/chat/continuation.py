@@ -34,7 +34,7 @@ from cardchat.access import ratelimit
 from cardchat.chat.branch import copy_history
 from cardchat.chat.create import Selection, select_background
 from cardchat.chat.history_window import said_before
-from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
+from cardchat.chat.packed_cards import copied_citations, packed_owners, packed_stamps
 from cardchat.chat.titles import fallback_title
 from cardchat.errors import NotFound
 from cardchat.ids import new_chat_id
@@ -159,8 +159,7 @@ def _documents(
         owner=uid,
         title=_continued_title(source),
         model=spec.id,
-        # as an answer's finish adds them: only numbers a (copied) complete answer cites
-        public_citations=public_citations([c if c in cited.cards else "" for c in bg.card_ids], chosen.cards),
+        public_citations=copied_citations([m for _, m in history], bg.card_ids, chosen.cards),
         created=when,
         last_updated=when,
         message_count=len(history),

@@ -18,7 +18,7 @@ from cardchat.access import permissions, ratelimit
 from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.history_window import token_bound
-from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
+from cardchat.chat.packed_cards import packed_owners, packed_stamps
 from cardchat.chat.turns import question_and_stub
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
@@ -323,7 +323,6 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         owner=uid,
         title=titles.fallback_title(req.initial_message),
         model=req.model,
-        public_citations=public_citations(bg.card_ids, chosen.cards),
         created=stamp,
         last_updated=stamp,
         message_count=2,

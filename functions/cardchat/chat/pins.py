@@ -130,8 +130,7 @@ def _repack(
     tokenizer: str,
 ) -> tuple[str, int] | None:
     from cardchat.chat.authors import AuthorBook
-    from cardchat.chat.packed_cards import packed_owners, public_citations
-    from cardchat.repo import cards as card_repo
+    from cardchat.chat.packed_cards import packed_owners
     from cardchat.repo import chats as chats_repo
     from cardchat.retrieval.background import card_numbers
     from cardchat.retrieval.pinning import Pinned, repin
@@ -149,13 +148,11 @@ def _repack(
     if new_text == text:
         return None
     new = ids[len(private.card_ids) :]
-    access = {**card_repo.load_access(db, [c for c in ids if c and c not in cards]), **cards}
     chats_repo.write_context(
         db,
         chat_id,
         new_text,
         new_tokens,
-        public_citations(ids, access),
         {
             "card_ids": ids,
             "card_owners": packed_owners(ids, cards, private.card_owners),

@@ -10,8 +10,9 @@ card whose owner is not the one it had when packed (ChatPrivate.card_owners):
 its id was deleted and made again by someone else, and an old [n] must not
 come to mean their card. The other
 cards keep their numbers, so [n] in earlier answers still means the same card
-(a withdrawn one shows as plain [n]). The same read refreshes
-Chat.public_citations, so a card made private stops being linked for visitors.
+(a withdrawn one shows as plain [n]). The same read prunes
+Chat.public_citations: a cited card withdrawn or made private stops being linked
+for visitors. It only ever removes links: an answer's final write adds them.
 
 The check reads four small fields per card in one BatchGet stream (no title
 or body): the three that decide access, and `updated`, which tells a card
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardchat.access import permissions
-from cardchat.chat.packed_cards import packed_owners, public_citations
+from cardchat.chat.packed_cards import packed_owners, stale_citations
 from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
 
 
@@ -36,7 +37,6 @@ class Checked:
     tokens: int
     card_ids: list[str]  # citation order; "" for a withdrawn card
     card_owners: list[str]  # aligned with card_ids; "" for a withdrawn card
-    public_citations: dict[str, str]
     withdrawn: list[str]  # ids withdrawn by this check
     cards: dict[str, Card] = field(default_factory=dict)  # the packed cards' access fields and `updated`, as read
 
@@ -62,7 +62,7 @@ def check(
         tokens = count_tokens([text], tokenizer)[0]
     kept_owners = [o if c else "" for c, o in zip(kept, known, strict=True)]
     withdrawn = [card_ids[n - 1] for n in sorted(gone)]
-    return Checked(text, tokens, kept, kept_owners, public_citations(kept, cards), withdrawn, cards)
+    return Checked(text, tokens, kept, kept_owners, withdrawn, cards)
 
 
 def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
@@ -90,6 +90,7 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
         checked.cards,
         head.card_updated,
     )
+    stale = stale_citations(Chat.from_dict(chat).public_citations, edited.card_ids, checked.cards)
     if checked.withdrawn or edited.edited:
         kept = edited.card_ids
         changed = list(dict.fromkeys(head.changed_cards + edited.edited))
@@ -99,13 +100,13 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
             edited.text,
             edited.tokens,
             kept,
-            public_citations(kept, checked.cards),
             [o if c else "" for c, o in zip(kept, checked.card_owners, strict=True)],
             {"card_updated": edited.card_updated, "changed_cards": changed, "cards_changed": len(changed)},
+            stale,
         )
     else:
-        if checked.public_citations != Chat.from_dict(chat).public_citations:
-            chats_repo.set_public_citations(db, chat_id, checked.public_citations)
+        if stale:
+            chats_repo.drop_public_citations(db, chat_id, stale)
         if checked.card_owners != private.card_owners:  # packed before owners were kept: remembered from now on
             chats_repo.set_card_owners(db, chat_id, checked.card_owners)
         if edited.card_updated != head.card_updated:  # written but not in their text, or stamped for the first time

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from cardchat.chat.collection import CardSource, source_of
-from cardchat.chat.packed_cards import packed_owners, packed_stamps, public_citations
+from cardchat.chat.packed_cards import packed_owners, packed_stamps
 from cardchat.llm.models import ModelSpec
 from cardchat.retrieval.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.schema.chat_sources import ContextTurn
@@ -298,7 +298,6 @@ def ground_turn(
         chat_id,
         plan.text,
         plan.tokens,
-        public_citations(plan.card_ids, ranked.cards),
         {
             "card_ids": plan.card_ids,
             "card_owners": packed_owners(plan.card_ids, ranked.cards, private.card_owners),

@@ -1,7 +1,9 @@
 """What an answer cost and how it went, recorded when its run finishes:
-the message's `usage` with its cost, `uncited_claims` and the cards it cites
-(`sources`), the owner's daily aggregate (written in the finish transaction:
-repo.messages.finish), and one structured log line per answer that Cloud
+the message's output tokens, `uncited_claims` and the cards it cites
+(`sources`); the owner's answer_usage (the prompt's counts and the cost, which
+measure the hidden background, so never on the message that every reader of
+the chat reads) and daily aggregate, both written in the finish transaction
+(repo.messages.finish); and one structured log line per answer that Cloud
 Logging turns into metrics (docs/operations.md, "Metrics")."""
 
 from __future__ import annotations
@@ -11,33 +13,60 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.generation import claims
 from cardchat.llm.models import ModelSpec, cost_usd
-from cardchat.schema.accounts import UsageDay
-from cardchat.schema.messages import Usage
+from cardchat.schema.accounts import AnswerUsage, UsageDay
+from cardchat.schema.messages import OutputUsage, Usage
+
+if TYPE_CHECKING:
+    from cardchat.providers.base import Message
 
 #: jsonPayload.event of the per-answer log line (the log-based metrics filter on it).
 LOG_EVENT = "cardchat.answer"
 
 
-def answer_fields(spec: ModelSpec, usage: Usage, content: str, card_ids: Sequence[str]) -> dict[str, Any]:
-    """A complete answer's `usage` (with its cost), `uncited_claims` and
-    `sources`, its citations read against the background's `card_ids`."""
+def answer_fields(usage: Usage, content: str, card_ids: Sequence[str]) -> dict[str, Any]:
+    """A complete answer's `usage` as its readers see it (its output tokens), `uncited_claims`
+    and `sources`, its citations read against the background's `card_ids`."""
     return {
-        "usage": {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cached_input_tokens": usage.cached_input_tokens,
-            "cache_write_tokens": usage.cache_write_tokens,
-            "cost_usd": cost_usd(
-                spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
-            ),
-        },
+        "usage": asdict(OutputUsage(usage.output_tokens)),
         "uncited_claims": claims.uncited_count(content, claims.citable(card_ids)),
         "sources": claims.sources(content, card_ids),
     }
+
+
+def answer_usage(owner: str | None, chat: str, spec: ModelSpec, usage: Usage) -> AnswerUsage | None:
+    """A complete answer's answer_usage document: the whole of `usage` and its cost; None without an owner."""
+    if not owner:
+        return None
+    cost = cost_usd(
+        spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
+    )
+    return AnswerUsage(owner=owner, chat=chat, usage=usage, cost_usd=cost)
+
+
+def estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:
+    """Our count of a call the provider did not count (cut off before its count arrived)."""
+    from cardchat.llm.tokens import count_tokens
+
+    counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
+    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])
+
+
+def spent(
+    spec: ModelSpec, messages: list[Message], background_tokens: int, parts: list[str], usage: Usage | None
+) -> int:
+    """What a run cost, for its owner's daily limit: the provider's count,
+    else ours once the provider has started answering (a run failed, cut off
+    or superseded mid-stream); a call refused before any text is not billed."""
+    if usage is not None and usage.input_tokens + usage.output_tokens:
+        return usage.input_tokens + usage.output_tokens
+    if not parts:
+        return 0
+    estimate = estimated_usage(spec, messages, background_tokens, "".join(parts))
+    return estimate.input_tokens + estimate.output_tokens
 
 
 @dataclass(frozen=True)
@@ -63,25 +92,26 @@ def timings(ttft: float | None, total: float, chunks: int, retries: int) -> dict
     return asdict(AnswerTimings(round(ttft if ttft is not None else total, 3), round(total, 3), chunks, retries))
 
 
-def usage_day(owner: str | None, fields: dict[str, Any], now: datetime) -> UsageDay | None:
-    """What a complete answer adds to its owner's day; None for anything else."""
-    usage = fields.get("usage")
-    if not owner or fields.get("status") != "complete" or not usage:
+def usage_day(record: AnswerUsage | None, model: str, now: datetime) -> UsageDay | None:
+    """What a complete answer of `model` (its answer_usage: `record`) adds to its owner's day; None for any other."""
+    if record is None:
         return None
     return UsageDay(
-        owner=owner,
+        owner=record.owner,
         day=now.date().isoformat(),
-        model=str(fields.get("model") or ""),
+        model=model,
         answers=1,
-        input_tokens=int(usage["input_tokens"]),
-        output_tokens=int(usage["output_tokens"]),
-        cost_usd=float(usage["cost_usd"]),
+        input_tokens=record.usage.input_tokens,
+        output_tokens=record.usage.output_tokens,
+        cost_usd=record.cost_usd,
     )
 
 
-def log_line(message_id: str, fields: dict[str, Any], model: str, attempts: int) -> dict[str, Any]:
-    """The answer's figures, never its content, question or error text."""
-    usage = fields.get("usage") or {}
+def log_line(
+    message_id: str, fields: dict[str, Any], model: str, attempts: int, record: AnswerUsage | None = None
+) -> dict[str, Any]:
+    """The answer's figures (the server's log, which no user reads), never its content, question or error text."""
+    usage = asdict(record.usage) if record else {}
     timings = fields.get("timings") or {}
     return {
         "severity": "INFO" if fields.get("status") == "complete" else "WARNING",
@@ -92,7 +122,7 @@ def log_line(message_id: str, fields: dict[str, Any], model: str, attempts: int)
         "status": fields.get("status"),
         "input_tokens": usage.get("input_tokens"),
         "output_tokens": usage.get("output_tokens"),
-        "cost_usd": usage.get("cost_usd"),
+        "cost_usd": record.cost_usd if record else None,
         "ttft_s": timings.get("ttft"),
         "total_s": timings.get("total"),
         "attempts": attempts,
@@ -102,9 +132,11 @@ def log_line(message_id: str, fields: dict[str, Any], model: str, attempts: int)
     }
 
 
-def log_answer(message_id: str, fields: dict[str, Any], spec: ModelSpec | None, msg: dict[str, Any]) -> None:
-    """One JSON line on stdout for the run's final write (`msg` as claimed):
+def log_answer(
+    message_id: str, fields: dict[str, Any], spec: ModelSpec | None, msg: dict[str, Any], record: AnswerUsage | None
+) -> None:
+    """One JSON line on stdout for the run's final write (`msg` as claimed, `record` its answer_usage):
     Cloud Logging stores it as jsonPayload."""
     model = spec.id if spec else str(msg.get("model") or "")
-    line = log_line(message_id, fields, model, int(msg.get("attempts") or 0))
+    line = log_line(message_id, fields, model, int(msg.get("attempts") or 0), record)
     print(json.dumps(line, default=str), file=sys.stdout, flush=True)

@@ -36,15 +36,17 @@ from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
 from cardchat.chat import turn_context
 from cardchat.chat.history_window import ContextTooSmall, Window, window_for
+from cardchat.chat.packed_cards import answer_citations
 from cardchat.generation import accounting, run_log
 from cardchat.generation.answer_coverage import coverage_of
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id
 from cardchat.llm.models import MODELS, ModelSpec
-from cardchat.providers.base import Message, ProviderError, read_timeout_s
+from cardchat.providers.base import ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
+from cardchat.schema.accounts import AnswerUsage
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
@@ -129,7 +131,7 @@ class _Run:
         """Tokens so far, once a provider is called."""
         if self.spec is None or self.window is None:
             return 0
-        return _spent(self.spec, self.window.messages, self.background_tokens, self.parts, self.usage)
+        return accounting.spent(self.spec, self.window.messages, self.background_tokens, self.parts, self.usage)
 
     def lease_end(self) -> datetime:
         return self.now() + timedelta(seconds=self.lease)
@@ -168,11 +170,16 @@ class _Run:
                     raise
                 self.sleep(0.2 * 3**attempt)
 
-    def finish(self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None) -> None:
+    def finish(
+        self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None, record: AnswerUsage | None = None
+    ) -> None:
+        """The run's final write: the message's `fields`, the chat's, and a complete answer's
+        answer_usage `record` with what it adds to its owner's day, in one transaction."""
         fields = {**fields, "lease_expires": None, "provider_wait": None}
-        day = accounting.usage_day(self.owner, fields, self.now())  # added to in the same transaction
-        messages_repo.finish(self.db, self.message_id, self.run_id, fields, self.msg["chat"], chat_fields, day)
-        accounting.log_answer(self.message_id, fields, self.spec, self.msg)
+        day = accounting.usage_day(record, str(fields.get("model") or ""), self.now())
+        chat_id = self.msg["chat"]
+        messages_repo.finish(self.db, self.message_id, self.run_id, fields, chat_id, chat_fields, day, record)
+        accounting.log_answer(self.message_id, fields, self.spec, self.msg, record)
 
 
 def generate(
@@ -289,33 +296,33 @@ def _complete(run: _Run) -> str:
     run.writer = None
     content = "".join(run.parts)
     if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
-        run.usage = _estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
+        run.usage = accounting.estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
     total = run.elapsed()
-    card_ids = _card_ids(run)
+    private = ChatPrivate.from_dict(chats_repo.get_private(run.db, run.msg["chat"]) or {})
+    card_ids = private.card_ids  # as the answer had them (withdrawals and this turn's additions stored)
+    fields = accounting.answer_fields(run.usage, content, card_ids)
+    # the public cards it cites become visitors' links with it, and nothing else ever adds one
+    links = answer_citations(run.db, fields["sources"], card_ids, private.card_owners)
     run.finish(
         {
             "status": "complete",
             "content": content,
             "model": run.spec.id,
-            **accounting.answer_fields(run.spec, run.usage, content, card_ids),
+            **fields,
             "coverage": coverage_of(run.db, run.window.messages[-1]["content"], content, card_ids),
             "timings": accounting.timings(run.ttft, total, chunks, run.retries),
             "dropped_turns": run.window.dropped,
             "cut_off": run.cut_off,
             "error": None,
         },
-        {"last_updated": run.now()},
+        {"last_updated": run.now(), **chats_repo.citation_fields(links)},
+        accounting.answer_usage(run.owner, run.msg["chat"], run.spec, run.usage),
     )
     try:
         messages_repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
         run_log.unexpected(run.message_id, e, run.secrets, run.background)
     return "complete"
-
-
-def _card_ids(run: _Run) -> list[str]:
-    """The background's cards as the answer had them (withdrawals and this turn's additions stored)."""
-    return ChatPrivate.from_dict(chats_repo.get_private(run.db, run.msg["chat"]) or {}).card_ids
 
 
 def _retry_wait(e: ProviderError, retries: int) -> float | None:
@@ -333,13 +340,6 @@ def _wait_renewing(run: _Run, seconds: float) -> None:
     for _ in range(steps):
         run.sleep(seconds / steps)
         run.renew()
-
-
-def _estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:
-    from cardchat.llm.tokens import count_tokens
-
-    counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
-    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])
 
 
 def _stop(writer: StreamWriter | None) -> None:
@@ -368,20 +368,6 @@ def _superseded(run: _Run) -> str:
         messages_repo.delete_chunks(run.db, run.message_id)
     log.info("generate %s: run %s lost ownership", run.message_id, run.run_id)
     return "superseded"
-
-
-def _spent(
-    spec: ModelSpec, messages: list[Message], background_tokens: int, parts: list[str], usage: Usage | None
-) -> int:
-    """What a run cost, for its owner's daily limit: the provider's count,
-    else ours once the provider has started answering (a run failed, cut off
-    or superseded mid-stream); a call refused before any text is not billed."""
-    if usage is not None and usage.input_tokens + usage.output_tokens:
-        return usage.input_tokens + usage.output_tokens
-    if not parts:
-        return 0
-    estimate = _estimated_usage(spec, messages, background_tokens, "".join(parts))
-    return estimate.input_tokens + estimate.output_tokens
 
 
 def _settle(run: _Run) -> None:

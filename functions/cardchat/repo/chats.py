@@ -11,7 +11,7 @@ Firestore document holds at most 1 MiB.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,7 +20,7 @@ from google.cloud import firestore
 from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
-from cardchat.schema.accounts import ANSWER_FEEDBACK
+from cardchat.schema.accounts import ANSWER_FEEDBACK, ANSWER_USAGE
 from cardchat.schema.chat_sources import CHAT_SOURCES, ChatSource
 from cardchat.schema.documents import (
     CHAT_AUTHORS,
@@ -189,9 +189,10 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
         db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         bg_ref.collection(CHAT_BACKGROUND_PARTS),
         db.collection(ANSWER_FEEDBACK).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
+        db.collection(ANSWER_USAGE).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
         db.collection(CHAT_VIEWERS).where(filter=firestore.FieldFilter("chat", "==", chat_id)),
     ]
-    with ThreadPoolExecutor(max_workers=5) as pool:
+    with ThreadPoolExecutor(max_workers=len(queries)) as pool:
         list(pool.map(lambda q: _delete_query(db, q), queries))
     bg_ref.delete()
     db.collection(CHAT_AUTHORS).document(chat_id).delete()
@@ -251,13 +252,14 @@ def replace_background(
     text: str,
     tokens: int,
     card_ids: list[str],
-    public_citations: dict[str, str],
     card_owners: list[str],
     edits: dict[str, Any] | None = None,
+    stale: Sequence[str] = (),
 ) -> None:
     """The background after cards were withdrawn from it or re-packed (chat/recheck.py), with the
-    counts, owners and citations that follow, in one atomic batch. `edits`: the re-packed cards'
-    record (`card_updated`, `changed_cards` of the head; `cards_changed` of the owner's count)."""
+    counts and owners that follow and the `stale` numbers out of Chat.public_citations, in one
+    atomic batch. `edits`: the re-packed cards' record (`card_updated`, `changed_cards` of the
+    head; `cards_changed` of the owner's count)."""
     from cardchat.retrieval.background import card_numbers
 
     edits = dict(edits or {})
@@ -265,7 +267,7 @@ def replace_background(
     fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
     if "cards_changed" in edits:
         fields["cards_changed"] = edits.pop("cards_changed")
-    write_context(db, chat_id, text, tokens, public_citations, fields, edits)
+    write_context(db, chat_id, text, tokens, fields, edits, stale)
 
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
@@ -278,13 +280,15 @@ def write_context(
     chat_id: str,
     text: str,
     tokens: int,
-    public_citations: dict[str, str],
     private_fields: dict[str, Any],
     head_fields: dict[str, Any] | None = None,
+    stale: Sequence[str] = (),
 ) -> None:
     """A changed background (cards withdrawn or re-packed: chat/recheck.py; a follow-up's
-    additions: chat/turn_context.py) with the owner's record of it, the citations visitors
-    may follow and `head_fields` of its server-only head, in one atomic batch."""
+    additions: chat/turn_context.py) with the owner's record of it, `head_fields` of its
+    server-only head and the `stale` numbers out of the links visitors may follow, in one
+    atomic batch. It never adds a link (an answer's final write does), so a follow-up or a
+    pin changes nothing a reader of the chat reads."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)
     parts = split_parts(text)
@@ -295,12 +299,20 @@ def write_context(
         batch.delete(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"))
     batch.update(bg_ref, {**(head_fields or {}), "tokens": tokens, "parts": len(parts)})
     batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {**private_fields, "background_tokens": tokens})
-    batch.update(db.collection(CHATS).document(chat_id), {"public_citations": public_citations})
+    if stale:
+        batch.update(db.collection(CHATS).document(chat_id), citation_fields({n: None for n in stale}))
     batch.commit()
 
 
-def set_public_citations(db: firestore.Client, chat_id: str, citations: dict[str, str]) -> None:
-    db.collection(CHATS).document(chat_id).update({"public_citations": citations})
+def citation_fields(entries: Mapping[str, str | None]) -> dict[str, Any]:
+    """An update of Chat.public_citations entry by entry (a card id, or None to remove the
+    number), so that a re-check and an answer's final write never undo each other's."""
+    return {f"public_citations.{int(n)}": firestore.DELETE_FIELD if cid is None else cid for n, cid in entries.items()}
+
+
+def drop_public_citations(db: firestore.Client, chat_id: str, stale: Sequence[str]) -> None:
+    """Chat.public_citations without the `stale` numbers (chat/recheck.py)."""
+    db.collection(CHATS).document(chat_id).update(citation_fields({n: None for n in stale}))
 
 
 def set_card_owners(db: firestore.Client, chat_id: str, owners: list[str]) -> None:

@@ -28,7 +28,7 @@ from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import commit_batch, run_in_transaction
-from cardchat.schema.accounts import UsageDay
+from cardchat.schema.accounts import ANSWER_USAGE, AnswerUsage, UsageDay
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
 from cardchat.schema.messages import StreamChunk
 
@@ -191,10 +191,11 @@ def finish(
     chat_id: str | None = None,
     chat_fields: dict[str, Any] | None = None,
     usage_day: UsageDay | None = None,
+    answer_usage: AnswerUsage | None = None,
 ) -> None:
-    """The run's last write: the message's final fields (and the chat's, and
-    what the answer adds to its owner's daily usage, in the same commit, so
-    an answer is counted exactly once). Raises LostOwnership if the run no
+    """The run's last write: the message's final fields (and the chat's, a complete
+    answer's answer_usage and what it adds to its owner's daily usage, in the same
+    commit, so an answer is counted exactly once). Raises LostOwnership if the run no
     longer owns it. A commit whose outcome was lost is tried again, and
     finds its own final write if it landed."""
     ref = _message_ref(db, message_id)
@@ -210,6 +211,8 @@ def finish(
             tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
         if usage_day is not None:
             usage_repo.add_in(tx, db, usage_day)
+        if answer_usage is not None:
+            tx.set(db.collection(ANSWER_USAGE).document(message_id), answer_usage.to_dict())
 
     run_in_transaction(db, run, ambiguous=True)
 

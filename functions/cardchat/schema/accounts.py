@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from cardchat.schema.documents import COLLECTIONS, _dict, now
+from cardchat.schema.messages import Usage
 
 #: Server-only: users' own provider API keys, encrypted (access/own_keys.py). Rules deny every client.
 USER_API_KEYS = COLLECTIONS["user_api_keys"]
@@ -22,6 +23,8 @@ ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
 ACCESS_TOKEN_OWNERS = COLLECTIONS["access_token_owners"]
 #: The owner's rating of an answer (AnswerFeedback): owner and admins only, never on the message.
 ANSWER_FEEDBACK = COLLECTIONS["answer_feedback"]
+#: What a complete answer's run counted and cost (AnswerUsage): owner and admins only, never on the message.
+ANSWER_USAGE = COLLECTIONS["answer_usage"]
 #: Per owner, UTC day and model: answers, tokens, cost (UsageDay). Owner and admins only.
 USAGE_DAILY = COLLECTIONS["usage_daily"]
 
@@ -95,6 +98,22 @@ class AnswerFeedback:
     model: str = ""
     created: datetime = field(default_factory=now)
     updated: datetime = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+
+@dataclass
+class AnswerUsage:
+    """answer_usage/{message_id}: what a complete answer's run counted, and its cost. The prompt's
+    size is the background's, which no reader of the chat may learn, so this is apart from the
+    message (which visitors and viewers read): owner and admins read it, written in the answer's
+    final transaction (repo/messages.finish), deleted with the chat and with the account."""
+
+    owner: str
+    chat: str
+    usage: Usage
+    cost_usd: float = 0.0  # derived from usage at the model's dated price (llm/models.cost_usd)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -176,7 +176,10 @@ class Chat:
     owner: str
     title: str
     model: str
-    # "n" → id of the card cited as [n], public cards only: a visitor's links; others "a card you cannot view"
+    # "n" → id of the card [n] names, for the numbers a complete answer cites whose card is public: a
+    # visitor's links (any other [n] is "a card you cannot view"). Added by that answer's final write
+    # alone (chat/packed_cards.answer_citations); the re-check only removes (chat/recheck.py). So a card
+    # packed but never cited, or cited while private, is in no document a reader of the chat reads.
     public_citations: dict[str, str] = field(default_factory=dict)
     published: bool = False
     created: datetime = field(default_factory=now)

@@ -12,6 +12,9 @@ from cardchat.schema.documents import SCRATCH_TTL, Role, Status, _dict, now
 
 @dataclass
 class Usage:
+    """What a provider counted for one answer. Whole, it is the owner's alone (accounts.AnswerUsage):
+    the prompt's counts grow with the hidden background."""
+
     input_tokens: int = 0  # the whole prompt, cached tokens included
     output_tokens: int = 0
     # of input_tokens, those the provider read from / wrote to its prompt cache,
@@ -21,8 +24,17 @@ class Usage:
 
 
 @dataclass
+class OutputUsage:
+    """ChatMessage.usage: of an answer's Usage, what every reader of the chat may read."""
+
+    output_tokens: int = 0
+
+
+@dataclass
 class ChatMessage:
-    """chat_messages/{message_id}"""
+    """chat_messages/{message_id}: read by every reader of the chat (its owner, its viewers, anyone
+    once it is published), so nothing here measures the hidden background: of an answer's usage,
+    only its output tokens (the rest is in accounts.AnswerUsage, the owner's)."""
 
     chat: str
     message_index: int
@@ -36,7 +48,7 @@ class ChatMessage:
     lease_expires: datetime | None = None
     attempts: int = 0
     redrives: int = 0  # times the sweeper put it back to `ready` after its run died (generation/sweeper.py)
-    usage: Usage | None = None
+    usage: OutputUsage | None = None
     timings: dict[str, float] | None = None
     error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
     dropped_turns: int = 0  # oldest turns left out to fit the window (SPA shows a notice)
@@ -68,7 +80,7 @@ class ChatMessage:
             lease_expires=d.get("lease_expires"),
             attempts=int(d.get("attempts") or 0),
             redrives=int(d.get("redrives") or 0),
-            usage=Usage(int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)) if usage else None,
+            usage=OutputUsage(int(usage.get("output_tokens") or 0)) if usage else None,
             timings=d.get("timings"),
             error=d.get("error"),
             dropped_turns=int(d.get("dropped_turns") or 0),

@@ -2,12 +2,14 @@
 // cost, time to first token, total time), the count of claims without a
 // source with the switch that hides their markers, and, for the chat's owner,
 // thumbs up/down with an optional comment (rateAnswer). The rating itself is
-// read from answer_feedback, the owner's own documents.
+// read from answer_feedback, and the input tokens and cost from answer_usage,
+// the owner's own documents: the prompt's size is the hidden background's, so a
+// visitor or viewer sees the output tokens only.
 import { rateAnswer } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { formatCost, formatSeconds, formatTokens } from '../account/usage';
-import type { FeedbackDoc, MessageDoc, Rating } from '../data/docs';
+import type { AnswerUsageDoc, FeedbackDoc, MessageDoc, Rating } from '../data/docs';
 
 const HIDE_KEY = 'cardchat.hideUncited';
 const MAX_COMMENT = 2000;
@@ -36,6 +38,7 @@ export class AnswerFooter {
   private readonly rating = h('div', { class: 'rating' });
   private msg: MessageDoc | null = null;
   private feedback: FeedbackDoc | null = null;
+  private usage: AnswerUsageDoc | null = null;
   private commenting = false;
   private busy = false;
   private error = '';
@@ -53,14 +56,15 @@ export class AnswerFooter {
 
   private shownKey = '';
 
-  update(msg: MessageDoc, feedback: FeedbackDoc | null): void {
+  update(msg: MessageDoc, feedback: FeedbackDoc | null, usage: AnswerUsageDoc | null = null): void {
     // the transcript calls this on every snapshot: rebuild only when something shown changed,
     // and never under a comment being written
-    const key = JSON.stringify([msg.status, msg.model, msg.usage, msg.timings, msg.uncited_claims, feedback, uncitedHidden()]);
+    const key = JSON.stringify([msg.status, msg.model, msg.usage, usage, msg.timings, msg.uncited_claims, feedback, uncitedHidden()]);
     if (key === this.shownKey || this.commenting || this.busy) return;
     this.shownKey = key;
     this.msg = msg;
     this.feedback = feedback;
+    this.usage = usage;
     const complete = msg.role === 'assistant' && msg.status === 'complete';
     this.el.hidden = !complete;
     if (!complete) return;
@@ -78,21 +82,22 @@ export class AnswerFooter {
       title: hidden ? 'Show the markers' : 'Hide the markers' }, `${n} ${n === 1 ? 'claim' : 'claims'} without a source`);
     b.addEventListener('click', () => {
       setUncitedHidden(!uncitedHidden());
-      if (this.msg) this.update(this.msg, this.feedback);
+      if (this.msg) this.update(this.msg, this.feedback, this.usage);
       (this.el.querySelector('[data-testid="uncited-toggle"]') as HTMLElement | null)?.focus();
     });
     return b;
   }
 
   private renderDetails(msg: MessageDoc): void {
-    const u = msg.usage;
+    const u = this.usage; // the owner's alone
+    const out = msg.usage ? `${formatTokens(msg.usage.output_tokens)} out` : '—';
     const t = msg.timings;
     const row = (term: string, value: string, key: string) =>
       [h('dt', null, term), h('dd', { 'data-testid': `detail-${key}` }, value)];
     replaceChildren(this.details,
       row('Model', msg.model ? this.label(msg.model) : '—', 'model'),
-      row('Tokens', u ? `${formatTokens(u.input_tokens)} in${u.cached_input_tokens ? ` (${formatTokens(u.cached_input_tokens)} cached)` : ''} · ${formatTokens(u.output_tokens)} out` : '—', 'tokens'),
-      row('Cost', u ? formatCost(u.cost_usd) : '—', 'cost'),
+      row('Tokens', u ? `${formatTokens(u.input_tokens)} in${u.cached_input_tokens ? ` (${formatTokens(u.cached_input_tokens)} cached)` : ''} · ${out}` : out, 'tokens'),
+      u ? row('Cost', formatCost(u.cost_usd), 'cost') : null,
       row('First words after', t ? formatSeconds(t.ttft) : '—', 'ttft'),
       row('Total time', t ? formatSeconds(t.total) : '—', 'total'));
   }

@@ -10,7 +10,7 @@ import { failureText } from '../app/loadstate';
 import type { Session } from '../data/session';
 import { chatCitations, type ChatCitations } from './citations';
 import { getChatAuthor, watchChat, watchChatPrivate, watchMessages } from '../data/queries';
-import { watchFeedback } from '../data/ownerqueries';
+import { watchAnswerUsage, watchFeedback } from '../data/ownerqueries';
 import { watchIsViewer, watchViewerCount } from '../data/chatviewers';
 import { ChatHeader } from './chatheader';
 import { transcriptButton } from './transcriptdownload';
@@ -20,7 +20,7 @@ import { renderSignIn } from '../account/signin';
 import { justCreated } from './startchat';
 import { Transcript } from './transcript';
 import { PinState } from './pincontrols';
-import type { ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
 
 export function mountChat(root: HTMLElement, chatId: string, s: Session): () => void {
   const view = new ChatView(root, chatId, s.user?.uid ?? null);
@@ -43,9 +43,10 @@ class ChatView {
   private header: ChatHeader | null = null;
   private composer: Composer | null = null;
   private citations: ChatCitations | null = null;
-  // the owner's ratings of this chat's answers (answer_feedback: theirs alone)
+  // the owner's ratings of this chat's answers and what each counted (answer_feedback, answer_usage: theirs alone)
   private feedback = new Map<string, FeedbackDoc>();
-  private feedbackWatched = false;
+  private usage = new Map<string, AnswerUsageDoc>();
+  private ownerDataWatched = false;
 
   // The owner's pins and exclusions, from chat_private (a visitor's stay empty and are never shown).
   private readonly pins: PinState;
@@ -56,6 +57,7 @@ class ChatView {
     const preparing = justCreated.delete(chatId);
     this.transcript = new Transcript(chatId, preparing, () => this.citations, () => this.composer, {
       feedback: (id) => this.feedback.get(id) ?? null,
+      usage: (id) => this.usage.get(id) ?? null,
       modelLabel: (id) => this.modelLabels.get(id) ?? id,
       pins: this.pins,
       coverage: {
@@ -191,9 +193,10 @@ class ChatView {
     if (this.failed || !chat || !messages) return;
     const isOwner = this.uid !== null && chat.owner === this.uid;
     if (isOwner) this.watchPrivate();
-    if (isOwner && this.uid && !this.feedbackWatched) {
-      this.feedbackWatched = true;
+    if (isOwner && this.uid && !this.ownerDataWatched) {
+      this.ownerDataWatched = true;
       this.cleanups.push(watchFeedback(this.uid, this.chatId, (f) => { this.feedback = f; this.transcript.refresh(); }, () => {}));
+      this.cleanups.push(watchAnswerUsage(this.uid, this.chatId, (u) => { this.usage = u; this.transcript.refresh(); }, () => {}));
     }
     // The owner's citations need their card list: wait for it rather than render them as a visitor's.
     if (isOwner && this.priv === undefined) return;

@@ -1,7 +1,8 @@
 // Citations: the answer cites background cards as [n], where n is 1-based
 // into chat_private/{id}.card_ids (the rank order the server packed them in),
 // which only the owner reads. A visitor's list comes from the chat's
-// public_citations instead: public cards only, "" (a card they cannot view)
+// public_citations instead: the public cards that a complete answer cites
+// (the server adds them with that answer), "" (a card they cannot view)
 // elsewhere. Which numbers name a card at all is the rule of the server's
 // claims.py (shared cases: common/citation_cases.json): an [n] that is 0,
 // beyond the background or withdrawn is plain text, and a card is known by

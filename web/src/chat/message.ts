@@ -19,7 +19,7 @@ import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
 import { saveAsCardButton } from './saveascard';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from './streamreveal';
-import type { FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, FeedbackDoc, MessageDoc } from '../data/docs';
 
 export interface MessageContext {
   chatId: string;
@@ -33,6 +33,8 @@ export interface MessageContext {
   question: (answerId: string) => string;
   /** The owner's rating of an answer (null for none, or for a reader who is not the owner). */
   feedback: (messageId: string) => FeedbackDoc | null;
+  /** What an answer's prompt counted and cost (null for a reader who is not the owner, or until it is read). */
+  usage: (messageId: string) => AnswerUsageDoc | null;
   modelLabel: (model: string) => string;
   /** the transcript grew: keep it scrolled if the reader is following */
   grew: () => void;
@@ -138,7 +140,7 @@ export class MessageView {
     const complete = phase === 'complete' && msg.status === 'complete';
     this.coverage?.update(complete ? msg.coverage : null, msg.message_index);
     this.sources?.update(complete ? answerSources(msg.content, this.cites()) : null, complete && msg.coverage === 'none');
-    this.footer?.update(msg, this.ctx.feedback(msg.id));
+    this.footer?.update(msg, this.ctx.feedback(msg.id), this.ctx.usage(msg.id));
     if (this.saveAsCard) this.saveAsCard.hidden = !(phase === 'complete' && msg.status === 'complete');
     if (phaseChanged && live) this.retrying = false;
     if (shouldAutoRetry(phase, msg.attempts, this.ctx.readOnly, this.autoRetried)) {

@@ -32,8 +32,8 @@ export class Transcript {
     private readonly preparing: boolean,
     private readonly citations: () => ChatCitations | null,
     private readonly composer: () => Composer | null,
-    private readonly extras: Pick<MessageContext, 'feedback' | 'modelLabel' | 'coverage' | 'pins'> = {
-      feedback: () => null, modelLabel: (m) => m, pins: null,
+    private readonly extras: Pick<MessageContext, 'feedback' | 'usage' | 'modelLabel' | 'coverage' | 'pins'> = {
+      feedback: () => null, usage: () => null, modelLabel: (m) => m, pins: null,
       coverage: { question: () => '', ask: async () => {}, configuration: () => undefined },
     },
   ) {

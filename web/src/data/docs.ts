@@ -99,8 +99,8 @@ export interface MessageDoc {
   provider_wait: ProviderWait | null;
   /** Runs that have claimed this answer so far. */
   attempts: number;
-  /** A complete answer's figures (the details toggle, the Usage page); null before it completes. */
-  usage: AnswerUsage | null;
+  /** A complete answer's output tokens, what every reader may see; null before it completes. */
+  usage: { output_tokens: number } | null;
   timings: { ttft: number; total: number } | null;
   /** Claims in the answer with no citation, counted by the server. */
   uncited_claims: number | null;
@@ -110,7 +110,12 @@ export interface MessageDoc {
   coverage: Coverage | null;
 }
 
-export interface AnswerUsage {
+/**
+ * answer_usage/{message id}: what a complete answer's prompt counted and its cost, which grow with the
+ * hidden background: the owner's alone (the details toggle), never on the message visitors read.
+ */
+export interface AnswerUsageDoc {
+  message: string;
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
@@ -258,21 +263,12 @@ export function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
       ? { reason: String(d.provider_wait.reason), call: Number(d.provider_wait.call ?? 2) }
       : null,
     attempts: Number(d.attempts ?? 0),
-    usage: d.usage ? toUsage(d.usage) : null,
+    usage: d.usage ? { output_tokens: Number(d.usage.output_tokens ?? 0) } : null,
     timings: typeof d.timings?.total === 'number'
       ? { ttft: Number(d.timings.ttft ?? d.timings.total), total: Number(d.timings.total) } : null,
     uncited_claims: typeof d.uncited_claims === 'number' ? d.uncited_claims : null,
     sources: Array.isArray(d.sources) ? d.sources.filter((n: unknown): n is number => Number.isInteger(n)) : null,
     coverage: parseCoverage(d.coverage),
-  };
-}
-
-function toUsage(u: Record<string, unknown>): AnswerUsage {
-  return {
-    input_tokens: Number(u.input_tokens ?? 0),
-    output_tokens: Number(u.output_tokens ?? 0),
-    cached_input_tokens: Number(u.cached_input_tokens ?? 0),
-    cost_usd: Number(u.cost_usd ?? 0),
   };
 }
 
@@ -310,6 +306,18 @@ export function toAccessToken(s: DocumentSnapshot<DocumentData>): AccessTokenDoc
 export function toFeedback(s: DocumentSnapshot<DocumentData>): FeedbackDoc {
   const f = s.data() ?? {};
   return { message: s.id, rating: f.rating === 'up' ? 'up' : 'down', comment: String(f.comment ?? '') };
+}
+
+export function toAnswerUsage(s: DocumentSnapshot<DocumentData>): AnswerUsageDoc {
+  const d = s.data() ?? {};
+  const u = (d.usage ?? {}) as Record<string, unknown>;
+  return {
+    message: s.id,
+    input_tokens: Number(u.input_tokens ?? 0),
+    output_tokens: Number(u.output_tokens ?? 0),
+    cached_input_tokens: Number(u.cached_input_tokens ?? 0),
+    cost_usd: Number(d.cost_usd ?? 0),
+  };
 }
 
 export function toUsageDay(s: DocumentSnapshot<DocumentData>): UsageDayDoc {
