@@ -47,9 +47,10 @@ function pathOf(key) {
 function openDoc(entry) {
   const data = {};
   for (const path of Object.keys(entry.fields || {})) data[path.split('.')[0]] = 'declared';
+  // `viewers` only where declared: on a chat it is the old list the rules hide it for (holdsViewersList).
   return {
     ...data, owner: UID.owner, chat: CHAT, viewer: UID.chatViewer, shown: true, published: true,
-    visibility: 'public', viewers: [UID.viewer],
+    visibility: 'public', ...('viewers' in data ? { viewers: [UID.viewer] } : {}),
   };
 }
 
