@@ -166,8 +166,8 @@ async function nothingUntilAccepted(page) {
   await page.getByTestId('card-source').selectOption({ index: 1 });
   await page.getByTestId('no-cards').filter({ hasText: 'No cards are shared with you by people you accepted.' }).waitFor({ timeout: 60_000 });
   assert.equal(new URL(page.url()).search, '?scope=shared');
-  await page.getByTestId('pending-sharers').locator(`[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
-  await page.getByTestId('pending-sharers').locator(`[data-sharer="${U.sharerB.uid}"]`).waitFor({ timeout: 30_000 });
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerB.uid}"]`).waitFor({ timeout: 30_000 });
   assert.equal(await page.getByTestId('sharers').filter({ hasText: '@' }).count(), 0); // no email shown
 }
 
@@ -188,7 +188,7 @@ async function stoppedStaysStoppedAndCanBeUndone(page) {
   await page.goto(`${APP_URL}/?scope=shared`);
   await listShows(page, [CARD.sharedB], 'shared with me, reloaded');
   await sharerButton(page, 'undo', U.sharerA).click();
-  await page.getByTestId('pending-sharers').locator(`[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
   await listShows(page, [CARD.sharedB], 'shared with me, the stop undone: pending again, not accepted');
 }
 
