@@ -1,6 +1,9 @@
 """What a chat costs when strangers write a lot: createChat over the caller's
 own cards, and over one followed owner's public cards, with 100 other owners
-holding 1,000 public cards each beside the caller's 10,000.
+holding 1,000 public cards each beside the caller's 10,000; then createChat
+and searchCards over "mine and shared with me" before and after a stranger
+pushes 100,000 private cards at the caller (their `viewers` hold the caller,
+who never accepted that stranger). Reads that differ fail the benchmark.
 
 The parent seeds the emulator with admin writes (cards, their stored vectors,
 the retrieval indexes written from entries directly, as bench_function_memory
@@ -16,8 +19,8 @@ which the function's memory setting (1 GiB) must hold.
 load: `git archive main functions common | tar -x -C <dir>`); there the
 default (`query: {}`) was every card the caller may read, strangers' public
 ones included. `CARDCHAT_BENCH_TINY=1` runs it at 3 owners × 40 public cards
-beside 200 own cards (CI's smoke run): the figures then mean nothing, the
-equal-reads check still holds. `scripts/bench scope`.
+and 300 pushed ones beside 200 own cards (CI's smoke run): the figures then
+mean nothing, the equal-reads check still holds. `scripts/bench scope`.
 """
 
 from __future__ import annotations
@@ -45,9 +48,20 @@ WARM_RUNS = 3
 FUNCTION_MIB = 1024
 
 
+#: Who pushes private cards at the caller without being accepted.
+PUSHER = "bench-scope-pusher"
+#: The calls over "mine and shared with me", measured before and after the push.
+SHARED_CALLS = ("shared_chat", "shared_search")
+
+
 def sizes() -> tuple[int, int, int]:
     """(other owners, public cards each, the caller's own cards)."""
     return sized((100, 1000, 10_000), (3, 40, 200))
+
+
+def pushed_size() -> int:
+    """Private cards the stranger shares with the caller."""
+    return sized(100_000, 300)
 
 
 def owner_uid(k: int) -> str:
@@ -69,34 +83,70 @@ def run(db: Any) -> Iterator[str]:
     yield f"{owners} other owners × {each:,} public cards seeded in {time.perf_counter() - start:.0f} s"
     crowd = {
         label: in_fresh_process("benchmarks.bench_scope", [call], db.project, code)
-        for label, call, code in _runs(with_owner=True)
+        for label, call, code in _runs(with_owner=True, calls=("default", *SHARED_CALLS))
     }
     yield from _report(alone, crowd, strangers)
+    pushed = pushed_size()
+    start = time.perf_counter()
+    _push(db, pushed)
+    took = time.perf_counter() - start
+    yield f"a stranger's {pushed:,} private cards shared with the caller, unaccepted, in {took:.0f} s"
+    after = {
+        label: in_fresh_process("benchmarks.bench_scope", [call], db.project, code)
+        for label, call, code in _runs(calls=SHARED_CALLS)
+    }
+    yield from _report({k: v for k, v in crowd.items() if k in after}, after, pushed, "pushed")
+    different = [k for k in after if k.startswith("after") and after[k]["reads"] != crowd[k]["reads"]]
+    different += [k for k in alone if k.startswith("after") and alone[k]["reads"] != crowd[k]["reads"]]
+    if different:
+        raise SystemExit(f"bench scope: reads DIFFERENT for {', '.join(different)}")
 
 
-def _runs(with_owner: bool = False) -> list[tuple[str, str, Path]]:
+LABELS = {
+    "default": ("default (every readable card)", "default (mine)"),
+    "shared_chat": ("createChat, mine and shared", "createChat, mine and shared"),
+    "shared_search": ("searchCards, mine and shared", "searchCards, mine and shared"),
+}
+
+
+def _runs(with_owner: bool = False, calls: tuple[str, ...] = ("default",)) -> list[tuple[str, str, Path]]:
     baseline = os.environ.get("CARDCHAT_BENCH_BASELINE")
-    out = [("before: default (every readable card)", "default", Path(baseline) / "functions")] if baseline else []
-    out.append(("after: default (mine)", "default", ROOT / "functions"))
+    out = []
+    for call in calls:
+        if baseline:
+            out.append((f"before: {LABELS[call][0]}", call, Path(baseline) / "functions"))
+        out.append((f"after: {LABELS[call][1]}", call, ROOT / "functions"))
     if with_owner:
         out.append(("after: one followed owner's public cards", "owner", ROOT / "functions"))
     return out
 
 
-def _report(alone: dict[str, Any], crowd: dict[str, Any], strangers: int) -> Iterator[str]:
+def _push(db: Any, n: int) -> None:
+    """`n` private cards of PUSHER whose viewers hold the caller: no vectors, no index (the caller
+    never chose them, so nothing of theirs should be read)."""
+    from cardchat.schema.documents import Card
+
+    rng, deck = random.Random(PUSHER), DeckWriter(db)
+    for i in range(n):
+        deck.card(f"{PUSHER}-{i:06d}", Card(f"pushed {i}", words(rng, 20, 120), PUSHER, viewers=[ME]))
+    deck.close()
+
+
+def _report(alone: dict[str, Any], crowd: dict[str, Any], strangers: int, what: str = "strangers'") -> Iterator[str]:
     for label, r in crowd.items():
         goal = "goal ≤ 1000 ms" if label.startswith("after") else "no goal: what main did"
         yield (
-            f"  {label} with {strangers:,} strangers' cards: warm {r['warm_ms']:.0f} ms ({goal}); "
+            f"  {label} with {strangers:,} {what} cards: warm {r['warm_ms']:.0f} ms ({goal}); "
             f"cold {r['cold_ms']:.0f} ms; {r['considered']:,} cards considered; "
             f"peak RSS {r['peak_mib']:.0f} MiB (goal ≤ {FUNCTION_MIB} MiB)"
         )
         yield f"      reads of a warm call: {_reads(r['reads'])}"
     for label, r in alone.items():
         same = r["reads"] == crowd[label]["reads"]
-        verdict = "the same (goal: the same)" if same else "DIFFERENT (goal: the same)"
+        differs = f"DIFFERENT (goal: the same): {_reads(crowd[label]['reads'])}"
+        verdict = "the same (goal: the same)" if same else differs
         yield (
-            f"  {label}: reads with 0 strangers' cards {_reads(r['reads'])}; with {strangers:,}: {verdict}; "
+            f"  {label}: reads with 0 {what} cards {_reads(r['reads'])}; with {strangers:,}: {verdict}; "
             f"warm {r['warm_ms']:.0f} → {crowd[label]['warm_ms']:.0f} ms"
         )
 
@@ -162,20 +212,14 @@ def _child(call: str) -> dict[str, Any]:
     os.environ.setdefault("FUNCTIONS_EMULATOR", "true")
     os.environ.setdefault("GCLOUD_PROJECT", "demo-cardchat-bench")
     import main  # from the functions directory the parent put first on PYTHONPATH
-    from cardchat.access.ratelimit import Limits
-    from cardchat.chat import create as chats
-    from cardchat.parsing import requests
     from cardchat.repo import cards as card_repo
     from cardchat.repo.retrieval_index import shards
-    from cardchat.schema.documents import CHAT_PRIVATE
 
     _count_streamed()
-    db, unlimited = main.db(), Limits(per_minute=10**6, daily_tokens=10**12)
-    query = {"scope": "owner", "owner": owner_uid(0)} if call == "owner" else {}
-    data = {"query": query, "initial_message": QUESTION, "model": "claude-sonnet-4-6", "background_percentage": 0.5}
-    req = requests.create_chat(data, env={"ANTHROPIC_API_KEY": "bench-only"})
+    db = main.db()
+    once = _call(db, call)
     start = time.perf_counter()
-    chats.create_chat(db, ME, req, limits=unlimited)
+    once()
     cold_ms = (time.perf_counter() - start) * 1000
     runs = []
     for _ in range(WARM_RUNS):
@@ -183,17 +227,39 @@ def _child(call: str) -> dict[str, Any]:
         shards.reads.heads = shards.reads.shards = 0
         STREAMED[0] = 0
         start = time.perf_counter()
-        result = chats.create_chat(db, ME, req, limits=unlimited)
+        considered = once()
         runs.append((time.perf_counter() - start) * 1000)
     reads = {**asdict(shards.read_stats()), **card_repo.READS, "streamed by a query": STREAMED[0]}
-    considered = db.collection(CHAT_PRIVATE).document(result.chat_id).get().get("cards_considered")
     return {
         "cold_ms": cold_ms,
         "warm_ms": statistics.median(runs),
         "reads": reads,
-        "considered": int(considered),
+        "considered": considered,
         "peak_mib": peak_rss_mib(),
     }
+
+
+def _call(db: Any, call: str) -> Any:
+    """One call of `call` as a function answering how many cards it considered."""
+    from cardchat.access.ratelimit import Limits
+    from cardchat.chat import card_search
+    from cardchat.chat import create as chats
+    from cardchat.parsing import requests
+    from cardchat.schema.documents import CHAT_PRIVATE
+
+    if call == "shared_search":
+        search = requests.search_cards({"text": QUESTION, "scope": "mine_and_shared"})
+        return lambda: card_search.search_cards(db, ME, search, per_minute=10**6).considered
+    unlimited = Limits(per_minute=10**6, daily_tokens=10**12)
+    query = {"default": {}, "owner": {"scope": "owner", "owner": owner_uid(0)}}.get(call, {"scope": "mine_and_shared"})
+    data = {"query": query, "initial_message": QUESTION, "model": "claude-sonnet-4-6", "background_percentage": 0.5}
+    req = requests.create_chat(data, env={"ANTHROPIC_API_KEY": "bench-only"})
+
+    def create() -> int:
+        chat_id = chats.create_chat(db, ME, req, limits=unlimited).chat_id
+        return int(db.collection(CHAT_PRIVATE).document(chat_id).get().get("cards_considered"))
+
+    return create
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // card_sources/{uid}: which other people's cards a user chose (the owners
-// whose public cards they follow, the sharers they hide). Only that user
+// whose public cards they follow, the sharers they accepted and those they stopped). Only that user
 // reads and writes it, admins read it; every shape case of
 // common/card_sources_cases.json (which the SPA's validator is checked on
 // too) is written here, at the limits of common/collections.json.
@@ -50,7 +50,7 @@ function describeChange(change) {
 }
 
 const T0 = Timestamp.fromDate(new Date('2026-01-01T00:00:00Z'));
-const stored = (uid, following = [{ owner: UID.other }]) => ({ owner: uid, following, hidden_sharers: [], updated: T0 });
+const stored = (uid, following = [{ owner: UID.other }]) => ({ owner: uid, following, hidden_sharers: [], accepted_sharers: [], updated: T0 });
 const owners = (n, from = 0) => Array.from({ length: n }, (_, i) => ({ owner: `o${from + i}` }));
 
 describe('card_sources', () => {
@@ -148,6 +148,16 @@ describe('card_sources', () => {
     updateDoc(as(seeded[1]), { hidden_sharers: [UID.viewer], updated: serverTimestamp() })));
   test('deny: a user hides a sharer keeping the old updated',
     () => assertFails(updateDoc(as(seeded[2]), { hidden_sharers: [UID.viewer] })));
+  test('allow: a user accepts a sharer, updated the time of the write', () => assertSucceeds(
+    updateDoc(as(seeded[7]), { accepted_sharers: [UID.viewer], updated: serverTimestamp() })));
+  test('allow: a user stops an accepted sharer: out of accepted, into hidden, in one write', async () => {
+    await assertSucceeds(updateDoc(as(seeded[8]), { accepted_sharers: [UID.viewer], updated: serverTimestamp() }));
+    return assertSucceeds(updateDoc(as(seeded[8]), { accepted_sharers: [], hidden_sharers: [UID.viewer], updated: serverTimestamp() }));
+  });
+  test('deny: a user stops a sharer still accepted', () => assertFails(
+    updateDoc(as(seeded[9]), { accepted_sharers: [UID.viewer], hidden_sharers: [UID.viewer], updated: serverTimestamp() })));
+  test(`deny: a user accepts ${L.accepted_sharers_max + 1} sharers`, () => assertFails(updateDoc(as(seeded[10]),
+    { accepted_sharers: Array.from({ length: L.accepted_sharers_max + 1 }, (_, i) => `s${i}`), updated: serverTimestamp() })));
   test('deny: a user adds a field to own card sources',
     () => assertFails(updateDoc(as(seeded[3]), { note: 'x', updated: serverTimestamp() })));
   test('deny: a user gives own card sources another owner',

@@ -48,6 +48,22 @@ describe('cards: pages, tags, counts and the live feed', () => {
     const q = query(cards('viewer'), where('viewers', 'array-contains', UID.viewer));
     assert.deepEqual(await ids(page(q, startAfter('Alpha', 'a-own-1'), limit(10))), ['a-shared']);
   });
+  // "Shared with me": the accepted sharers' cards (owner in), and who shares, one card per person (by owner).
+  const fromAccepted = (actor, owners) => query(cards(actor), where('viewers', 'array-contains', UID.viewer), where('owner', 'in', owners));
+  test('allow: listed viewer pages, counts and follows the cards of the sharers they accepted', async () => {
+    assert.deepEqual(await ids(page(fromAccepted('viewer', [UID.owner, UID.other]), limit(10))), ['a-shared']);
+    assert.equal(await count(fromAccepted('viewer', [UID.owner])), 1);
+    assert.deepEqual(await ids(query(fromAccepted('viewer', [UID.owner]), where('updated', '>', SINCE))), ['a-shared']);
+  });
+  test('allow: listed viewer finds who shares cards with them, one card per person', async () => {
+    const q = query(cards('viewer'), where('viewers', 'array-contains', UID.viewer), orderBy('owner'), limit(1));
+    assert.deepEqual(await ids(q), ['a-shared']);
+    assert.deepEqual(await ids(query(q, startAfter(UID.owner))), []);
+  });
+  test('deny: other user pages the cards an accepted sharer shares with someone else',
+    () => assertFails(getDocs(page(fromAccepted('other', [UID.owner]), limit(10)))));
+  test('deny: other user finds who shares cards with someone else', () => assertFails(getDocs(
+    query(cards('other'), where('viewers', 'array-contains', UID.viewer), orderBy('owner'), limit(1)))));
   test('allow: signed-out visitor pages public cards with a tag', async () => {
     const q = query(cards('signedOut'), where('visibility', '==', 'public'), where('tags', 'array-contains', 'sea'));
     assert.deepEqual(await ids(page(q, limit(10))), ['b-public']);

@@ -54,28 +54,66 @@ def die_mid_answer(db: firestore.Client, message_id: str, lease_expires: datetim
 
 class RpcCount:
     """Counts the calls `db` makes to the Firestore API while it is in effect
-    (the client's generated API object, wrapped per method)."""
+    (the client's generated API object, and the one repo/batchget.py streams
+    reads by id on, wrapped per method), and the documents those calls hand
+    over, by method (`documents`): a query that streams cards and drops them
+    after is counted as what it read, not as what it kept."""
 
     def __init__(self, db: firestore.Client) -> None:
-        self.api: Any = db._firestore_api
+        from cardchat.repo import batchget
+
+        self.apis: list[Any] = [db._firestore_api]
+        bulk = batchget._bulk_api(db) if not batchget._missing_attributes(db) else None
+        if bulk is not None and bulk is not db._firestore_api:
+            self.apis.append(bulk)
+        self.api: Any = self.apis[0]
         self.calls: Counter[str] = Counter()
-        self._saved: dict[str, Any] = {}
+        self.documents: Counter[str] = Counter()
+        self._saved: list[tuple[Any, str, Any]] = []
 
     def __enter__(self) -> RpcCount:
-        for name in BILLED_RPCS:
-            original = getattr(self.api, name)
-            self._saved[name] = original
+        for api in self.apis:
+            for name in BILLED_RPCS:
+                original = getattr(api, name)
+                self._saved.append((api, name, original))
 
-            def counted(*args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
-                self.calls[_name] += 1
-                return _original(*args, **kwargs)
+                def counted(*args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
+                    self.calls[_name] += 1
+                    answer = _original(*args, **kwargs)
+                    if _name == "get_document":
+                        self.documents[_name] += 1
+                        return answer
+                    if _name in ("run_query", "batch_get_documents"):
+                        return _Documents(answer, self.documents, _name)
+                    return answer
 
-            setattr(self.api, name, counted)
+                setattr(api, name, counted)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for name, original in self._saved.items():
-            setattr(self.api, name, original)
+        for api, name, original in self._saved:
+            setattr(api, name, original)
+
+
+class _Documents:
+    """A streamed answer, passed on response by response, counting those that carry a document."""
+
+    def __init__(self, stream: Any, count: Counter[str], name: str) -> None:
+        self._stream, self._count, self._name = iter(stream), count, name
+        self._whole = stream
+
+    def __iter__(self) -> _Documents:
+        return self
+
+    def __next__(self) -> Any:
+        response = next(self._stream)
+        pb = type(response).pb(response)
+        if pb.HasField("document") if hasattr(pb, "document") else pb.WhichOneof("result") == "found":
+            self._count[self._name] += 1
+        return response
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._whole, name)
 
 
 #: How long a private emulator may take to start on a loaded 2-core machine (a bound, not a pace).

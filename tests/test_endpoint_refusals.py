@@ -151,6 +151,9 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("branchChat", {"chat_id": mine, "message_index": 1, "content": "q"}, "INVALID_ARGUMENT", "message_index"),
         ("branchChat", {"chat_id": theirs, "message_index": 0, "content": "q"}, "PERMISSION_DENIED", ""),
         ("deleteChat", {"chat_id": "__x__"}, "INVALID_ARGUMENT", "chat_id"),
+        ("leaveChat", {"chat_id": "__x__"}, "INVALID_ARGUMENT", "chat_id"),
+        ("leaveChat", {"chat_id": mine}, "NOT_FOUND", ""),  # the owner is no viewer of it
+        ("leaveChat", {"chat_id": theirs}, "NOT_FOUND", ""),
         ("createChat", {"collection_id": "no-such", "initial_message": "q"}, "NOT_FOUND", "collection_id"),
         ("createChat", {"collection_id": theirs_saved, "initial_message": "q"}, "NOT_FOUND", "collection_id"),
         ("createChat", {"collection_id": too_long, "initial_message": "q"}, "INVALID_ARGUMENT", "instructions"),

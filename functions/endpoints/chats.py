@@ -1,4 +1,4 @@
-"""Chats: create, post, retry, branch, continue, delete, share, rate, and search the caller's chats."""
+"""Chats: create, post, retry, branch, continue, delete, share, leave, rate, and search the caller's chats."""
 
 from __future__ import annotations
 
@@ -103,6 +103,16 @@ def shareChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.parsing import addresses
 
     return share.share_chat(db(), caller(req), addresses.share_chat(req.data))
+
+
+@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@endpoint
+def leaveChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """A person a chat is shared with stops reading it (their chat_viewers doc goes)."""
+    from cardchat.chat import share
+
+    share.leave_chat(db(), caller(req), requests.doc_id(req.data, "chat_id"))
+    return {}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

@@ -72,7 +72,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "viewer_lookups": ("per-user", "keyed by uid; others' `found` lose the uid"),
     "retrieval_index": ("per-user", "keyed by uid and uid~public"),
     "retrieval_index_shards": ("per-user", "`owner`: the head's key"),
-    "card_sources": ("per-user", "keyed by uid; others' `hidden_sharers` lose the uid"),
+    "card_sources": ("per-user", "keyed by uid; others' `hidden_sharers`, `accepted_sharers` lose the uid"),
     "rate_windows": ("per-user", "a subcollection of rate_limits/{uid}"),
     "embedding_skips": ("per-card", "keyed by uid:card id, `owner`"),
     "card_write_minutes": ("per-user", "keyed by uid"),

@@ -18,6 +18,7 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.retrieval.rank import sparse_scores
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 pytestmark = pytest.mark.emulator
@@ -43,6 +44,7 @@ def _world(db) -> dict[str, Card]:
     }
     for cid, card in cards.items():
         _put(db, cid, card)
+    db.collection(CARD_SOURCES).document("me").set(CardSources("me", accepted_sharers=["you"]).to_dict())
     return cards
 
 

@@ -1,6 +1,6 @@
 """Whose cards a collection holds: the caller's own by default; cards shared
-with them (less the people they hide) or one owner's public cards only when
-chosen; and no call reads more because strangers wrote more."""
+with them by the people they accepted, or one owner's public cards, only when
+chosen; and no call reads more because strangers wrote or shared more."""
 
 from __future__ import annotations
 
@@ -16,17 +16,19 @@ from cardchat.chat.collection import source_of
 from cardchat.chat.turns import post_message
 from cardchat.embeddings import get_embedder, pack
 from cardchat.embeddings.text import text_hash
+from cardchat.errors import FailedPrecondition
 from cardchat.generation.engine import generate
 from cardchat.llm import models
 from cardchat.parsing import requests
 from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, CollectionQuery
+from cardchat.repo import card_sources, embed_batches
 from cardchat.repo import cards as card_repo
-from cardchat.repo import embed_batches
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.rebuild import rebuild
 from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, CHAT_PRIVATE, Card, CardEmbedding
+from fault_support import RpcCount
 
 pytestmark = pytest.mark.emulator
 
@@ -61,15 +63,23 @@ def ids(db, query: CollectionQuery, uid: str = ME) -> list[str]:
     return sorted(candidates.resolve(db, uid, query=query).ids)
 
 
-def test_shared_cards_of_a_hidden_sharer_stay_out_unless_named_by_id(db):
-    seed(db, DECK)
-    assert ids(db, CollectionQuery("shared")) == ["alice-shared", "bob-shared"]
-    doc = CardSources(ME, following=[FollowedSource("bob", "sea")], hidden_sharers=["bob"])
+def sources(db, accepted: list[str], stopped: list[str] = ()) -> None:
+    doc = CardSources(ME, [FollowedSource("bob", "sea")], hidden_sharers=list(stopped), accepted_sharers=accepted)
     db.collection(CARD_SOURCES).document(ME).set(doc.to_dict())
+
+
+def test_shared_cards_join_once_their_sharer_is_accepted_and_leave_when_stopped(db):
+    seed(db, DECK)
+    assert ids(db, CollectionQuery("shared")) == []  # shared with ME, nobody accepted
+    sources(db, accepted=["alice", "bob"])
+    assert ids(db, CollectionQuery("shared")) == ["alice-shared", "bob-shared"]
+    sources(db, accepted=["alice"], stopped=["bob"])
     assert ids(db, CollectionQuery("shared")) == ["alice-shared"]
     assert ids(db, CollectionQuery("mine_and_shared")) == ["alice-shared", "mine"]
     assert sorted(candidates.resolve(db, ME, ["bob-shared", "mine"]).ids) == ["bob-shared", "mine"]  # explicit
-    assert ids(db, CollectionQuery("owner", owner="bob")) == ["bob-public", "bob-public-git"]  # not hiding those
+    assert ids(db, CollectionQuery("owner", owner="bob")) == ["bob-public", "bob-public-git"]  # not stopping those
+    sources(db, accepted=["alice", "bob"], stopped=["bob"])  # the rules refuse it; the server lets stop win
+    assert ids(db, CollectionQuery("shared")) == ["alice-shared"]
 
 
 def test_one_owners_public_cards_come_from_their_public_partition_never_their_private_ones(db):
@@ -82,6 +92,7 @@ def test_one_owners_public_cards_come_from_their_public_partition_never_their_pr
 
 def test_a_stored_old_scope_reads_as_mine_and_shared_and_never_as_everyones(db):
     seed(db, DECK)
+    sources(db, accepted=["alice", "bob"])
     assert sorted(candidates.resolve_source(db, ME, source_of({"collection_query": {"scope": "visible"}})).ids) == [
         "alice-shared",
         "bob-shared",
@@ -169,3 +180,42 @@ def test_a_default_chat_and_search_read_the_same_with_or_without_strangers_publi
     after = _reads_of_a_default_chat_and_search(db)
     assert before == after
     assert before["considered"] == (30, 30) and before["heads"] == 2 and before["shards"] == 0
+
+
+def _shared_by(owner: str, n: int) -> dict[str, Card]:
+    body = "The moon pulls the sea, say I, who shared this with you unasked. " * 20
+    return {f"{owner}-{i:04d}": Card(f"Tides {i}", body, owner, viewers=[ME]) for i in range(n)}
+
+
+def _documents_of_a_shared_chat_and_search(db) -> dict[str, object]:
+    """Documents handed over at the RPC level (a query's dropped results included) by the
+    selection of a createChat and by a searchCards, both over "mine_and_shared"."""
+    spec = models.MODELS["claude-sonnet-4-6"]
+    query = requests.create_chat({"initial_message": "q", "query": {"scope": "mine_and_shared"}}, env={}).query
+    search = requests.search_cards({"text": "moon", "scope": "mine_and_shared"}).query
+    assert query is not None
+    chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")  # warms the caches
+    card_search.best_cards(db, ME, "moon and sea", 5, search)
+    with RpcCount(db) as rpcs:
+        chosen = chats.select_background(db, ME, query, "moon and sea", spec, 0.01, "")
+        found = card_search.best_cards(db, ME, "moon and sea", 5, search)
+    queried, total = rpcs.documents["run_query"], sum(rpcs.documents.values())
+    return {"queried": queried, "documents": total, "considered": (len(chosen.visible), len(found.pool))}
+
+
+def test_a_strangers_shared_cards_add_no_read_until_accepted_and_then_only_theirs_up_to_the_cap(db):
+    seed(db, {f"mine-{i}": Card(f"Tide {i}", "The moon pulls the sea.", ME) for i in range(30)}, embed=True)
+    rebuild(db, ME)
+    sources(db, accepted=[])
+    before = _documents_of_a_shared_chat_and_search(db)
+    seed(db, _shared_by("pusher", 300) | _shared_by("other", 40))
+    assert _documents_of_a_shared_chat_and_search(db) == before
+    sources(db, accepted=["pusher"])
+    accepted = _documents_of_a_shared_chat_and_search(db)
+    assert accepted["considered"] == (330, 330)
+    assert accepted["queried"] == before["queried"] + 2 * 300  # each call's query; "other"'s 40 never
+    # Shared cards come whole from the query: what else is read by id may only shrink (fewer own cards packed).
+    assert before["documents"] < accepted["documents"] <= before["documents"] + 2 * 300
+    with RpcCount(db) as rpcs, pytest.raises(FailedPrecondition, match="more than 100 cards"):
+        card_sources.shared_by(db, ME, ["pusher"], cap=100)
+    assert rpcs.documents == {"run_query": 101}

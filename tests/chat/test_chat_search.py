@@ -11,7 +11,8 @@ import string
 import pytest
 
 from cardchat.chat.chat_search import search_chats
-from cardchat.errors import InvalidArgument, ResourceExhausted
+from cardchat.chat.share import leave_chat
+from cardchat.errors import InvalidArgument, NotFound, ResourceExhausted
 from cardchat.ids import chat_viewer_id
 from cardchat.parsing import requests as parsing
 from cardchat.repo import chat_search as index
@@ -77,6 +78,21 @@ def test_a_chat_shared_with_someone_is_in_their_search_until_it_is_unshared(db):
     assert found(db, "u2", "clockwork") == []  # unshared: the access check holds before the index is updated
     index.remove_readers(db, "c1", ["u2"])
     assert not (db.collection(CHAT_SEARCH).document("u2").get().to_dict() or {}).get("chats")
+
+
+def test_a_viewer_who_leaves_a_chat_loses_it_and_only_a_viewer_can_leave(db):
+    chat_of(db, "c1")
+    db.collection(CHAT_VIEWERS).document(chat_viewer_id("c1", "u2")).set(ChatViewer("c1", "u1", "u2").to_dict())
+    index.add_readers(db, "c1", ["u2"])
+    for uid, chat in (("u1", "c1"), ("u3", "c1"), ("u2", "no-such-chat")):  # the owner, a stranger, nothing
+        with pytest.raises(NotFound, match="not shared with you"):
+            leave_chat(db, uid, chat)
+    leave_chat(db, "u2", "c1")
+    assert not db.collection(CHAT_VIEWERS).document(chat_viewer_id("c1", "u2")).get().exists
+    assert not (db.collection(CHAT_SEARCH).document("u2").get().to_dict() or {}).get("chats")
+    assert found(db, "u1", "clockwork")  # the owner's chat is untouched
+    with pytest.raises(NotFound):
+        leave_chat(db, "u2", "c1")  # once
 
 
 def test_a_later_turn_is_added_and_a_deleted_chat_leaves_nothing(db):

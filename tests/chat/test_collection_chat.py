@@ -22,6 +22,7 @@ from cardchat.parsing import requests
 from cardchat.parsing.collection_query import SCOPES, CollectionQuery
 from cardchat.repo import embed_batches
 from cardchat.repo import messages as messages_repo
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.chat_sources import CHAT_SOURCES
 from cardchat.schema.documents import CARDS, CHAT_PRIVATE, Card
 
@@ -45,6 +46,7 @@ def seed(db, cards: dict[str, Card] = DECK) -> None:
     batch = db.batch()
     for cid, card in cards.items():
         batch.set(db.collection(CARDS).document(cid), card.to_dict())
+    batch.set(db.collection(CARD_SOURCES).document(ME), CardSources(ME, accepted_sharers=["them"]).to_dict())
     batch.commit()
 
 

@@ -11,6 +11,7 @@ from conftest import CallError
 
 from cardchat.errors import InvalidArgument
 from cardchat.parsing.related_requests import RELATED_LIMIT_DEFAULT, related_cards
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.functions
@@ -35,6 +36,8 @@ def people(app_db, sign_up):
     batch = app_db.batch()
     for cid, card in cards.items():
         batch.set(app_db.collection(CARDS).document(cid), card.to_dict())
+    accepted = CardSources(b_uid, accepted_sharers=[a_uid])  # B accepted A's shared cards
+    batch.set(app_db.collection(CARD_SOURCES).document(b_uid), accepted.to_dict())
     batch.commit()
     return {"a": (a_uid, a_token), "b": (b_uid, b_token)}
 

@@ -12,6 +12,7 @@ from conftest import CallError
 from cardchat.chat.card_search import SNIPPET_CHARS, snippet
 from cardchat.errors import InvalidArgument
 from cardchat.parsing import requests
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.functions
@@ -34,6 +35,8 @@ def people(app_db, sign_up):
     batch = app_db.batch()
     for cid, card in cards.items():
         batch.set(app_db.collection(CARDS).document(cid), card.to_dict())
+    accepted = CardSources(b_uid, accepted_sharers=[a_uid])  # B accepted A's shared cards
+    batch.set(app_db.collection(CARD_SOURCES).document(b_uid), accepted.to_dict())
     batch.commit()
     return {"a": (a_uid, a_token), "b": (b_uid, b_token)}
 

@@ -12,6 +12,7 @@ from cardchat.parsing.collection_query import CollectionQuery
 from cardchat.repo import cards as card_repo
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.rebuild import rebuild
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.documents import CARDS, Card
 
 pytestmark = pytest.mark.emulator
@@ -29,6 +30,7 @@ def deck(db):
     batch.set(db.collection(CARDS).document("b-secret"), Card("Moon secret", "The moon and the sea, B's.", B).to_dict())
     shared = Card("Moon phases", "The moon waxes and wanes; the sea follows.", B, viewers=[A])
     batch.set(db.collection(CARDS).document("b-shared"), shared.to_dict())
+    batch.set(db.collection(CARD_SOURCES).document(A), CardSources(A, accepted_sharers=[B]).to_dict())
     batch.commit()
     reader.clear_cache()
     rebuild(db, A)

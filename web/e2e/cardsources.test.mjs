@@ -3,7 +3,8 @@
 // the user follows the stranger from that card, sees "<stranger>'s public
 // cards" as a source, chats over it, and sees "no public cards now" once the
 // stranger made them private. Cards shared with the user are a source of
-// their own, and hiding a sharer takes that sharer's cards out of it.
+// their own, holding a sharer's cards only once the user accepted that
+// sharer; stopping a sharer takes their cards out of it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
@@ -158,25 +159,48 @@ test('a new user sees their own cards first, follows a stranger from their publi
   await context.close();
 });
 
-test('cards shared with me are a source of their own; hiding a sharer takes their cards out of it', async () => {
+/** A sharer's button of `action` (accept, stop, undo) in the "Shared with me" banner. */
+const sharerButton = (page, action, who) => page.locator(`[data-testid=${action}-sharer][data-sharer="${who.uid}"]`);
+
+async function nothingUntilAccepted(page) {
+  await page.getByTestId('card-source').selectOption({ index: 1 });
+  await page.getByTestId('no-cards').filter({ hasText: 'No cards are shared with you by people you accepted.' }).waitFor({ timeout: 60_000 });
+  assert.equal(new URL(page.url()).search, '?scope=shared');
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerB.uid}"]`).waitFor({ timeout: 30_000 });
+  assert.equal(await page.getByTestId('sharers').filter({ hasText: '@' }).count(), 0); // no email shown
+}
+
+async function acceptsBothThenStopsOne(page) {
+  await sharerButton(page, 'accept', U.sharerA).click();
+  await listShows(page, [CARD.sharedA], 'shared with me, one sharer accepted');
+  await sharerButton(page, 'accept', U.sharerB).click();
+  await listShows(page, [CARD.sharedA, CARD.sharedB], 'shared with me, both accepted');
+  await sharerButton(page, 'stop', U.sharerA).click();
+  await listShows(page, [CARD.sharedB], 'shared with me, one sharer stopped');
+  await until('the stopped sharer in card_sources, out of the accepted', async () => {
+    const s = await adminGet(`${COLLECTIONS.card_sources}/${U.reader.uid}`);
+    return s?.hidden_sharers?.includes(U.sharerA.uid) && !s.accepted_sharers.includes(U.sharerA.uid);
+  }, 30_000);
+}
+
+async function stoppedStaysStoppedAndCanBeUndone(page) {
+  await page.goto(`${APP_URL}/?scope=shared`);
+  await listShows(page, [CARD.sharedB], 'shared with me, reloaded');
+  await sharerButton(page, 'undo', U.sharerA).click();
+  await page.getByTestId('pending-sharers').locator(`span.sharer[data-sharer="${U.sharerA.uid}"]`).waitFor({ timeout: 30_000 });
+  await listShows(page, [CARD.sharedB], 'shared with me, the stop undone: pending again, not accepted');
+}
+
+test('cards shared with me join only once I accept their sharer; stopping a sharer takes their cards out', async () => {
   const context = await newContext(browser);
   const page = await context.newPage();
   const errors = pageErrors(page);
   await signIn(page, U.reader.email, PASSWORD);
   await listShows(page, [CARD.own], 'the first view');
-  await page.getByTestId('card-source').selectOption({ index: 1 });
-  await listShows(page, [CARD.sharedA, CARD.sharedB], 'shared with me');
-  assert.equal(new URL(page.url()).search, '?scope=shared');
-  const hideA = page.locator(`[data-testid=hide-sharer][data-sharer="${U.sharerA.uid}"]`);
-  await hideA.click();
-  await listShows(page, [CARD.sharedB], 'shared with me, one sharer hidden');
-  await until('the hidden sharer in card_sources', async () =>
-    (await adminGet(`${COLLECTIONS.card_sources}/${U.reader.uid}`))?.hidden_sharers?.includes(U.sharerA.uid), 30_000);
-  // Hidden stays hidden on a fresh load, and can be shown again.
-  await page.goto(`${APP_URL}/?scope=shared`);
-  await listShows(page, [CARD.sharedB], 'shared with me, reloaded');
-  await page.locator(`[data-testid=show-sharer][data-sharer="${U.sharerA.uid}"]`).click();
-  await listShows(page, [CARD.sharedA, CARD.sharedB], 'shared with me, the sharer shown again');
+  await nothingUntilAccepted(page);
+  await acceptsBothThenStopsOne(page);
+  await stoppedStaysStoppedAndCanBeUndone(page);
   assert.deepEqual(errors, []);
   await context.close();
 });

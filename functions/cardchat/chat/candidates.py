@@ -17,9 +17,9 @@ choose (docs/security.md, "What a chat holds"):
   No index yet: it is built first.
 - one owner's public cards (scope "owner"): that owner's public partition,
   the same way; never their private cards, never anyone else's.
-- cards shared with `uid` (scopes "shared", "mine_and_shared"): one Firestore
-  query on the viewers holding `uid`, less the owners `uid` hides; it grows
-  with what was shared with `uid`, which they can hide per person.
+- cards shared with `uid` (scopes "shared", "mine_and_shared"): one bounded
+  query per person `uid` accepted (repo/card_sources.py); a person who shares
+  cards with `uid` unaccepted adds no read.
 - an id list: indexed own cards from the index, the rest (others' cards,
   own cards not indexed yet) read by id and ranked from loose entries
   (their stored vectors; unembedded ones by BM25 alone).
@@ -198,11 +198,11 @@ def _by_query(db: Any, uid: str, query: CollectionQuery) -> Pool:
 
 
 def _shared(db: Any, uid: str, query: CollectionQuery) -> dict[str, Card]:
-    """Cards shared with `uid` within `query`, less those of the sharers `uid` hides."""
+    """Cards shared with `uid` within `query` by the people `uid` accepted."""
     from cardchat.repo import card_sources
 
-    hidden = card_sources.hidden_sharers(db, uid)
-    return {c: k for c, k in card_sources.shared_with(db, uid, hidden).items() if query.admits(k, uid)}
+    sharers = card_sources.accepted_sharers(db, uid)
+    return {c: k for c, k in card_sources.shared_by(db, uid, sharers).items() if query.admits(k, uid)}
 
 
 def matching(pool: Pool, text: str) -> Pool:

@@ -1,4 +1,5 @@
-"""shareChat: the owner shares a chat with people by email, or stops.
+"""shareChat: the owner shares a chat with people by email, or stops; leaveChat:
+a person it is shared with stops reading it.
 
 Viewers are stored as one chat_viewers doc each (uids), never on the chat,
 which visitors of a published chat read: the rules let a viewer read the
@@ -74,3 +75,12 @@ def _reindex(db: Any, chat_id: str, before: list[str], after: list[str]) -> None
 
     chat_search.add_readers(db, chat_id, [v for v in after if v not in before])
     chat_search.remove_readers(db, chat_id, [v for v in before if v not in after])
+
+
+def leave_chat(db: Any, uid: str, chat_id: str) -> None:
+    """`uid` no longer reads `chat_id` as a viewer: their chat_viewers doc goes, and the chat
+    leaves their search index. Not a viewer of it (the owner included, or no such chat) is one
+    and the same NOT_FOUND, so nobody learns by calling which chats exist."""
+    if not sharing.remove_viewer(db, chat_id, uid):
+        raise NotFound("This chat is not shared with you")
+    _reindex(db, chat_id, [uid], [])

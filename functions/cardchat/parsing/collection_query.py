@@ -9,7 +9,7 @@ fields, and the scope names come from common/collections.json
 
 - scope: whose cards. Only the caller's own unless they chose otherwise:
   "mine" (the default), "shared" (private cards of others whose viewers hold
-  the caller, less the owners the caller hides: card_sources.hidden_sharers),
+  the caller, of the people the caller accepted: card_sources.accepted_sharers),
   "mine_and_shared" (both), or "owner" (the public cards of `owner`, one
   followed person). Every public card of everyone is not a scope: a chat
   would then hold strangers' text, and its cost would grow with what they
@@ -83,8 +83,8 @@ class CollectionQuery:
         return self.scope != "mine"
 
     def admits(self, card: Card, uid: str) -> bool:
-        """`card` is in this collection for `uid` by everything but `text` (and but the
-        sharers `uid` hides, which the resolver leaves out): readable by `uid` and within
+        """`card` is in this collection for `uid` by everything but `text` (and but whether
+        `uid` accepted its owner, which the resolver asks first): readable by `uid` and within
         scope, tag and visibility."""
         if not card.visible_to(uid):
             return False

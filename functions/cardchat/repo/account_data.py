@@ -86,7 +86,12 @@ _OWNED = (
     SAVED_COLLECTIONS,
 )
 #: Other users' documents that may list this uid: (collection, array field).
-_MENTIONS = ((CARDS, "viewers"), (CARD_SOURCES, "hidden_sharers"), (VIEWER_LOOKUPS, "found"))
+_MENTIONS = (
+    (CARDS, "viewers"),
+    (CARD_SOURCES, "hidden_sharers"),
+    (CARD_SOURCES, "accepted_sharers"),
+    (VIEWER_LOOKUPS, "found"),
+)
 
 
 def _delete_where(db: firestore.Client, collection: str, field: str, value: str) -> int:

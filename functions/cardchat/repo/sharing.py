@@ -33,6 +33,21 @@ def is_viewer(db: firestore.Client, chat_id: str, uid: str) -> bool:
     return bool(snap.exists and (snap.to_dict() or {}).get("chat") == chat_id)
 
 
+def remove_viewer(db: firestore.Client, chat_id: str, uid: str) -> bool:
+    """Deletes `uid`'s viewer doc of `chat_id` in a transaction that reads it first; whether there was one."""
+    ref = db.collection(CHAT_VIEWERS).document(chat_viewer_id(chat_id, uid))
+
+    @firestore.transactional
+    def run(tx: firestore.Transaction) -> bool:
+        snap = ref.get(transaction=tx)
+        if not (snap.exists and (snap.to_dict() or {}).get("chat") == chat_id):
+            return False
+        tx.delete(ref)
+        return True
+
+    return bool(run(db.transaction()))
+
+
 class ChatViewerRow:
     """A stored viewer doc, for ordering (a missing `added` sorts first)."""
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from cardchat.schema.documents import COLLECTIONS, _dict, now
+from cardchat.schema.documents import COLLECTIONS, SHARED, _dict, now
 from cardchat.schema.messages import Usage
 
 #: Server-only: users' own provider API keys, encrypted (access/own_keys.py). Rules deny every client.
@@ -162,9 +162,15 @@ class ViewerLookups:
         return _dict(self)
 
 
-#: Per user: the card sources they follow and the people whose shared cards they hide (CardSources).
-#: The owner writes it (firestore.rules); the server reads `hidden_sharers` when resolving a collection.
+#: Per user: the card sources they follow, the people whose shared cards they accepted and those
+#: they stopped (CardSources). The owner writes it (firestore.rules); the server reads
+#: `accepted_sharers` (less `hidden_sharers`) when resolving a collection.
 CARD_SOURCES = COLLECTIONS["card_sources"]
+_SOURCE_LIMITS = SHARED["card_source_limits"]
+#: How many people's shared cards a user may accept: each is one query of a "shared" scope.
+ACCEPTED_SHARERS_MAX: int = _SOURCE_LIMITS["accepted_sharers_max"]
+#: Cards a "shared" scope takes from all accepted sharers together, at most (repo/card_sources.py).
+SHARED_CARDS_MAX: int = _SOURCE_LIMITS["shared_cards_max"]
 
 
 @dataclass
@@ -178,11 +184,18 @@ class FollowedSource:
 @dataclass
 class CardSources:
     """card_sources/{uid}: the user's choices of other people's cards. A missing
-    document is no followed source and nothing hidden."""
+    document is no followed source, nobody accepted and nobody stopped.
+
+    Cards someone shares with the user (their `viewers` hold the user) join the user's
+    "shared" scope only once the user accepted that person: sharing alone must not
+    let anyone grow what the user's calls read. Stopping a person (`hidden_sharers`)
+    takes them out of `accepted_sharers` and keeps them off the pending list; the
+    rules refuse a uid in both."""
 
     owner: str
     following: list[FollowedSource] = field(default_factory=list)
-    hidden_sharers: list[str] = field(default_factory=list)  # uids whose shared cards stay out
+    hidden_sharers: list[str] = field(default_factory=list)  # uids stopped: never pending, never taken
+    accepted_sharers: list[str] = field(default_factory=list)  # uids whose shared cards the scope takes
     updated: datetime = field(default_factory=now)
 
     def to_dict(self) -> dict[str, Any]:
@@ -197,6 +210,7 @@ class CardSources:
             owner=str(d.get("owner") or ""),
             following=[FollowedSource(f["owner"], f.get("tag")) for f in following],
             hidden_sharers=[u for u in d.get("hidden_sharers") or [] if isinstance(u, str)],
+            accepted_sharers=[u for u in d.get("accepted_sharers") or [] if isinstance(u, str)],
             updated=d.get("updated") or now(),
         )
 

@@ -12,7 +12,7 @@ export class CardCounts {
 
   /** How many cards of `spec` carry `tag`; null when no query can count it. */
   count(spec: ScopeSpec, tag: string | null): Promise<number | null> {
-    const key = JSON.stringify([spec.scope, spec.owner, spec.hiddenSharers, tag]);
+    const key = JSON.stringify([spec.scope, spec.owner, spec.acceptedSharers, tag]);
     let n = this.asked.get(key);
     if (!n) {
       n = countCards(this.uid, spec, tag);

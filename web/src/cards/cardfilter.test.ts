@@ -50,9 +50,10 @@ describe('whose cards', () => {
     expect(ids({ scope: null })).toEqual(['m', 'mp']);
     expect(ids({ scope: 'mine' })).toEqual(['m', 'mp']);
   });
-  it('shows others\' cards only by a choice: shared minus the hidden, one owner\'s public ones', () => {
-    expect(ids({ scope: 'shared' })).toEqual(['s', 'h']);
-    expect(ids({ scope: 'shared', hiddenSharers: ['dave'] })).toEqual(['s']);
+  it('shows others\' cards only by a choice: shared by the accepted, one owner\'s public ones', () => {
+    expect(ids({ scope: 'shared' })).toEqual([]);
+    expect(ids({ scope: 'shared', acceptedSharers: ['bob', 'dave'] })).toEqual(['s', 'h']);
+    expect(ids({ scope: 'shared', acceptedSharers: ['bob'] })).toEqual(['s']);
     expect(ids({ scope: 'owner', owner: 'bob' })).toEqual(['p']);
     expect(ids({ scope: 'owner', owner: null })).toEqual([]);
     // an explicit id list is a choice of its own

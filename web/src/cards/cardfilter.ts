@@ -9,7 +9,7 @@ export interface CardFilter {
   ids: readonly string[] | null; // exactly these cards, in this order
   scope?: CardScope | null; // whose cards: null or absent, the reader's own
   owner?: string | null; // scope 'owner': whose public cards
-  hiddenSharers?: readonly string[]; // scope 'shared': people whose cards are left out
+  acceptedSharers?: readonly string[]; // scope 'shared': the people whose cards it takes (none: nobody's)
 }
 
 /**
@@ -34,10 +34,10 @@ export function parseScope(raw: string | null): CardScope | null {
 }
 
 /** Is `c` in the filter's scope for `uid`? */
-export function inScope(c: CardDoc, f: Pick<CardFilter, 'scope' | 'owner' | 'hiddenSharers'>, uid: string): boolean {
+export function inScope(c: CardDoc, f: Pick<CardFilter, 'scope' | 'owner' | 'acceptedSharers'>, uid: string): boolean {
   switch (f.scope ?? 'mine') {
     case 'mine': return c.owner === uid;
-    case 'shared': return c.owner !== uid && c.visibility !== 'public' && !(f.hiddenSharers ?? []).includes(c.owner);
+    case 'shared': return c.owner !== uid && c.visibility !== 'public' && (f.acceptedSharers ?? []).includes(c.owner);
     case 'owner': return c.owner === f.owner && c.visibility === 'public';
   }
 }

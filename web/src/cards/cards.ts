@@ -86,7 +86,7 @@ class CardsView {
     // The first screen needs one query, the first page; on the emulator every
     // other query scans the collection too and delays it. The counts,
     // the live feed and the embedding progress start once it answered (or 3 s on).
-    // A "Shared with me" list waits for card_sources, whom the reader hides (sourcesChanged); others read it later.
+    // A "Shared with me" list waits for card_sources, whom the reader accepted (sourcesChanged); others read it later.
     const shared = !route.chat && this.spec().scope === 'shared';
     this.whenFirstPage(() => {
       this.countScopes();
@@ -108,7 +108,7 @@ class CardsView {
   /** Whose cards the list shows; an id list names its cards itself (a scope then only narrows it). */
   private spec(): ScopeSpec {
     const f = this.filter;
-    return { scope: f.scope ?? 'mine', owner: f.owner ?? null, hiddenSharers: f.hiddenSharers ?? [] };
+    return { scope: f.scope ?? 'mine', owner: f.owner ?? null, acceptedSharers: f.acceptedSharers ?? [] };
   }
 
   private choice(): SourceChoice {
@@ -131,11 +131,11 @@ class CardsView {
     if (!this.afterFirstPage) this.watchChanges();
   }
 
-  /** The reader's card_sources answered or changed: a "Shared with me" list leaves out whom they hide. */
+  /** The reader's card_sources answered or changed: a "Shared with me" list takes whom they accepted. */
   private sourcesChanged(s: CardSources): void {
-    const before = this.filter.hiddenSharers;
-    this.filter.hiddenSharers = s.hidden_sharers;
-    if (this.spec().scope !== 'shared' || this.route.chat || before?.join('\n') === s.hidden_sharers.join('\n')) return;
+    const before = this.filter.acceptedSharers;
+    this.filter.acceptedSharers = s.accepted_sharers;
+    if (this.spec().scope !== 'shared' || this.route.chat || before?.join('\n') === s.accepted_sharers.join('\n')) return;
     if (before) this.countScopes();
     this.reload();
   }
@@ -384,7 +384,6 @@ class CardsView {
     const own = f.ids || this.spec().scope === 'mine';
     const total = own ? this.total : pager.done ? pager.cards.length : null;
     const view = listView('cards', { error: pager.error, shown: pager.cards.length, complete: pager.done, filtered: filtered && !!own, total });
-    if (this.spec().scope === 'shared') this.picker.setSharers(pager.cards.map((c) => c.owner));
     if (view.kind === 'empty' && !own) {
       this.list.showStatus(emptySourceText(this.choice(), filtered) ?? view.text, view.kind);
     } else if (view.kind === 'items') {

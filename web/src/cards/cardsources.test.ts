@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import table from '../../../common/card_sources_cases.json';
 import {
-  follow, hideSharer, isFollowed, NO_SOURCES, parseSources, showSharer, SOURCE_LIMITS, sourceLabel, sourcesProblem, unfollow,
+  acceptSharer, follow, hideSharer, isFollowed, NO_SOURCES, parseSources, showSharer, SOURCE_LIMITS, sourceLabel, sourcesProblem, unfollow,
 } from './cardsources';
 
 const SELF = 'me';
@@ -55,10 +55,23 @@ describe('following owners and hiding sharers', () => {
     expect(showSharer(s, 'dave').hidden_sharers).toEqual([]);
   });
 
+  it('accepts a sharer once; stopping them takes them out of the accepted, accepting again undoes the stop', () => {
+    const s = acceptSharer(acceptSharer(NO_SOURCES, 'dave'), 'dave');
+    expect(s.accepted_sharers).toEqual(['dave']);
+    const stopped = hideSharer(s, 'dave');
+    expect(stopped).toEqual({ ...NO_SOURCES, hidden_sharers: ['dave'] });
+    expect(sourcesProblem({ owner: SELF, ...stopped }, SELF)).toBeNull();
+    expect(acceptSharer(stopped, 'dave')).toEqual({ ...NO_SOURCES, accepted_sharers: ['dave'] });
+    const full = { ...NO_SOURCES, accepted_sharers: Array.from({ length: SOURCE_LIMITS.accepted_sharers_max }, (_, i) => `u${i}`) };
+    expect(() => acceptSharer(full, 'dave')).toThrow(/stop one first/);
+  });
+
   it('reads a stored document, leaving out what does not fit', () => {
     expect(parseSources(undefined)).toEqual(NO_SOURCES);
     expect(parseSources({ following: [{ owner: 'bob' }, 'x', { tag: 'y' }], hidden_sharers: ['d', 3] }))
-      .toEqual({ following: [{ owner: 'bob' }], hidden_sharers: ['d'] });
+      .toEqual({ following: [{ owner: 'bob' }], hidden_sharers: ['d'], accepted_sharers: [] });
+    expect(parseSources({ following: [], hidden_sharers: ['d'], accepted_sharers: ['d', 'e', 4] }))
+      .toEqual({ following: [], hidden_sharers: ['d'], accepted_sharers: ['e'] });
   });
 
   it('names a source', () => {

@@ -6,7 +6,7 @@ describe('filterQuery', () => {
     expect(filterQuery({ tag: null, text: '', ids: null })).toEqual({ scope: 'mine' });
     expect(filterQuery({ tag: 'git', text: ' rebase ', ids: null, scope: 'mine' }))
       .toEqual({ scope: 'mine', tag: 'git', text: 'rebase' });
-    expect(filterQuery({ tag: null, text: '', ids: null, scope: 'shared', hiddenSharers: ['dave'] })).toEqual({ scope: 'shared' });
+    expect(filterQuery({ tag: null, text: '', ids: null, scope: 'shared', acceptedSharers: ['dave'] })).toEqual({ scope: 'shared' });
   });
 
   it('names the owner of a followed source', () => {

@@ -1,12 +1,15 @@
 // The Cards page's choice of whose cards it shows: "Mine" first and by
-// default; others' cards only by a choice it names: "Shared with me" (less
-// the people the reader hides), one owner's public cards, optionally by tag
+// default; others' cards only by a choice it names: "Shared with me" (the
+// cards of the people the reader accepted: someone who shares cards with the
+// reader is pending until accepted, and can be stopped), one owner's public cards, optionally by tag
 // (reached from that owner's public card or a link to their deck, and kept
 // as a followed source). Every public card of everyone is no choice at all.
 // The choices live in card_sources/{uid}, through cardqueries.ts.
 import type { CardScope } from './cardfilter';
-import { updateCardSources, watchCardSources } from '../data/cardqueries';
-import { follow, hideSharer, isFollowed, NO_SOURCES, ownerLabel, sameSource, showSharer, sourceLabel, unfollow } from './cardsources';
+import { sharersOf, updateCardSources, watchCardSources } from '../data/cardqueries';
+import {
+  acceptSharer, follow, hideSharer, isFollowed, NO_SOURCES, ownerLabel, sameSource, showSharer, sourceLabel, unfollow,
+} from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import type { CardSources, FollowedSource } from '../data/docs';
@@ -29,21 +32,27 @@ export function emptySourceText(c: SourceChoice, filtered: boolean): string | nu
     return filtered ? `No public card of ${ownerLabel(c.owner)}’s matches this filter.` : `${ownerLabel(c.owner)} has no public cards now.`;
   }
   if (c.scope === 'shared') {
-    return filtered ? 'No card shared with you matches this filter.' : 'No cards are shared with you (or you hide the people who share them).';
+    return filtered ? 'No card shared with you matches this filter.' : 'No cards are shared with you by people you accepted.';
   }
   return null;
 }
 
+/** People "Shared with me" lists, at most (each costs one read; accepted and stopped ones are listed from card_sources too). */
+const SHARERS_LISTED = 40;
+
+type SharerAction = 'Accept' | 'Stop' | 'Undo';
+
 export class SourcePicker {
   readonly el: HTMLElement;
-  /** Under the toolbar while "Shared with me" is shown: who shares, hide or show them. */
+  /** Under the toolbar while "Shared with me" is shown: who shares, accept or stop them. */
   readonly sharersEl = h('div', { class: 'banner', hidden: true, 'data-testid': 'sharers' });
   private readonly select = h('select', { id: 'card-scope', 'data-testid': 'card-source' });
   private readonly followButton = h('button', { type: 'button', hidden: true, 'data-testid': 'follow-source' });
   private readonly status = h('span', { class: 'error', role: 'alert', 'data-testid': 'source-error' });
   private sources: CardSources | null = null;
   private counts: SourceCounts = {};
-  private sharers: string[] = [];
+  /** People found sharing cards with the reader (accepted, stopped or pending), once "Shared with me" is shown. */
+  private sharers: string[] | null = null;
   private options: SourceChoice[] = [];
   private stop: () => void = () => {};
 
@@ -69,6 +78,7 @@ export class SourcePicker {
       this.sources = s;
       this.onSources(s);
       this.render();
+      this.findSharers();
     }, (e) => {
       this.status.textContent = `Could not read the sources you follow: ${describeError(e)}`;
       if (!this.sources) this.onSources(NO_SOURCES);
@@ -82,6 +92,7 @@ export class SourcePicker {
   setCurrent(c: SourceChoice): void {
     this.current = c;
     this.render();
+    this.findSharers();
   }
 
   setCounts(counts: SourceCounts): void {
@@ -89,12 +100,14 @@ export class SourcePicker {
     this.render();
   }
 
-  /** The people whose shared cards the list has shown so far. */
-  setSharers(owners: Iterable<string>): void {
-    const seen = [...new Set(owners)].filter((o) => o !== this.uid).sort();
-    if (seen.join('\n') === this.sharers.join('\n')) return;
-    this.sharers = seen;
-    this.renderSharers();
+  /** Who shares cards with the reader, looked up once "Shared with me" is shown (one read a person). */
+  private findSharers(): void {
+    if (this.current.scope !== 'shared' || this.sharers !== null) return;
+    this.sharers = [];
+    sharersOf(this.uid, SHARERS_LISTED).then((found) => {
+      this.sharers = found.filter((o) => o !== this.uid);
+      this.renderSharers();
+    }, (e: unknown) => { this.status.textContent = `Could not find who shares cards with you: ${describeError(e)}`; });
   }
 
   private currentSource(): FollowedSource | null {
@@ -127,19 +140,24 @@ export class SourcePicker {
   }
 
   private renderSharers(): void {
-    const hidden = this.sources?.hidden_sharers ?? [];
-    this.sharersEl.hidden = this.current.scope !== 'shared' || (this.sharers.length === 0 && hidden.length === 0);
-    const shown = this.sharers.filter((s) => !hidden.includes(s));
+    const accepted = this.sources?.accepted_sharers ?? [];
+    const stopped = this.sources?.hidden_sharers ?? [];
+    const pending = (this.sharers ?? []).filter((s) => !accepted.includes(s) && !stopped.includes(s));
+    this.sharersEl.hidden = this.current.scope !== 'shared' || accepted.length + stopped.length + pending.length === 0;
+    const line = (label: string, people: string[], actions: SharerAction[], testid: string) => (people.length
+      ? h('div', { 'data-testid': testid }, label, ...people.map((p) => h('span', { class: 'sharer', 'data-sharer': p },
+        ` ${ownerLabel(p)} `, ...actions.map((a) => this.sharerButton(p, a)))))
+      : null);
     replaceChildren(this.sharersEl,
-      shown.length ? ['Shared with you by: ', ...shown.map((s) => this.sharerButton(s, 'Hide'))] : null,
-      hidden.length ? [' Hidden: ', ...hidden.map((s) => this.sharerButton(s, 'Show'))] : null);
+      line('Waiting for you to accept their cards:', pending, ['Accept', 'Stop'], 'pending-sharers'),
+      line('Shared with you by:', accepted, ['Stop'], 'accepted-sharers'),
+      line('Stopped:', stopped, ['Undo'], 'stopped-sharers'));
   }
 
-  private sharerButton(sharer: string, action: 'Hide' | 'Show'): HTMLElement {
-    const testid = action === 'Hide' ? 'hide-sharer' : 'show-sharer';
-    return h('button', { type: 'button', class: 'link', 'data-testid': testid, 'data-sharer': sharer,
-      onclick: () => this.change((s) => (action === 'Hide' ? hideSharer(s, sharer) : showSharer(s, sharer))) },
-    `${action} ${ownerLabel(sharer)}`);
+  private sharerButton(sharer: string, action: SharerAction): HTMLElement {
+    const edit = { Accept: acceptSharer, Stop: hideSharer, Undo: showSharer }[action];
+    return h('button', { type: 'button', class: 'link', 'data-testid': `${action.toLowerCase()}-sharer`, 'data-sharer': sharer,
+      onclick: () => this.change((s) => edit(s, sharer)) }, action === 'Undo' ? 'Undo stop' : action);
   }
 
   private toggleFollow(): void {

@@ -9,6 +9,7 @@ import { getChatAuthor, watchChats } from '../data/queries';
 import { renderSignIn } from '../account/signin';
 import type { ChatDoc } from '../data/docs';
 import { chatSearchBox } from './chatsearch';
+import { leaveChat } from '../data/api';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -59,11 +60,29 @@ export function mountSharedList(el: HTMLElement, uid: string, activeId: string |
             'aria-current': c.id === activeId ? 'page' : undefined,
           },
           h('span', { class: 'chat-item-title' }, c.title || 'Untitled chat'),
-          h('span', { class: 'chat-item-meta' }, authorChip(c.id), ' ', c.last_updated ? when.format(c.last_updated) : '')))))]
+          h('span', { class: 'chat-item-meta' }, authorChip(c.id), ' ', c.last_updated ? when.format(c.last_updated) : '')),
+          leaveButton(c.id))))]
       : []),
     (err) => replaceChildren(el, h('p', { class: 'error', role: 'alert', 'data-testid': 'load-failed' },
       `Couldn’t load the chats shared with you — retrying (${describeError(err)})`)),
   );
+}
+
+/** Stops reading a chat shared with the user; the live list then drops it. */
+function leaveButton(chatId: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'link', 'data-testid': 'leave-chat', 'data-chat-id': chatId }, 'Leave');
+  button.addEventListener('click', () => {
+    if (!confirm('Leave this chat? You will no longer see it, unless its owner shares it with you again.')) return;
+    button.disabled = true;
+    leaveChat({ chat_id: chatId }).then(() => {
+      const at = router.current();
+      if (at.name === 'chat' && at.id === chatId) router.navigate('/chats', { replace: true });
+    }, (e: unknown) => {
+      button.disabled = false;
+      button.textContent = `Leave (failed: ${describeError(e)})`;
+    });
+  });
+  return button;
 }
 
 function failureNote(err: unknown): HTMLElement {

@@ -112,6 +112,8 @@ export interface ShareChatRequest {
 }
 
 export const shareChat = call<ShareChatRequest, { viewers: Viewer[]; show_author: boolean }>(FUNCTIONS.shareChat);
+/** A person a chat is shared with stops reading it (their chat_viewers doc goes). */
+export const leaveChat = call<{ chat_id: string }, Record<string, never>>(FUNCTIONS.leaveChat);
 export const rateAnswer = call<
   { message_id: string; rating: 'up' | 'down' | null; comment?: string }, Record<string, never>
 >(FUNCTIONS.rateAnswer);

@@ -4,8 +4,10 @@
 // or one owner's public cards; and the reader's choice of sources
 // (card_sources). Every query is one firestore.rules allows (owner == uid,
 // viewers array-contains uid, owner == X and visibility == 'public', each
-// optionally with tags array-contains tag): rules-tests/cards-paging.test.mjs
-// runs each shape. No query reaches cards of anyone the reader did not choose.
+// optionally with tags array-contains tag; viewers array-contains uid and owner
+// in the accepted sharers): rules-tests/cards-paging.test.mjs runs each shape.
+// No list query reaches cards of anyone the reader did not choose; only
+// `pendingSharers` looks past the accepted, one card per person.
 import {
   collection, doc, documentId, getCountFromServer, getDocFromServer, getDocsFromServer, limit, onSnapshot, orderBy, query,
   serverTimestamp, setDoc, startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
@@ -22,11 +24,11 @@ import { type CardDoc, type CardSources, toCard } from './docs';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
-/** Whose cards a list shows: a scope, the owner of an 'owner' scope, the sharers a 'shared' one leaves out. */
+/** Whose cards a list shows: a scope, the owner of an 'owner' scope, the sharers whose cards a 'shared' one takes. */
 export interface ScopeSpec {
   scope: CardScope;
   owner: string | null;
-  hiddenSharers: readonly string[];
+  acceptedSharers: readonly string[];
 }
 
 /** The query the rules allow for `spec`, narrowed to a tag where Firestore can; null: an owner scope naming nobody. */
@@ -35,14 +37,17 @@ function scopeQuery(uid: string, spec: ScopeSpec, tag: string | null): Query | n
   switch (spec.scope) {
     case 'mine': return query(cards(), where('owner', '==', uid), ...tagged);
     // A second array-contains is not allowed in one query: the tag is filtered here (scopeSource).
-    case 'shared': return query(cards(), where('viewers', 'array-contains', uid));
+    // Only the accepted people's cards (at most 30: one `in`): a stranger's shared cards are not paged through.
+    case 'shared': return spec.acceptedSharers.length
+      ? query(cards(), where('viewers', 'array-contains', uid), where('owner', 'in', [...spec.acceptedSharers]))
+      : null;
     case 'owner': return spec.owner ? query(cards(), where('owner', '==', spec.owner), where('visibility', '==', 'public'), ...tagged) : null;
   }
 }
 
-/** What of the shared query's answer the 'shared' scope keeps: others' cards, not from a hidden sharer, with the tag. */
+/** What of the shared query's answer the 'shared' scope keeps: others' cards, from an accepted sharer, with the tag. */
 function keepShared(uid: string, spec: ScopeSpec, tag: string | null): (c: CardDoc) => boolean {
-  return (c) => c.owner !== uid && !spec.hiddenSharers.includes(c.owner) && (!tag || c.tags.includes(tag));
+  return (c) => c.owner !== uid && spec.acceptedSharers.includes(c.owner) && (!tag || c.tags.includes(tag));
 }
 
 const EMPTY: CardSource = { async next() { return { cards: [], done: true }; } };
@@ -99,13 +104,13 @@ async function count(q: Query, name: string): Promise<number> {
 
 /**
  * How many cards `spec` and tag hold, by an aggregation query (no card is
- * read). null when no query can count it: shared cards with a tag or with
- * hidden sharers (those are filtered in the browser).
+ * read). null when no query can count it: shared cards with a tag (filtered
+ * in the browser).
  */
 export async function countCards(uid: string, spec: ScopeSpec, tag: string | null): Promise<number | null> {
   const q = scopeQuery(uid, spec, tag);
   if (!q) return 0;
-  if (spec.scope === 'shared' && (tag || spec.hiddenSharers.length)) return null;
+  if (spec.scope === 'shared' && tag) return null;
   return count(q, spec.scope);
 }
 
@@ -139,6 +144,22 @@ export function watchCardChanges(
   }, onError);
 }
 
+/**
+ * Up to `most` people who share cards with the reader, each found by one query of one card (ordered by
+ * owner, starting after the last one found): however many cards one person shares, they cost one read.
+ */
+export async function sharersOf(uid: string, most: number): Promise<string[]> {
+  const found: string[] = [];
+  while (found.length < most) {
+    const after = found.length ? [startAfter(found[found.length - 1])] : [];
+    const q = query(cards(), where('viewers', 'array-contains', uid), orderBy('owner'), ...after, limit(1));
+    const owner = (await getDocsFromServer(q)).docs[0]?.get('owner');
+    if (typeof owner !== 'string') return found;
+    found.push(owner);
+  }
+  return found;
+}
+
 const sourcesDoc = (uid: string) => doc(db, COLLECTIONS.card_sources, uid);
 
 /** The reader's chosen sources, live (none chosen yet: a missing document). */
@@ -160,7 +181,7 @@ export async function updateCardSources(uid: string, change: (s: CardSources) =>
 
 /** Stores the reader's sources whole; a shape the rules would refuse is refused here first, by name. */
 export async function saveCardSources(uid: string, s: CardSources): Promise<void> {
-  const data = { owner: uid, following: s.following, hidden_sharers: s.hidden_sharers };
+  const data = { owner: uid, following: s.following, hidden_sharers: s.hidden_sharers, accepted_sharers: s.accepted_sharers };
   const bad = sourcesProblem(data, uid);
   if (bad) throw new Error(`Your card sources cannot be saved: ${bad} is not valid.`);
   await setDoc(sourcesDoc(uid), { ...data, updated: serverTimestamp() });

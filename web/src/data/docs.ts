@@ -160,10 +160,14 @@ export interface FollowedSource {
   tag?: string;
 }
 
-/** card_sources/{uid}: whose cards the user follows and whose shared cards they hide (cards/cardsources.ts checks it). */
+/**
+ * card_sources/{uid}: whose cards the user follows, whose shared cards they accepted and whom they stopped
+ * (cards/cardsources.ts checks it). A person's shared cards join "Shared with me" only once accepted.
+ */
 export interface CardSources {
   following: FollowedSource[];
   hidden_sharers: string[];
+  accepted_sharers: string[];
 }
 
 // --- snapshots to shapes ----------------------------------------------------
