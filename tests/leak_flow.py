@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.cloud.firestore import FieldFilter
+from test_endpoints import wait_for
 
 from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, USERS, Card, UserDoc, now
 from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
@@ -36,16 +37,6 @@ class Flow:
     answers: list[str] = field(default_factory=list)  # ids of every assistant message of the flow
 
 
-def wait_for(predicate, what: str, timeout: float = 240):
-    deadline = time.time() + timeout  # a bound that turns a hang into a failure, never a timing assert
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def answered(db, chat_id: str) -> list[str]:
     """Waits until every assistant message of the chat is complete or failed; their ids."""
 
@@ -56,7 +47,7 @@ def answered(db, chat_id: str) -> list[str]:
             return [d.id for d in answers]
         return None
 
-    return wait_for(done, f"the answers of {chat_id}")
+    return wait_for(done, timeout=240, what=f"the answers of {chat_id}")
 
 
 def people(db, sign_up) -> dict[str, Person]:

@@ -203,21 +203,17 @@ def test_no_reader_obtains_an_uncited_packed_card(hunt):
     assert found == [], _report(found)
 
 
-def test_no_reader_obtains_the_email_of_the_owner_or_of_a_sharer(hunt):
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "email",  # of the owner or of a sharer
+        "collection",  # a saved collection's query or instructions
+        "size",  # a size or count of a background not the reader's
+    ],
+)
+def test_no_reader_obtains_what_is_not_theirs(hunt, kind):
     _, secrets, reads = hunt
-    found = [leak for r in reads for leak in other_leaks(r, secrets)["email"]]
-    assert found == [], _report(found)
-
-
-def test_no_reader_obtains_a_saved_collection_s_query_or_instructions(hunt):
-    _, secrets, reads = hunt
-    found = [leak for r in reads for leak in other_leaks(r, secrets)["collection"]]
-    assert found == [], _report(found)
-
-
-def test_no_reader_obtains_a_size_or_count_of_a_background_not_theirs(hunt):
-    _, secrets, reads = hunt
-    found = [leak for r in reads for leak in other_leaks(r, secrets)["size"]]
+    found = [leak for r in reads for leak in other_leaks(r, secrets)[kind]]
     assert found == [], _report(found)
 
 
