@@ -12,6 +12,7 @@ from typing import Any
 from google.cloud.firestore import FieldFilter
 from test_endpoints import wait_for
 
+from cardchat.schema.accounts import CARD_SOURCES, CardSources
 from cardchat.schema.documents import CARDS, CHAT_MESSAGES, CHAT_PRIVATE, CHATS, USERS, Card, UserDoc, now
 from cardchat.schema.saved_collections import SAVED_COLLECTIONS, SavedCollection
 
@@ -123,6 +124,9 @@ def write_cards(db, cards: dict[str, Card]) -> None:
 def source_chat(db, call, flow: Flow) -> str:
     """createChat over mine and shared, then a follow-up about a card added since."""
     owner = flow.people["owner"]
+    # the owner accepted the sharer: only then do their shared cards join "shared" (and its packing)
+    sources = CardSources(owner.uid, accepted_sharers=[flow.people["sharer"].uid])
+    db.collection(CARD_SOURCES).document(owner.uid).set(sources.to_dict())
     ask = {"query": {"scope": "mine_and_shared"}, "initial_message": "Why does the sea have two tides a day?"}
     chat_id = call("createChat", {**ask, "model": MODEL}, owner.token)["chat_id"]
     answered(db, chat_id)

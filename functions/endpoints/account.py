@@ -7,7 +7,7 @@ from typing import Any
 from firebase_functions import https_fn, options, scheduler_fn
 
 from cardchat.llm import models
-from cardchat.parsing import requests
+from cardchat.parsing import requests, token_requests
 from endpoints.base import ai_access, caller, db, endpoint, secrets_for
 
 
@@ -77,7 +77,7 @@ def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import access_tokens
 
     uid = caller(req)
-    made = access_tokens.create(db(), uid, requests.access_token_label(req.data))
+    made = access_tokens.create(db(), uid, token_requests.access_token_label(req.data))
     return {"token": made.token, "id": made.token_id}
 
 
@@ -87,7 +87,7 @@ def revokeAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import access_tokens
 
     uid = caller(req)
-    token, token_id = requests.revoke_access_token(req.data)
+    token, token_id = token_requests.revoke_access_token(req.data)
     access_tokens.revoke(db(), uid, token=token, token_id=token_id)
     return {}
 

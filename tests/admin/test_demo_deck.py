@@ -58,7 +58,7 @@ def test_callouts_become_numbers_in_code_and_a_numbered_list():
     ]
     assert asciidoc.to_markdown(lines).split("\n") == [
         "```",
-        "$ git branch -D test  (1)",
+        "$ git branch -D test    (1)",
         "$ git log  (2) (3)",
         "```",
         "1. Delete it.",

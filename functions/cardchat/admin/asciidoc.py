@@ -143,11 +143,11 @@ _CALLOUT_ITEM = re.compile(r"^<(\d+)>\s+(.*)$")
 
 
 def _callout_marks(line: str) -> str:
+    """A literal line with its trailing callout markers as `(1)`, aligned as the author aligned them."""
     marks = _CALLOUT_MARKS.search(line)
     if not marks:
         return line
-    numbers = re.findall(r"<(\d+)>", marks.group(0))
-    return line[: marks.start()] + "  " + " ".join(f"({n})" for n in numbers)
+    return line[: marks.start()] + re.sub(r"<(\d+)>", r"(\1)", marks.group(0))
 
 
 # Only `label::` starts a top-level item; `label:::` and `label;;` nest inside one.
