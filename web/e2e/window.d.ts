@@ -4,4 +4,5 @@ interface Window {
   __answerStates: { text: string; done: boolean }[];
   __routes: (string | undefined)[];
   __csp: string[];
+  axe: typeof import('axe-core');
 }

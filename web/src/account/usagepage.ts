@@ -3,19 +3,11 @@
 // aggregates (usage_daily: at most 30 x models small documents, never the messages).
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
+import { svg } from '../app/icons';
 import { getUsageDays } from '../data/ownerqueries';
 import type { Session } from '../data/session';
 import { byModel, dayString, formatCost, formatTokens, lastDays, USAGE_DAYS, type DayRow } from './usage';
 import type { UsageDayDoc } from '../data/docs';
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text) el.textContent = text;
-  return el;
-}
 
 /** Bars of cost per day, or of answers when nothing cost anything (the offline answerer). */
 function chart(rows: DayRow[]): Element {

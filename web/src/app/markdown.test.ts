@@ -40,6 +40,11 @@ describe('markdown', () => {
   it('reads no citations without a citation map (a card\'s body)', () => {
     expect(dom(renderMarkdown('See [1].')).querySelector('.citation')).toBeNull();
   });
+  it('makes code blocks focusable, so one that scrolls sideways scrolls from the keyboard', () => {
+    expect(renderMarkdown('```\ngit log --oneline\n```')).toMatch(/^<pre tabindex="0"><code>/);
+    expect(renderMarkdown('<pre>raw</pre>')).toContain('<pre tabindex="0">');
+  });
+
   it('does not treat Markdown links as citations', () => {
     const el = dom(markdownRenderer()('[1](https://example.com)', ownerCitations(['a'])));
     expect(el.querySelector('a.cite')).toBeNull();

@@ -113,10 +113,20 @@ function neutralise(fragment: DocumentFragment, base: string): void {
   }
 }
 
+/**
+ * A code block scrolls sideways rather than wrap (wrapping breaks the layout of code
+ * and diagrams): one that overflows must be scrollable from the keyboard too, so each
+ * takes focus. Set here, after DOMPurify, so the tab stop is ours, never the card's.
+ */
+function keyboardScrollable(fragment: DocumentFragment): void {
+  for (const pre of Array.from(fragment.querySelectorAll('pre'))) pre.setAttribute('tabindex', '0');
+}
+
 /** Sanitises untrusted HTML; `base` is the page URL links and images resolve against. */
 export function sanitize(html: string, base: string = window.location.href): string {
   const fragment = instance().sanitize(html, CONFIG);
   neutralise(fragment, base);
+  keyboardScrollable(fragment);
   const box = fragment.ownerDocument.createElement('div');
   box.appendChild(fragment);
   return box.innerHTML;

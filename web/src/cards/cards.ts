@@ -208,7 +208,8 @@ class CardsView {
   }
 
   private layout(root: HTMLElement): void {
-    replaceChildren(root, h('section', { class: 'cards-view' },
+    // the page's one heading, for screen readers' heading navigation (the toolbar says the rest to the eye)
+    replaceChildren(root, h('section', { class: 'cards-view' }, h('h1', { class: 'visually-hidden' }, 'Cards'),
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),

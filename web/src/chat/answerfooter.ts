@@ -7,6 +7,7 @@
 // visitor or viewer sees the output tokens only.
 import { rateAnswer } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
+import { icon, type IconName } from '../app/icons';
 import { describeError } from '../app/errors';
 import { formatCost, formatSeconds, formatTokens } from '../account/usage';
 import type { AnswerUsageDoc, FeedbackDoc, MessageDoc, Rating } from '../data/docs';
@@ -104,9 +105,11 @@ export class AnswerFooter {
 
   private renderRating(): void {
     const current = this.feedback?.rating ?? null;
-    const thumb = (rating: Rating, text: string, label: string) => {
+    const thumb = (rating: Rating, glyph: IconName, label: string) => {
+      // the icon has no visible text: the name is the label, and the tooltip shows it to the sighted
       const b = h('button', { type: 'button', class: 'small thumb', 'aria-pressed': String(current === rating),
-        'aria-label': label, 'data-testid': `rate-${rating}`, disabled: this.busy }, text);
+        'aria-label': label, title: label, 'data-testid': `rate-${rating}`, disabled: this.busy });
+      b.append(icon(glyph));
       b.addEventListener('click', () => void this.rate(current === rating ? null : rating, this.feedback?.comment ?? ''));
       return b;
     };
@@ -115,7 +118,7 @@ export class AnswerFooter {
       ? h('button', { type: 'button', class: 'small link', 'data-testid': 'rate-comment',
         onclick: () => { this.commenting = true; this.renderRating(); } }, this.feedback?.comment ? 'Edit comment' : 'Add a comment')
       : null;
-    replaceChildren(this.rating, thumb('up', '👍', 'Good answer'), thumb('down', '👎', 'Poor answer'), commentLink,
+    replaceChildren(this.rating, thumb('up', 'thumb-up', 'Good answer'), thumb('down', 'thumb-down', 'Poor answer'), commentLink,
       this.error ? h('span', { class: 'error', role: 'alert' }, this.error) : null, commentBox);
   }
 

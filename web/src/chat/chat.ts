@@ -206,8 +206,8 @@ class ChatView {
       if (!isOwner) void getChatAuthor(this.chatId).then((name) => this.header?.setAuthor(name));
       this.watchViewers(isOwner);
       this.composer = isOwner ? new Composer(this.chatId) : null;
-      const exportBar = isOwner ? transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })) : null;
-      replaceChildren(this.main, this.header.el, exportBar, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
+      if (isOwner) this.header.ownerActions.append(transcriptButton(() => ({ chat: this.chat, priv: this.priv, messages: this.messages })));
+      replaceChildren(this.main, this.header.el, this.messagesTrouble, this.transcript.el, this.composer?.el ?? null);
       mark('chat-shown');
     }
     if (isOwner) this.pins.update(this.priv ?? null);

@@ -53,6 +53,11 @@ export class ChatHeader {
    * visitor): kept across renders. "Continue in my own chat" goes here.
    */
   readonly readerActions = h('span', { class: 'reader-actions', 'data-testid': 'reader-actions' });
+  /**
+   * The owner's actions on the whole chat ("Download transcript"), kept across
+   * renders beside Share and Delete, so they never sit over the transcript.
+   */
+  readonly ownerActions = h('span', { class: 'owner-actions', 'data-testid': 'owner-actions' });
 
   constructor(
     private readonly isOwner: boolean,
@@ -154,10 +159,12 @@ export class ChatHeader {
     del.addEventListener('click', () => confirmDelete(chat));
     const others = othersCardsNotice(priv?.cards_by_others ?? 0);
     return h('div', { class: 'owner-controls' },
-      h('label', { class: 'switch', for: 'publish-toggle' }, toggle, ' Published', h('span', { class: 'wide-only' }, ': anyone with the link can read it')),
+      h('label', { class: 'switch', for: 'publish-toggle' }, toggle,
+        h('span', null, 'Published', h('span', { class: 'wide-only' }, ': anyone with the link can read it'))),
       chat.published ? h('span', { class: 'share' }, linkBox, copy) : null,
       errorEl,
       h('span', { class: 'spacer' }),
+      this.ownerActions,
       share,
       del,
       others ? h('p', { class: 'hint others-notice', 'data-testid': 'others-cards-notice' }, others) : null);

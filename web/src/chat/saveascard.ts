@@ -14,7 +14,7 @@ import type { MessageDoc } from '../data/docs';
  * the editor and opens it.
  */
 export function saveAsCardButton(chatId: string, answer: () => MessageDoc, cites: () => CitationMap, question: () => string): HTMLButtonElement {
-  const b = h('button', { type: 'button', class: 'small', 'data-testid': 'save-as-card', 'aria-label': 'Save this answer as a card' }, 'Save as card');
+  const b = h('button', { type: 'button', class: 'small', 'data-testid': 'save-as-card', title: 'Save this answer as a card' }, 'Save as card');
   b.addEventListener('click', async () => {
     const msg = answer();
     const map = cites();

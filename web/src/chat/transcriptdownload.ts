@@ -36,5 +36,5 @@ export function transcriptButton(source: () => TranscriptSource): HTMLElement {
     }
     button.disabled = false;
   });
-  return h('div', { class: 'transcript-export' }, button, status);
+  return h('span', { class: 'transcript-export' }, button, status);
 }
