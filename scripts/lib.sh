@@ -42,9 +42,13 @@ pick_java() {
   fi
   export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH" FIREBASE JAVA_FALLBACK
   # Whichever CLI runs the emulators hands each port for a Python worker out once, across every
-  # stack on the machine (scripts/worker_ports.cjs says why). Nested scripts inherit it once.
-  local preload="--require \"$ROOT/scripts/worker_ports.cjs\""
-  [[ " ${NODE_OPTIONS:-} " == *" $preload "* ]] || export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }$preload"
+  # stack on the machine, and sends each call to a worker on a connection of its own
+  # (scripts/worker_ports.cjs, scripts/worker_connections.cjs say why). Nested scripts inherit them once.
+  local name preload
+  for name in worker_ports worker_connections; do
+    preload="--require \"$ROOT/scripts/$name.cjs\""
+    [[ " ${NODE_OPTIONS:-} " == *" $preload "* ]] || export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }$preload"
+  done
 }
 
 # CARDCHAT_PORT_OFFSET shifts every emulator port, so two stacks (a developer's
