@@ -306,3 +306,23 @@ def test_nobody_deletes_another_users_account(call, app_db, sign_up):
         call("deleteAccount", {"uid": me})
     assert e.value.status == "UNAUTHENTICATED"
     assert app_db.collection("cards").document("mine").get().exists and _signs_in(email)
+
+
+@pytest.mark.functions
+def test_a_deletion_revokes_the_sessions_before_it_deletes_the_account(app_db, sign_up):
+    from firebase_admin import auth
+
+    from cardchat.repo.admin_app import admin_app
+
+    me, _, email = _account(app_db, sign_up)
+    app = admin_app(APP_PROJECT)
+    issued = auth.get_user(me, app=app).tokens_valid_after_timestamp
+    time.sleep(1.1)  # the Auth record keeps whole seconds: a revocation now is a later second
+
+    def interrupted(db, uid):  # the deletion dies in its last step, before the Auth user goes
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        account_deletion.erase(app_db, me, interrupted, auth_app=app)
+    assert _signs_in(email)  # the account is still there ...
+    assert auth.get_user(me, app=app).tokens_valid_after_timestamp > issued  # ... and no session outlives it
