@@ -157,6 +157,19 @@ def sign_up(functions_base):
     return make
 
 
+#: The fixtures that reach APP_PROJECT, which the Functions emulator serves and app_db empties.
+_APP_FIXTURES = {"app_db", "call", "sign_up", "functions_base"}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that reaches APP_PROJECT is marked `functions`: scripts/run-suites runs those apart from
+    the rest, before the demo seed and the browser tests use that project, and the rest beside them."""
+    callspec = getattr(item, "callspec", None)  # a parametrized argument of the same name is no fixture
+    reached = _APP_FIXTURES.intersection(getattr(item, "fixturenames", ())) - set(callspec.params if callspec else ())
+    if reached and item.get_closest_marker("functions") is None:
+        pytest.fail(f"{item.nodeid} uses {', '.join(sorted(reached))} (APP_PROJECT): mark it pytest.mark.functions")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     import index_usage
 
