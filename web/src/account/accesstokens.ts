@@ -8,7 +8,7 @@ import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { REGION } from '../data/names';
 import { watchAccessTokens } from '../data/queries';
-import type { AccessTokenDoc } from '../data/docs';
+import type { AccessTokenDoc } from '../data/shapes';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 

@@ -11,7 +11,7 @@ import { relatedPanel } from './relatedcards';
 import { getCard, getCardSkip } from '../data/queries';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
   let alive = true;

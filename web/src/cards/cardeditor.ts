@@ -20,7 +20,7 @@ import type { Session } from '../data/session';
 import { entriesToUids, isEmail, shownEntries, type ViewerBook } from './viewerentries';
 import { showToast } from '../app/toast';
 import { takeDraft } from './carddraft';
-import type { DerivedFrom } from '../data/docs';
+import type { DerivedFrom } from '../data/shapes';
 
 const UNDO_MS = 6000;
 

@@ -22,7 +22,7 @@ import { openStartChat } from '../chat/startchat';
 import { saveCollectionButton } from './savecollection';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../app/timing';
-import type { CardDoc, CardSources } from '../data/docs';
+import type { CardDoc, CardSources } from '../data/shapes';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
 

@@ -4,7 +4,7 @@
 // list as a failure (the pager's error state), never as "no match".
 import { searchCards, type CollectionQuery, type SearchHit } from '../data/api';
 import type { CardSource } from '../data/cardpager';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 /** Cards per answer: the server's maximum. */
 export const SEARCH_LIMIT = 50;

@@ -7,7 +7,7 @@ import { idListSource, scopeSource, type ScopeSpec } from '../data/cardqueries';
 import { filterQuery } from './collectionquery';
 import type { CardCounts } from './cardcounts';
 import { searchSource } from './cardsearch';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 /**
  * What the list shows: a source of cards in its order and how many it holds

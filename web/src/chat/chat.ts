@@ -20,7 +20,7 @@ import { renderSignIn } from '../account/signin';
 import { justCreated } from './startchat';
 import { Transcript } from './transcript';
 import { PinState } from './pincontrols';
-import type { AnswerUsageDoc, ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/shapes';
 
 export function mountChat(root: HTMLElement, chatId: string, s: Session): () => void {
   const view = new ChatView(root, chatId, s.user?.uid ?? null);

@@ -13,7 +13,7 @@ import { setPublished } from '../data/queries';
 import { cardsChanged } from './cardschanged';
 import { chatOrigin } from './chatorigin';
 import { openShareDialog } from './sharedialog';
-import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
+import type { ChatDoc, ChatPrivateDoc } from '../data/shapes';
 
 const fmt = new Intl.NumberFormat('en-US');
 

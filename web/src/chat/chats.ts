@@ -7,7 +7,7 @@ import type { Session } from '../data/session';
 import { watchSharedChats } from '../data/chatviewers';
 import { getChatAuthor, watchChats } from '../data/queries';
 import { renderSignIn } from '../account/signin';
-import type { ChatDoc } from '../data/docs';
+import type { ChatDoc } from '../data/shapes';
 import { chatSearchBox } from './chatsearch';
 import { leaveChat } from '../data/api';
 

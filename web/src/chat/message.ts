@@ -19,7 +19,7 @@ import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
 import { saveAsCardButton } from './saveascard';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from './streamreveal';
-import type { AnswerUsageDoc, FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, FeedbackDoc, MessageDoc } from '../data/shapes';
 
 export interface MessageContext {
   chatId: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, type PageFetch,
 } from './cardpager';
-import type { CardDoc } from './docs';
+import type { CardDoc } from './shapes';
 
 function card(id: string, title: string, owner = 'me', tags: string[] = []): CardDoc {
   return { id, title, body: '', owner, visibility: 'private', viewers: [], tags, updated: 0, derived_from: null };

@@ -4,7 +4,7 @@
 // filter, an explicit id list), and the
 // CardPager keeps what was loaded, fetches more when the list nears its end
 // and retries a failed page with backoff instead of looking empty.
-import type { CardDoc } from './docs';
+import type { CardDoc } from './shapes';
 import { afterDelay, retryDelay, type Schedule } from './retry';
 
 export interface CardPage {

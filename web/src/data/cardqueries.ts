@@ -20,7 +20,7 @@ import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 import { mark, timed } from '../app/timing';
-import { type CardDoc, type CardSources, toCard } from './docs';
+import { type CardDoc, type CardSources, toCard } from './shapes';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 

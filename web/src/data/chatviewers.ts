@@ -6,7 +6,7 @@ import { db } from './firebase';
 import { watchLive } from './livequery';
 import { COLLECTIONS } from './names';
 import { type LiveError } from './queries';
-import { type ChatDoc, toChat } from './docs';
+import { type ChatDoc, toChat } from './shapes';
 
 /** The id shareChat gives a viewer doc (ids.chat_viewer_id): the rules look it up by this shape. */
 export function viewerDocId(chatId: string, uid: string): string {

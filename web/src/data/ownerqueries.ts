@@ -6,7 +6,7 @@ import {
 } from 'firebase/firestore';
 import {
   toAnswerUsage, toFeedback, toUsageDay, type AnswerUsageDoc, type FeedbackDoc, type UsageDayDoc,
-} from './docs';
+} from './shapes';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 

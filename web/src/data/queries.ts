@@ -7,7 +7,7 @@ import {
 import {
   toAccessToken, toCard, toChat, toChatPrivate, toMessage,
   type AccessTokenDoc, type CardDoc, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
-} from './docs';
+} from './shapes';
 import { db } from './firebase';
 import { watchLive, type OFFLINE } from './livequery';
 import { COLLECTIONS } from './names';

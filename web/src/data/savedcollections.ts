@@ -10,7 +10,7 @@ import shared from '../../../common/collections.json';
 import type { CollectionQuery } from './api';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
-import { toChat, type ChatDoc } from './docs';
+import { toChat, type ChatDoc } from './shapes';
 
 export const LIMITS = shared.saved_collection_limits;
 
