@@ -20,7 +20,8 @@ import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 import { mark, timed } from '../app/timing';
-import { type CardDoc, type CardSources, toCard } from './shapes';
+import type { CardDoc, CardSources } from './shapes';
+import { toCard } from './snapshots';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 

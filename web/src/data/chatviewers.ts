@@ -6,7 +6,8 @@ import { db } from './firebase';
 import { watchLive } from './livequery';
 import { COLLECTIONS } from './names';
 import { type LiveError } from './queries';
-import { type ChatDoc, toChat } from './shapes';
+import type { ChatDoc } from './shapes';
+import { toChat } from './snapshots';
 
 /** The id shareChat gives a viewer doc (ids.chat_viewer_id): the rules look it up by this shape. */
 export function viewerDocId(chatId: string, uid: string): string {

@@ -4,10 +4,8 @@ import {
   collection, doc, getDoc, onSnapshot, orderBy, query, updateDoc, where,
   type DocumentData, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
-import {
-  toAccessToken, toCard, toChat, toChatPrivate, toMessage,
-  type AccessTokenDoc, type CardDoc, type ChatDoc, type ChatPrivateDoc, type MessageDoc,
-} from './shapes';
+import type { AccessTokenDoc, CardDoc, ChatDoc, ChatPrivateDoc, MessageDoc } from './shapes';
+import { toAccessToken, toCard, toChat, toChatPrivate, toMessage } from './snapshots';
 import { db } from './firebase';
 import { watchLive, type OFFLINE } from './livequery';
 import { COLLECTIONS } from './names';
