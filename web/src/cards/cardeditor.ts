@@ -14,7 +14,7 @@ import { createCard, deleteCard, updateCard } from '../data/cardwrites';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { renderMarkdown } from '../app/markdown';
-import { getCard } from '../data/queries';
+import { getCard } from '../data/cardbyid';
 import { cardEditPath, router } from '../app/router';
 import type { Session } from '../data/session';
 import { entriesToUids, isEmail, shownEntries, type ViewerBook } from './viewerentries';

@@ -10,7 +10,7 @@ import { describeError } from '../app/errors';
 import { failureText, listView } from '../app/loadstate';
 import { cardsPath, type Route } from '../app/router';
 import { onSession, session, type Session } from '../data/session';
-import { getChatPrivate } from '../data/queries';
+import { getChatPrivate } from '../data/chatreads';
 import { filterQuery } from './collectionquery';
 import { CardCounts } from './cardcounts';
 import { CardList } from './cardlist';

@@ -7,7 +7,7 @@
 import { sentences } from './claims';
 import { h, replaceChildren } from '../app/dom';
 import { bestPassage } from './passage';
-import { getCard } from '../data/queries';
+import { getCard } from '../data/cardbyid';
 import type { CardDoc } from '../data/shapes';
 
 const CITE = 'a.cite, .cite-unavailable';

@@ -10,7 +10,7 @@ import type { Renderer } from '../app/markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from './messagestate';
-import { watchChunks } from '../data/queries';
+import { watchChunks } from '../data/messages';
 import { markUncited } from './claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';

@@ -3,9 +3,8 @@
 // reads. The rules give a viewer doc to the viewer it names and to the owner.
 import { collection, doc, onSnapshot, query, where, type Unsubscribe } from 'firebase/firestore';
 import { db } from './firebase';
-import { watchLive } from './livequery';
+import { watchLive, type LiveError } from './livequery';
 import { COLLECTIONS } from './names';
-import { type LiveError } from './queries';
 import type { ChatDoc } from './shapes';
 import { toChat } from './snapshots';
 
