@@ -15,7 +15,7 @@ import { filterQuery } from './collectionquery';
 import { CardCounts } from './cardcounts';
 import { CardList } from './cardlist';
 import { describeSearch } from './cardsearch';
-import { listSourceFor, type ListSource } from './listsource';
+import { listSourceFor, type ListSource } from './listcontent';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from '../importexport/exportmenu';
 import { openStartChat } from '../chat/startchat';
