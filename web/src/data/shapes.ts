@@ -95,7 +95,7 @@ export interface MessageDoc {
   cut_off: string | null;
   /** Set while the server waits to ask a busy model again. */
   provider_wait: ProviderWait | null;
-  /** Runs that have claimed this answer so far. */
+  /** Runs that have taken this answer so far. */
   attempts: number;
   /** A complete answer's output tokens, what every reader may see; null before it completes. */
   usage: { output_tokens: number } | null;
