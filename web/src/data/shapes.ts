@@ -52,13 +52,13 @@ export interface ChatPrivateDoc {
   branched_from: { chat: string; message_index: number } | null;
   /** Set on a chat continued from one shared with its owner (continueChat). */
   continued_from: { chat: string; messages: number } | null;
-  /** What the context holds (the owner's "why"): cards ranked, in the context now, left out by the first budget. */
+  /** What the background holds (the owner's "why"): cards ranked, in the background now, left out by the first budget. */
   cards_considered: number;
   cards_packed: number;
   cards_cut: number;
   /** Per follow-up: the cards its ranking added (chat/turn_context.py). */
   context_turns: ContextTurnDoc[];
-  /** How many cards of other people the context has held (a count, never which): the publish control says so. */
+  /** How many cards of other people the background has held (a count, never which): the publish control says so. */
   cards_by_others: number;
   /** A chat made from a saved collection: its id; from the Cards page's filter: that query (else null). */
   collection_id: string | null;
