@@ -10,8 +10,8 @@ sees the first chunk. Stages, from the documents' own commit times and the
 fake server's clock (one machine, one clock):
 
   call      Send → the stub is committed (auth, checks, writes)
-  trigger   stub committed → the claim is committed (event delivery, claim transaction)
-  read      claim → the provider is asked (chat, background and history reads, SDK setup)
+  trigger   stub committed → a run has taken the answer (event delivery, its transaction)
+  read      taken → the provider is asked (chat, background and history reads, SDK setup)
   provider  asked → first token sent (the fake's fixed 300 ms)
   write     first token → first chunk committed
   listener  first chunk committed → the listener has it
@@ -59,7 +59,7 @@ class Watch(ChatListener):
     """The chat's messages and chunks as a client sees them, with when."""
 
     def __init__(self, db: Any, chat_id: str) -> None:
-        self.claimed: dict[str, float] = {}  # message id -> claim commit time
+        self.taken: dict[str, float] = {}  # message id -> commit time of the run taking it
         self.created: dict[str, float] = {}  # message id -> stub commit time
         self.first_chunk: dict[str, tuple[float, float]] = {}  # message id -> (commit time, seen)
         self.done: set[str] = set()
@@ -71,7 +71,7 @@ class Watch(ChatListener):
                 m = d.to_dict()
                 self.created.setdefault(d.id, d.create_time.timestamp())
                 if m.get("status") == "streaming":
-                    self.claimed.setdefault(d.id, d.update_time.timestamp())
+                    self.taken.setdefault(d.id, d.update_time.timestamp())
                 if m.get("status") in ("complete", "failed"):
                     self.done.add(d.id)
 
@@ -139,24 +139,24 @@ def _send(
             break
         time.sleep(0.01)
     stub = max(
-        (m for m in watch.created if m in watch.first_chunk and m in watch.claimed), key=lambda m: watch.created[m]
+        (m for m in watch.created if m in watch.first_chunk and m in watch.taken), key=lambda m: watch.created[m]
     )
     watch.wait(stub)
     watch.close()
-    created, claimed = watch.created[stub], watch.claimed[stub]
+    created, taken = watch.created[stub], watch.taken[stub]
     chunk_commit, seen = watch.first_chunk[stub]
-    asked, first_token = next(((a, f) for a, f in reversed(fake.calls) if a >= claimed), (None, None))
+    asked, first_token = next(((a, f) for a, f in reversed(fake.calls) if a >= taken), (None, None))
     ms = {
         "total": seen - t0,
         "call": created - t0,
-        "trigger": claimed - created,
-        "write": chunk_commit - (first_token or claimed),
+        "trigger": taken - created,
+        "write": chunk_commit - (first_token or taken),
         "listener": seen - chunk_commit,
     }
     if asked is not None:
-        ms.update(read=asked - claimed, provider=first_token - asked)
+        ms.update(read=asked - taken, provider=first_token - asked)
     else:
-        ms["read+compose"] = chunk_commit - claimed
+        ms["read+compose"] = chunk_commit - taken
         ms.pop("write")
     return chat_id, {k: v * 1000 for k, v in ms.items()}
 

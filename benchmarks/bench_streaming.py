@@ -4,7 +4,7 @@
 
 A paced token source (default 1,000 tokens at 50 tokens/s, about 20 s;
 BENCH_STREAM_TOKENS / BENCH_STREAM_RATE override, BENCH_QUICK=1 runs 200 at
-100/s) answers through the real `engine.generate` — claim, chunk
+100/s) answers through the real `engine.generate` — take, chunk
 transactions, final write, chunk deletes — and then through a naive writer
 that sets one chunk document per token. Every write that reaches the
 emulator is counted at the client's commit call, by collection; an
@@ -292,7 +292,7 @@ def run(db: Any) -> list[str]:
         f"streaming: {n} tokens at {rate:g} tokens/s ({eng['generation']:.1f} s of generation, "
         f"generate() took {eng['elapsed']:.1f} s)",
         f"  engine writes: {eng['total']} in all {dict(sorted(eng['writes'].items()))} "
-        f"= {eng['chunks']} chunks + {chunk_writes} chunk deletes + final/claim/lease/rate-limit",
+        f"= {eng['chunks']} chunks + {chunk_writes} chunk deletes + final/take/lease/rate-limit",
         f"  naive  writes: {naive['total']} in all {dict(sorted(naive['writes'].items()))}",
         f"  write reduction: {naive['total'] / eng['total']:.1f}x fewer (goal >= 10x)",
         f"  chunk writes per second of generation: {per_second:.2f} (goal <= 5)",

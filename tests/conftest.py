@@ -18,7 +18,7 @@ import uuid as _uuid
 import pytest
 
 #: In-process tests use their own project: the Functions emulator's triggers
-#: listen on APP_PROJECT only, so a stub written here is not also claimed by a
+#: listen on APP_PROJECT only, so a stub written here is not also taken by a
 #: generator in the emulator.
 PROJECT = "demo-cardchat-test"
 #: The project the Functions emulator serves (callables, triggers).

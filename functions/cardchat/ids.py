@@ -51,5 +51,5 @@ def chunk_id(message_id: str, index: int) -> str:
 
 
 def new_run_id() -> str:
-    """The token a generation run holds its claim by."""
+    """The token a generation run holds the answer it took by."""
     return uuid.uuid4().hex

@@ -80,13 +80,13 @@ def test_settling_is_exactly_once_and_ignores_what_it_did_not_reserve():
     assert settle(once, "other", 1, 999, T0).day_tokens == 1_200
 
 
-def test_a_retry_replaces_an_unclaimed_reservation_and_leaves_a_claimed_one_to_its_run():
+def test_a_retry_replaces_an_untaken_reservation_and_leaves_a_taken_one_to_its_run():
     limits = Limits(per_minute=100, daily_tokens=10_000)
     state = admit(RateLimit(), T0, limits, hold("m", 3_000))
-    # the stub was never claimed (attempt 1 again): its reservation is replaced, not added
+    # the stub was never taken (attempt 1 again): its reservation is replaced, not added
     state = admit(state, T0 + timedelta(minutes=3), limits, hold("m", 3_000))
     assert held(state) == 3_000
-    # claimed once and stalled: attempt 2 is reserved beside attempt 1, which its run may still settle
+    # taken once and stalled: attempt 2 is reserved beside attempt 1, which its run may still settle
     state = admit(state, T0 + timedelta(minutes=4), limits, hold("m", 3_000, attempt=2))
     assert sorted(r.attempt for r in state.reservations) == [1, 2]
     state = settle(state, "m", 1, 700, T0 + timedelta(minutes=5))

@@ -99,7 +99,7 @@ def test_a_superseded_run_settles_its_own_attempt_and_not_the_retry(db):
 
     def now():
         calls["n"] += 1
-        if calls["n"] == 2:  # after the claim: the owner saw it stall and retried
+        if calls["n"] == 2:  # after a run took it: the owner saw it stall and retried
             retry_message(db, "u1", stub, now=utc_now() + LATER)
         return utc_now()
 
@@ -140,7 +140,7 @@ def test_a_branch_reserves_in_the_commit_that_makes_it_and_a_refused_one_writes_
     assert quota(db) == before and db.collection(CHATS).count().get()[0][0].value == chats
 
 
-def test_deleting_a_chat_releases_the_reservation_of_an_answer_never_claimed(db):
+def test_deleting_a_chat_releases_the_reservation_of_an_answer_never_taken(db):
     from cardchat.chat.create import delete_chat
 
     answered_chat(db, "A")

@@ -138,7 +138,7 @@ def test_retry_puts_a_failed_answer_back_to_ready_and_drops_its_chunks(db):
     assert retry_message(db, "u1", "a1") == "a1"
     msg = db.collection(CHAT_MESSAGES).document("a1").get().to_dict()
     assert (msg["status"], msg["content"], msg["error"], msg["message_index"]) == ("ready", "", None, 1)
-    assert msg["attempts"] == 1  # the next claim counts the new attempt
+    assert msg["attempts"] == 1  # the next run to take it counts the new attempt
     assert repo.read_chunks(db, "a1") == []
     with pytest.raises(FailedPrecondition, match="ready"):
         retry_message(db, "u1", "a1")
@@ -160,14 +160,14 @@ def test_is_stalled_only_for_a_live_answer_past_its_lease():
     assert not is_stalled({"status": "streaming", "lease_expires": now + timedelta(seconds=1)}, now)
     assert is_stalled({"status": "streaming", "lease_expires": None}, now)
     assert not is_stalled({"status": "failed", "lease_expires": now - timedelta(hours=1)}, now)
-    # a stub no generator claimed (a lost trigger delivery) stalls too
+    # a stub no generator took (a lost trigger delivery) stalls too
     assert is_stalled({"status": "ready", "lease_expires": now - timedelta(seconds=1)}, now)
     assert not is_stalled({"status": "ready", "lease_expires": now + timedelta(seconds=1)}, now)
     assert not is_stalled({"status": "complete", "lease_expires": now - timedelta(hours=1)}, now)
 
 
 @pytest.mark.emulator
-def test_an_unclaimed_stub_past_its_lease_can_be_retried_and_gets_a_new_lease(db):
+def test_an_untaken_stub_past_its_lease_can_be_retried_and_gets_a_new_lease(db):
     make_chat(db, "ready", lease_expires=utc_now() - timedelta(seconds=1))
     with pytest.raises(FailedPrecondition, match="stopped"):
         post_message(db, "u1", "chat1", "next question")
@@ -177,7 +177,7 @@ def test_an_unclaimed_stub_past_its_lease_can_be_retried_and_gets_a_new_lease(db
 
 
 @pytest.mark.emulator
-def test_new_stubs_carry_a_claim_lease(db):
+def test_new_stubs_carry_a_ready_lease(db):
     make_chat(db, "complete")
     stub = post_message(db, "u1", "chat1", "next question")
     msg = db.collection(CHAT_MESSAGES).document(stub).get().to_dict()

@@ -121,7 +121,7 @@ def test_two_generators_racing_on_one_answer_stream_it_once(db, paced):
 
 #: Seconds a third party holds a lock on the raced message: longer than the
 #: emulator's 2 s lock timeout times the client's 5 transaction attempts, so a
-#: claim that gives up after its attempts meets the contention that failed CI
+#: take that gives up after its attempts meets the contention that failed CI
 #: (both racers ABORTED) on every run, not once in a while.
 LOCK_HELD_S = 12.0
 

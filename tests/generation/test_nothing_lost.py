@@ -157,7 +157,7 @@ def test_every_question_ends_with_a_final_answer_and_no_chunk_is_left(db, firest
     _clear_firestore(firestore_host, PROJECT)
     w = World(db, utc_now())
     first = make_chat(db, CHAT, owner=OWNER)
-    # its claim lease, as every stub gets one (turns.question_and_stub)
+    # its ready lease, as every stub gets one (turns.question_and_stub)
     db.collection(CHAT_MESSAGES).document(first).update({"lease_expires": w.now + READY_LEASE})
     w.deliveries.append(first)
     for act in actions:

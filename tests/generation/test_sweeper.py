@@ -1,6 +1,6 @@
 """The answer sweeper on the real emulator: an answer whose run died is
 re-driven once (then fails, its partial text kept, under a fixed headline), a
-stub nothing claimed is delivered again, a live run is left alone, and a
+stub nothing took is delivered again, a live run is left alone, and a
 sweep that finds nothing costs one query on a declared index."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_sweep_that_finds_nothing_costs_one_query_and_writes_nothing(db):
-    for i in range(3):  # answers complete, streaming under a live lease, and waiting to be claimed
+    for i in range(3):  # answers complete, streaming under a live lease, and waiting to be taken
         generate(db, make_chat(db, f"done{i}"))
     live = make_chat(db, "live")
     die_mid_answer(db, live, utc_now() + timedelta(minutes=5), ["Tides"])
@@ -97,7 +97,7 @@ def test_a_run_that_dies_again_fails_with_its_text_kept_and_a_retry_may_re_drive
     assert sweep(db, now=lambda: now + timedelta(minutes=1)).redriven == [stub]
 
 
-def test_a_stub_nobody_claimed_is_delivered_again_then_failed_as_not_started(db):
+def test_a_stub_nobody_took_is_delivered_again_then_failed_as_not_started(db):
     stub = make_chat(db)
     ready_until = utc_now() + READY_LEASE
     db.collection("chat_messages").document(stub).update({"lease_expires": ready_until})

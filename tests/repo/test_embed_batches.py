@@ -187,10 +187,10 @@ def test_a_crashed_workers_cards_are_taken_over_once_its_leases_run_out(db, embe
     assert eb.take_notice(db, OWNER, "dead", t0)
     for cid in ["x0", "x1", "x2"]:
         assert eb.on_card_written(db, cid, None, cards[cid], embedder, clock=lambda: t0) == "queued"
-    assert len(embed_queue.claim(db, OWNER, "dead", t0, eb.LEASE, 64)) == 3  # ... and then it crashed
+    assert len(embed_queue.take(db, OWNER, "dead", t0, eb.LEASE, 64)) == 3  # ... and then it crashed
     later = t0 + timedelta(seconds=30)
     assert eb.on_card_written(db, "x3", None, cards["x3"], embedder, clock=lambda: later) == "queued"
-    # The notice has run out, but not the leases: the new worker embeds only the unclaimed card.
+    # The notice has run out, but not the leases: the new worker embeds only the untaken card.
     after_notice = t0 + eb.NOTICE + timedelta(seconds=1)
     assert eb.on_card_written(db, "x4", None, cards["x4"], embedder, clock=lambda: after_notice) == "drained 2"
     assert embed_queue.pending_count(db, OWNER) == 3

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.emulator
 __all__ = ["embedder", "fresh_cache"]  # fixtures, used by name
 OWNER = "u1"
 #: The worker's clock, a day after the cards are written: its sweep of recently written cards finds none, so
-#: what it takes back it takes back for room; five seconds into a minute, so +30 s is the same minute.
+#: what it requeues it requeues for room; five seconds into a minute, so +30 s is the same minute.
 T0 = (datetime.now(UTC) + timedelta(days=1)).replace(second=5, microsecond=0)
 
 

@@ -18,7 +18,7 @@ Day boundary: `day_tokens` belongs to one UTC day and restarts at zero; open
 reservations do not, because they are charged to the day they settle in (an
 answer reserved at 23:59 and finished at 00:01 counts for the new day). A
 reservation older than HOLD_TTL can no longer be settled by a live run (the
-stub's claim lease plus the engine's time limit have passed): it is charged
+stub's ready lease plus the engine's time limit have passed): it is charged
 in full, our upper bound for a run that died after reaching the provider.
 
 The arithmetic is pure (state in, state out) and tested without Firestore;
@@ -45,7 +45,7 @@ from cardchat.schema.messages import ChatMessage
 WINDOW = timedelta(minutes=1)
 DEFAULT_PER_MINUTE = 10
 DEFAULT_DAILY_TOKENS = 2_000_000
-#: How long a reservation waits to be settled: the stub's claim lease (120 s,
+#: How long a reservation waits to be settled: the stub's ready lease (120 s,
 #: turns.READY_LEASE), generateAnswer's 540 s timeout and a margin.
 HOLD_TTL = timedelta(minutes=15)
 #: The wait named when open reservations (answers still being written) are
@@ -117,7 +117,7 @@ def admit(state: RateLimit, now: datetime, limits: Limits, hold: TokenReservatio
     state = current(state, now)
     if limits.own_key:
         hold = None
-    # a retry of an answer no run ever claimed replaces that answer's reservation
+    # a retry of an answer no run ever took replaces that answer's reservation
     others = [r for r in state.reservations if hold is None or (r.message, r.attempt) != (hold.message, hold.attempt)]
     need = 0 if hold is None else min(max(0, hold.tokens), limits.daily_tokens)
     used, holding = state.day_tokens, sum(r.tokens for r in others)
@@ -235,7 +235,7 @@ def spend(db: Any, uid: str, name: str, what: str, now: datetime | None = None, 
 
 
 def release_unclaimed(db: Any, uid: str, chat_id: str, now: datetime | None = None) -> None:
-    """Before a chat is deleted: an answer no run has claimed yet never will
+    """Before a chat is deleted: an answer no run has taken yet never will
     (its message goes), so its reservation is released rather than left to
     expire and be charged in full. A run already going settles its own."""
     from cardchat.repo import messages as messages_repo

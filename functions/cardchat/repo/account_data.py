@@ -85,7 +85,7 @@ _OWNED = (
     EMBEDDING_SKIPS,
     SAVED_COLLECTIONS,
 )
-#: Other users' documents that may list this uid: (collection, array field).
+#: Other users' documents that may list this uid: (Firestore collection, array field).
 _MENTIONS = (
     (CARDS, "viewers"),
     (CARD_SOURCES, "hidden_sharers"),
@@ -94,9 +94,9 @@ _MENTIONS = (
 )
 
 
-def _delete_where(db: firestore.Client, collection: str, field: str, value: str) -> int:
-    """Deletes every document of `collection` whose `field` is `value`, a batch at a time."""
-    return _delete_all(db, db.collection(collection).where(filter=FieldFilter(field, "==", value)))
+def _delete_where(db: firestore.Client, firestore_collection: str, field: str, value: str) -> int:
+    """Deletes every document of `firestore_collection` whose `field` is `value`, a batch at a time."""
+    return _delete_all(db, db.collection(firestore_collection).where(filter=FieldFilter(field, "==", value)))
 
 
 def _delete_all(db: firestore.Client, query: firestore.Query) -> int:
@@ -143,13 +143,13 @@ def delete_index(db: firestore.Client, uid: str) -> None:
 
 def delete_records(db: firestore.Client, uid: str) -> None:
     """The user's keys, tokens, limits, usage, feedback, sources, embedding bookkeeping."""
-    for collection in _OWNED:
-        _delete_where(db, collection, "owner", uid)
+    for firestore_collection in _OWNED:
+        _delete_where(db, firestore_collection, "owner", uid)
     # Subcollections outlive their parent document: the rate windows go before rate_limits/{uid}.
     _delete_all(db, db.collection(RATE_LIMITS).document(uid).collection(RATE_WINDOWS))
     batch = db.batch()
-    for collection in _KEYED_BY_UID:
-        batch.delete(db.collection(collection).document(uid))
+    for firestore_collection in _KEYED_BY_UID:
+        batch.delete(db.collection(firestore_collection).document(uid))
     batch.commit()
 
 
@@ -157,8 +157,8 @@ def remove_mentions(db: firestore.Client, uid: str) -> None:
     """The uid out of other users' lists: chats shared with them (their chat_viewers docs),
     cards shared with them, hidden sharers, look-ups."""
     _delete_where(db, CHAT_VIEWERS, "viewer", uid)
-    for collection, field in _MENTIONS:
-        query = db.collection(collection).where(filter=FieldFilter(field, "array_contains", uid)).select([])
+    for firestore_collection, field in _MENTIONS:
+        query = db.collection(firestore_collection).where(filter=FieldFilter(field, "array_contains", uid)).select([])
         while docs := list(query.limit(_BATCH).stream()):
             batch = db.batch()
             for d in docs:

@@ -97,10 +97,10 @@ def _missing_attributes(db: firestore.Client) -> tuple[str, ...]:
 
 
 def _get_all(
-    db: firestore.Client, collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
+    db: firestore.Client, firestore_collection: str, ids: Sequence[str], field_paths: Sequence[str] | None
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """The slow path: the SDK's own BatchGetDocuments and decoding."""
-    col = db.collection(collection)
+    col = db.collection(firestore_collection)
     for snap in db.get_all([col.document(i) for i in ids], field_paths=field_paths):
         yield snap.id, (snap.to_dict() if snap.exists else None)
 
@@ -164,11 +164,11 @@ def decode_fields(fields: Any, client: Any) -> dict[str, Any]:
 
 def batch_get(
     db: firestore.Client,
-    collection: str,
+    firestore_collection: str,
     ids: Sequence[str],
     field_paths: Sequence[str] | None = None,
 ) -> Iterator[tuple[str, dict[str, Any] | None]]:
-    """(id, data) for each of `ids` in `collection`, in the order the server
+    """(id, data) for each of `ids` in `firestore_collection`, in the order the server
     answers; data is None for a document that does not exist. One
     BatchGetDocuments stream: the caller batches, and resumes a broken stream
     with the ids it has not had an answer for."""
@@ -181,9 +181,9 @@ def batch_get(
         if not _SIMPLE_FIELD.fullmatch(path):
             raise ValueError(f"field path {path!r} would need quoting: not supported here")
     if _missing_attributes(db):
-        yield from _get_all(db, collection, ids, field_paths)
+        yield from _get_all(db, firestore_collection, ids, field_paths)
         return
-    prefix = f"{db._database_string}/documents/{collection}/"
+    prefix = f"{db._database_string}/documents/{firestore_collection}/"
     request = firestore_types.BatchGetDocumentsRequest(
         database=db._database_string,
         documents=[prefix + i for i in ids],

@@ -38,14 +38,14 @@ def batched(ids: Sequence[str], size: int) -> list[Sequence[str]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-#: Documents asked of Firestore per collection by read_many, since the last clear: what
+#: Documents asked of Firestore per Firestore collection by read_many, since the last clear: what
 #: tests and scripts/bench count to show a call's reads do not grow with a collection.
 READS: Counter[str] = Counter()
 
 
 def read_many(
     db: firestore.Client,
-    collection: str,
+    firestore_collection: str,
     ids: Sequence[str],
     convert: Callable[[str, dict[str, Any]], T | None],
     field_paths: Sequence[str] | None = None,
@@ -53,12 +53,12 @@ def read_many(
     """(id, convert(id, data)) for each existing document among `ids`, each id
     asked once. Missing documents and those `convert` maps to None are left out."""
     for batch in batched(list(dict.fromkeys(ids)), BATCH):
-        READS[collection] += len(batch)
+        READS[firestore_collection] += len(batch)
         pending = list(batch)
         for attempt in range(STREAM_ATTEMPTS):
             answered: set[str] = set()
             try:
-                for doc_id, data in batch_get(db, collection, pending, field_paths):
+                for doc_id, data in batch_get(db, firestore_collection, pending, field_paths):
                     answered.add(doc_id)
                     value = None if data is None else convert(doc_id, data)
                     if value is not None:

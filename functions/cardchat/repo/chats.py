@@ -201,8 +201,8 @@ def delete_chat(db: firestore.Client, chat_id: str) -> None:
     db.collection(CHATS).document(chat_id).delete()
 
 
-def _get(db: firestore.Client, collection: str, chat_id: str) -> dict[str, Any] | None:
-    snap = db.collection(collection).document(chat_id).get()
+def _get(db: firestore.Client, firestore_collection: str, chat_id: str) -> dict[str, Any] | None:
+    snap = db.collection(firestore_collection).document(chat_id).get()
     return snap.to_dict() if snap.exists else None
 
 

@@ -6,11 +6,11 @@ its card in the owner's queue (repo/embed_queue.py), then:
 
 - a live worker notice for the owner means a worker is draining that queue:
   the trigger returns, its card will be in one of that worker's batches;
-- otherwise the trigger becomes the worker: it claims up to BATCH queued
+- otherwise the trigger becomes the worker: it takes up to BATCH queued
   cards (leased, so no card is embedded by two workers), embeds those whose
   stored vector is not fresh in one model call, stores the vectors, removes
   the entries not written again meanwhile, counts the owner's progress, and
-  claims again until the queue is empty or its time is up; a worker whose
+  takes again until the queue is empty or its time is up; a worker whose
   time is up with cards still queued hands over (`embed_queue.hand_over`):
   the handover's trigger starts a fresh worker, so a burst always finishes.
 
@@ -61,19 +61,19 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Cards per claim and model call: MiniLM runs them as two 32-text batches;
-#: a claim, a batch read and two batch writes are spread over 64 cards. Quick
+#: Cards per take and model call: MiniLM runs them as two 32-text batches;
+#: a take, a batch read and two batch writes are spread over 64 cards. Quick
 #: batches grow (repo/embed_pace.py), so that the owner's documents stay cool.
 #: CARDCHAT_EMBED_BATCH overrides it (scripts/bench compares 1, unbatched).
 BATCH = 64
-#: How long a claimed entry stays a worker's: far beyond a batch.
+#: How long a taken entry stays a worker's: far beyond a batch.
 LEASE = timedelta(seconds=120)
 #: How long a worker notice holds without renewal (renewed every batch).
 NOTICE = timedelta(seconds=60)
 #: How far back a worker looks for the owner's cards written without a fresh
 #: vector whose triggers have not come yet (_Sweep).
 SWEEP_BACK = timedelta(seconds=120)
-#: A worker stops claiming after this long, two minutes inside embedCard's
+#: A worker stops taking after this long, two minutes inside embedCard's
 #: limit, and hands the rest over to a fresh worker (embed_queue.hand_over).
 DRAIN_BUDGET_S = EMBED_TIMEOUT_S - 120.0
 
@@ -206,20 +206,20 @@ def drain(
     sweep = _Sweep(clock() - SWEEP_BACK)
     while True:
         pace.batch_started()
-        claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
-        if not claimed and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
+        taken = queue.take(db, owner, worker, clock(), LEASE, pace.batch)
+        if not taken and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
             continue
-        if not claimed and _take_back_skipped(db, owner, clock(), pace.batch):
+        if not taken and _requeue_skipped(db, owner, clock(), pace.batch):
             continue
-        if not claimed:
+        if not taken:
             queue.retire(db, owner)
             # A trigger that saw the notice wrote its entry before it looked: this look finds it.
-            claimed = queue.claim(db, owner, worker, clock(), LEASE, pace.batch)
-            if not claimed:
+            taken = queue.take(db, owner, worker, clock(), LEASE, pace.batch)
+            if not taken:
                 queue.record_progress(db, owner, 0, clock())
                 return made
             _announce(db, owner, worker, pace, clock())  # a second worker meanwhile is harmless: leases
-        made += _run_batch_tried(db, owner, claimed, embedder, clock)
+        made += _run_batch_tried(db, owner, taken, embedder, clock)
         pace.batch_done()
         if time.monotonic() > stop_at:
             # Past the budget, inside embedCard's limit: a fresh worker (a new invocation) takes the rest.
@@ -238,7 +238,7 @@ def _announce(db: firestore.Client, owner: str, worker: str, pace: Pace, at: dat
     pace.announced(at)
 
 
-def _take_back_skipped(db: firestore.Client, owner: str, at: datetime, limit: int) -> int:
+def _requeue_skipped(db: firestore.Client, owner: str, at: datetime, limit: int) -> int:
     """Skipped cards go back into the queue while the owner has room for
     them (the limit raised, cards deleted, a later minute); returns how many.
     Each batch taken back embeds a card or moves one from the minute's limit
@@ -278,8 +278,8 @@ class _Sweep:
                 return len(stale)
 
 
-def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedder: Embedder, clock: Clock) -> int:
-    ids = list(claimed)
+def _run_batch(db: firestore.Client, owner: str, taken: dict[str, str], embedder: Embedder, clock: Clock) -> int:
+    ids = list(taken)
     cards = load_cards(db, ids)
     gone = [card_id for card_id in ids if card_id not in cards]
     if gone:
@@ -298,7 +298,7 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     vectors = embed_and_store(db, {cid: todo[cid] for cid in decided.admitted}, embedder) if decided.admitted else {}
     batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
     embed_quota.record(db, owner, ids, decided.skipped, clock())
-    again = queue.finish(db, claimed)
+    again = queue.finish(db, taken)
     # One write of the owner's progress per batch, its count and what is left together (the page
     # counts again on each write): its `pending` never reaches 0 without this batch counted.
     queue.record_progress(db, owner, len(vectors), clock())
@@ -309,18 +309,16 @@ def _run_batch(db: firestore.Client, owner: str, claimed: dict[str, str], embedd
     return len(vectors)
 
 
-def _run_batch_tried(
-    db: firestore.Client, owner: str, claimed: dict[str, str], embedder: Embedder, clock: Clock
-) -> int:
+def _run_batch_tried(db: firestore.Client, owner: str, taken: dict[str, str], embedder: Embedder, clock: Clock) -> int:
     """A batch that fails (a store or embedder error) is tried again, its cards still leased to this
     worker: once the last trigger has come, no later one would start a worker for what is left."""
     for attempt in range(1, BATCH_ATTEMPTS):
         try:
-            return _run_batch(db, owner, claimed, embedder, clock)
+            return _run_batch(db, owner, taken, embedder, clock)
         except Exception as err:
             log.warning("embedding batch for %s failed (%s: %s); trying it again", owner, type(err).__name__, err)
             time.sleep(BATCH_PAUSE_S * attempt)
-    return _run_batch(db, owner, claimed, embedder, clock)  # the last try: what it raises ends the worker
+    return _run_batch(db, owner, taken, embedder, clock)  # the last try: what it raises ends the worker
 
 
 def _hash_of(model_id: str) -> Callable[[str, dict[str, Any]], str | None]:

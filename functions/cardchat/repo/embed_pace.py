@@ -7,7 +7,7 @@ document, and a worker on a fast machine finishes a 64-card batch in under a
 second (`scripts/bench embed_burst`). So an import's worker paces
 itself by the batch, not by the card:
 
-- a batch that took less than MIN_BATCH_S doubles the next claim (up to
+- a batch that took less than MIN_BATCH_S doubles the next take (up to
   MAX_GROWTH times the configured size), one that took over SLOW_BATCH_S
   halves it again (never below the configured size): up to 128 cards a
   second, the owner's documents are written about once per MIN_BATCH_S;
@@ -46,7 +46,7 @@ class Pace:
         self._started = self.monotonic()
 
     def batch_done(self) -> None:
-        """Sizes the next claim by how long this batch took."""
+        """Sizes the next take by how long this batch took."""
         if not self.adaptive:
             return
         took = self.monotonic() - self._started

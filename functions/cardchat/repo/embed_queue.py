@@ -1,9 +1,9 @@
 """The documents of batched embedding: the queue, the worker notice, the progress.
 
 A trigger records its card in `embedding_queue` (one small write, no model),
-then reads the owner's `embedding_workers` notice; a worker claims batches of
+then reads the owner's `embedding_workers` notice; a worker takes batches of
 queue entries in a transaction (a lease per entry, so two workers never embed
-the same card, and a crashed worker's entries become claimable when the lease
+the same card, and a crashed worker's entries become takeable when the lease
 runs out) and removes each entry only if it was not written again meanwhile.
 repo/embed_batches.py drives these steps.
 """
@@ -37,19 +37,19 @@ from .transactions import TX_PATIENCE_S, run_in_transaction
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-#: Entries looked at per claim: more than a batch, so entries another live
-#: worker holds do not hide claimable ones behind them.
+#: Entries looked at per take (one call of `take`): more than a batch, so entries another live
+#: worker holds do not hide takeable ones behind them.
 SCAN_FACTOR = 2
 
 
 def enqueue(db: firestore.Client, card_id: str, owner: str, now: datetime) -> None:
-    """The card waits for its vector. A write over a claimed entry keeps the
-    lease (the claimant still owns the card) but changes the version, so the
-    claimant's finish leaves it queued and it is embedded again."""
+    """The card waits for its vector. A write over a taken entry keeps the
+    lease (the taking worker still owns the card) but changes the version, so the
+    taking worker's finish leaves it queued and it is embedded again."""
     entry = QueuedCard(owner=owner, version=uuid.uuid4().hex, enqueued=now).to_dict()
     del entry["lease_until"], entry["worker"]
     ref = db.collection(EMBEDDING_QUEUE).document(card_id)
-    # A plain write waits for a claim's lock on the entry and may time out
+    # A plain write waits for `take`'s lock on the entry and may time out
     # (ABORTED) in a burst: the write is idempotent, so it is asked again.
     give_up = time.monotonic() + TX_PATIENCE_S
     pause = 0.05
@@ -118,40 +118,40 @@ def hand_over(db: firestore.Client, owner: str, worker: str, at: datetime) -> No
     db.collection(EMBEDDING_HANDOVERS).document(owner).set(Handover(worker=worker, at=at).to_dict())
 
 
-def _claimable(data: dict[str, Any], now: datetime) -> bool:
+def _takeable(data: dict[str, Any], now: datetime) -> bool:
     lease = data.get("lease_until")
     return lease is None or lease <= now
 
 
-def claim(db: firestore.Client, owner: str, worker: str, now: datetime, lease: timedelta, limit: int) -> dict[str, str]:
+def take(db: firestore.Client, owner: str, worker: str, now: datetime, lease: timedelta, limit: int) -> dict[str, str]:
     """Up to `limit` of the owner's queued cards no live lease holds, leased
-    to `worker`: card_id -> the version claimed."""
+    to `worker`: card_id -> the version taken."""
     query = db.collection(EMBEDDING_QUEUE).where(filter=FieldFilter("owner", "==", owner)).limit(limit * SCAN_FACTOR)
 
     def body(tx: firestore.Transaction) -> dict[str, str]:
-        claimed: dict[str, str] = {}
+        taken: dict[str, str] = {}
         for snap in list(tx.get(query)):  # every read before the first write
             data = snap.to_dict() or {}
-            if len(claimed) < limit and _claimable(data, now):
+            if len(taken) < limit and _takeable(data, now):
                 tx.update(snap.reference, {"lease_until": now + lease, "worker": worker})
-                claimed[snap.id] = str(data.get("version", ""))
-        return claimed
+                taken[snap.id] = str(data.get("version", ""))
+        return taken
 
     return run_in_transaction(db, body)
 
 
-def finish(db: firestore.Client, claimed: dict[str, str]) -> list[str]:
-    """Removes the entries still at their claimed version; the others (the
+def finish(db: firestore.Client, taken: dict[str, str]) -> list[str]:
+    """Removes the entries still at their taken version; the others (the
     card was written during the batch) lose the lease and wait for the next
     batch. Returns the ids left queued."""
-    refs = [db.collection(EMBEDDING_QUEUE).document(card_id) for card_id in claimed]
+    refs = [db.collection(EMBEDDING_QUEUE).document(card_id) for card_id in taken]
 
     def body(tx: firestore.Transaction) -> list[str]:
         again: list[str] = []
         for snap in list(tx.get_all(refs)):
             if not snap.exists:
                 continue
-            if (snap.to_dict() or {}).get("version") == claimed[snap.id]:
+            if (snap.to_dict() or {}).get("version") == taken[snap.id]:
                 tx.delete(snap.reference)
             else:
                 tx.update(snap.reference, {"lease_until": None, "worker": ""})

@@ -62,7 +62,7 @@ def _written(snap: Any, minute: str) -> int:
 
 def room(db: firestore.Client, owner: str, now: datetime, quota: CardQuota, cards: bool) -> tuple[int, int]:
     """(new cards the owner may still embed, or 0 unless `cards`; writes left
-    in the minute of `now`): what a worker may take back."""
+    in the minute of `now`): what a worker may requeue."""
     written = _written(db.collection(CARD_WRITE_MINUTES).document(owner).get(), minute_of(now))
     return (quota.max_cards - count_vectors(db, owner) if cards else 0), quota.writes_per_minute - written
 

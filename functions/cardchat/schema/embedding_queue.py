@@ -24,7 +24,7 @@ EMBEDDING_PROGRESS = COLLECTIONS["embedding_progress"]
 #: Server-only: embedding_handovers/{uid}, "a worker stopped at its time budget with cards still
 #: queued": writing it starts resumeEmbedding (endpoints/triggers.py), a fresh worker for the rest (Handover).
 EMBEDDING_HANDOVERS = COLLECTIONS["embedding_handovers"]
-#: embedCard's time limit (endpoints/triggers.py): a worker stops claiming inside it (embed_batches.DRAIN_BUDGET_S).
+#: embedCard's time limit (endpoints/triggers.py): a worker stops taking inside it (embed_batches.DRAIN_BUDGET_S).
 EMBED_TIMEOUT_S = 540
 
 
@@ -32,9 +32,9 @@ EMBED_TIMEOUT_S = 540
 class QueuedCard:
     """embedding_queue/{card_id}. `version` is new at every write of the
     card a trigger sees: a worker removes the entry only if its version is the
-    one it claimed, so a card written during a batch stays queued and is
-    embedded again. `lease_until` / `worker`: a claim; an expired lease is
-    claimable again (its worker crashed)."""
+    one it took, so a card written during a batch stays queued and is
+    embedded again. `lease_until` / `worker`: a take; an expired lease is
+    takeable again (its worker crashed)."""
 
     owner: str
     version: str
@@ -49,7 +49,7 @@ class QueuedCard:
 @dataclass
 class WorkerNotice:
     """embedding_workers/{uid}: a trigger that finds a live notice leaves its
-    card to that worker, which claims batches until the queue is empty."""
+    card to that worker, which takes batches until the queue is empty."""
 
     worker: str
     alive_until: datetime

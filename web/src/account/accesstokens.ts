@@ -7,8 +7,8 @@ import { config } from '../data/firebase';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { REGION } from '../data/names';
-import { watchAccessTokens } from '../data/queries';
-import type { AccessTokenDoc } from '../data/docs';
+import { watchAccessTokens } from '../data/accesstokenlist';
+import type { AccessTokenDoc } from '../data/shapes';
 
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 

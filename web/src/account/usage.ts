@@ -1,7 +1,7 @@
 // Figures of answers: how the details toggle and the Usage page
 // write tokens, dollars and seconds, and the last 30 days laid out from the
 // server's daily aggregates (usage_daily), one row per day and per model.
-import type { UsageDayDoc } from '../data/docs';
+import type { UsageDayDoc } from '../data/shapes';
 
 export const USAGE_DAYS = 30;
 

@@ -7,7 +7,7 @@ import { svg } from '../app/icons';
 import { getUsageDays } from '../data/ownerqueries';
 import type { Session } from '../data/session';
 import { byModel, dayString, formatCost, formatTokens, lastDays, USAGE_DAYS, type DayRow } from './usage';
-import type { UsageDayDoc } from '../data/docs';
+import type { UsageDayDoc } from '../data/shapes';
 
 /** Bars of cost per day, or of answers when nothing cost anything (the offline answerer). */
 function chart(rows: DayRow[]): Element {

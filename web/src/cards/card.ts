@@ -8,10 +8,10 @@ import { renderMarkdown } from '../app/markdown';
 import { skipNote } from './embeddingskip';
 import { chatAboutButton } from './chatabout';
 import { relatedPanel } from './relatedcards';
-import { getCard, getCardSkip } from '../data/queries';
+import { getCard, getCardSkip } from '../data/cardbyid';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 export function mountCard(root: HTMLElement, id: string): () => void {
   let alive = true;

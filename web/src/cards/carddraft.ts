@@ -1,7 +1,7 @@
 // A new card's draft handed to the editor by another view ("Save as card" on
 // an answer): held in memory until the editor takes it, so nothing is
 // written before the owner saves, and a reload of /new opens an empty editor.
-import type { DerivedFrom } from '../data/docs';
+import type { DerivedFrom } from '../data/shapes';
 import type { CardFields } from './cardvalidity';
 
 export interface CardDraft {

@@ -14,13 +14,13 @@ import { createCard, deleteCard, updateCard } from '../data/cardwrites';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { renderMarkdown } from '../app/markdown';
-import { getCard } from '../data/queries';
+import { getCard } from '../data/cardbyid';
 import { cardEditPath, router } from '../app/router';
 import type { Session } from '../data/session';
 import { entriesToUids, isEmail, shownEntries, type ViewerBook } from './viewerentries';
 import { showToast } from '../app/toast';
 import { takeDraft } from './carddraft';
-import type { DerivedFrom } from '../data/docs';
+import type { DerivedFrom } from '../data/shapes';
 
 const UNDO_MS = 6000;
 

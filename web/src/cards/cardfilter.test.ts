@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cardRelation, describeCollection, filterCards, parseIdList, parseScope, type CardFilter } from './cardfilter';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 function card(id: string, title: string, body = '', tags: string[] = []): CardDoc {
   return { id, title, body, owner: 'u', visibility: 'public', viewers: [], tags, updated: 0, derived_from: null };

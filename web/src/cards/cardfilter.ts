@@ -1,6 +1,6 @@
 // The cards view's collection logic: whose cards (the reader's own by
 // default), filtering by tag, words and an explicit id list.
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 import { sourceLabel } from './cardsources';
 
 export interface CardFilter {

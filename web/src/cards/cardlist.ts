@@ -10,7 +10,7 @@ import { ownerLabel } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { renderMarkdown } from '../app/markdown';
 import { cardEditPath } from '../app/router';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 interface Rendered { key: number; el: HTMLElement; box: HTMLInputElement }
 

@@ -10,19 +10,19 @@ import { describeError } from '../app/errors';
 import { failureText, listView } from '../app/loadstate';
 import { cardsPath, type Route } from '../app/router';
 import { onSession, session, type Session } from '../data/session';
-import { getChatPrivate } from '../data/queries';
+import { getChatPrivate } from '../data/chatreads';
 import { filterQuery } from './collectionquery';
 import { CardCounts } from './cardcounts';
 import { CardList } from './cardlist';
 import { describeSearch } from './cardsearch';
-import { listSourceFor, type ListSource } from './listsource';
+import { listContentFor, type ListContent } from './listcontent';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from '../importexport/exportmenu';
 import { openStartChat } from '../chat/startchat';
 import { saveCollectionButton } from './savecollection';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../app/timing';
-import type { CardDoc, CardSources } from '../data/docs';
+import type { CardDoc, CardSources } from '../data/shapes';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
 
@@ -40,7 +40,7 @@ class CardsView {
   private count: number | null = null;
   /** The reader's own cards, counted by the server: "You have no cards yet" only when it is 0. */
   private total: number | null = null;
-  private listSource: ListSource | null = null;
+  private listContent: ListContent | null = null;
   private readonly filter: CardFilter;
   private readonly list: CardList;
   private readonly search: HTMLInputElement;
@@ -155,7 +155,7 @@ class CardsView {
 
   private applyChanges(changes: CardChange[]): void {
     for (const change of changes) {
-      if (change.type === 'upsert' && this.listSource?.admits?.(change.card)) this.pager?.upsert(change.card);
+      if (change.type === 'upsert' && this.listContent?.admits?.(change.card)) this.pager?.upsert(change.card);
       else this.pager?.remove(change.type === 'upsert' ? change.card.id : change.id);
     }
     this.scheduleRecount();
@@ -174,22 +174,22 @@ class CardsView {
     this.picker.dispose();
   }
 
-  /** Shows `ls` in the list from its start: the seam for another source of cards (a search's results). */
-  setSource(ls: ListSource): void {
+  /** Shows `ls` in the list from its start: the seam for other content (a search's results). */
+  setContent(ls: ListContent): void {
     this.pager?.dispose();
     const gen = ++this.generation;
-    this.listSource = ls;
+    this.listContent = ls;
     this.count = null;
     this.tagged = 0;
     if (gen > 1) window.scrollTo(0, 0);
-    this.pager = new CardPager(ls.source, { pageSize: PAGE, order: ls.ordered ? cardOrder : undefined }, () => this.renderList());
+    this.pager = new CardPager(ls.pages, { pageSize: PAGE, order: ls.ordered ? cardOrder : undefined }, () => this.renderList());
     this.whenFirstPage(() => this.awaitCount(gen, ls, 0));
     this.pager.want(PAGE);
     this.renderList();
   }
 
   /** The view's count; a failed count is asked again (the list meanwhile says what failed, if it fails too). */
-  private awaitCount(gen: number, ls: ListSource, attempt: number): void {
+  private awaitCount(gen: number, ls: ListContent, attempt: number): void {
     ls.count().then((n) => {
       if (gen !== this.generation || !this.alive) return;
       this.count = n;
@@ -204,7 +204,7 @@ class CardsView {
 
   /** The list for the filter as it is now. */
   private reload(): void {
-    this.setSource(listSourceFor(this.filter, this.uid, this.spec(), this.counts));
+    this.setContent(listContentFor(this.filter, this.uid, this.spec(), this.counts));
   }
 
   private layout(root: HTMLElement): void {
@@ -341,7 +341,7 @@ class CardsView {
     this.recount = setTimeout(() => {
       this.counts.forget();
       this.countScopes();
-      if (this.listSource?.ordered && !this.filter.text && !this.filter.ids) {
+      if (this.listContent?.ordered && !this.filter.text && !this.filter.ids) {
         void this.counts.count(this.spec(), this.filter.tag).then((n) => { this.count = n; this.renderList(); }, () => {});
       }
     }, 1000);
@@ -358,7 +358,7 @@ class CardsView {
     const loaded = this.pager?.cards.length ?? 0;
     const selCount = this.list.selected.size;
     const text = this.filter.text.trim();
-    const searching = this.listSource !== null && this.listSource.admits === null && !!text;
+    const searching = this.listContent !== null && this.listContent.admits === null && !!text;
     const shown = n === null ? `${loaded}+ cards…` : searching ? describeSearch(text, n, loaded) : `${n} card${n === 1 ? '' : 's'} shown`;
     this.countEl.textContent = shown + (selCount ? ` · ${selCount} selected` : '');
     const chatN = selCount || n || 0;

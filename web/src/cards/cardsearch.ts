@@ -1,10 +1,10 @@
 // The Cards page's text filter, answered by the server (searchCards):
 // typing a word finds cards the page never loaded. The page's own debounce and
-// source generations drop answers to an older text; a failure reaches the
+// list generations drop answers to an older text; a failure reaches the
 // list as a failure (the pager's error state), never as "no match".
 import { searchCards, type CollectionQuery, type SearchHit } from '../data/api';
-import type { CardSource } from '../data/cardpager';
-import type { CardDoc } from '../data/docs';
+import type { CardPages } from '../data/cardpager';
+import type { CardDoc } from '../data/shapes';
 
 /** Cards per answer: the server's maximum. */
 export const SEARCH_LIMIT = 50;
@@ -16,11 +16,11 @@ export interface SearchAnswer {
 }
 
 /**
- * The best SEARCH_LIMIT cards of `query`'s collection for its text, as a list
- * source (one page), and its `matching` count; both from one call, asked again
+ * The best SEARCH_LIMIT cards of `query`'s collection for its text, as a list's
+ * pages (one page), and its `matching` count; both from one call, asked again
  * after a failure.
  */
-export function searchSource(query: CollectionQuery & { text: string }): { source: CardSource; count: () => Promise<number> } {
+export function searchPages(query: CollectionQuery & { text: string }): { pages: CardPages; count: () => Promise<number> } {
   let answer: Promise<SearchAnswer> | null = null;
   const ask = (): Promise<SearchAnswer> => {
     answer ??= searchCards({ ...query, limit: SEARCH_LIMIT })
@@ -29,7 +29,7 @@ export function searchSource(query: CollectionQuery & { text: string }): { sourc
     return answer;
   };
   return {
-    source: { async next() { return { cards: (await ask()).cards, done: true }; } },
+    pages: { async next() { return { cards: (await ask()).cards, done: true }; } },
     count: async () => (await ask()).matching,
   };
 }

@@ -7,7 +7,7 @@
 // The document's shape and limits are firestore.rules' validCardSources();
 // both are checked on common/card_sources_cases.json.
 import shared from '../../../common/collections.json';
-import type { CardSources, FollowedSource } from '../data/docs';
+import type { CardSources, FollowedSource } from '../data/shapes';
 
 export const SOURCE_LIMITS = shared.card_source_limits;
 

@@ -5,7 +5,7 @@
 import { h } from '../app/dom';
 import { openStartChat } from '../chat/startchat';
 import { session } from '../data/session';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 /** The request the start-chat dialog sends for a chat about `card`. */
 export function chatAboutRequest(card: Pick<CardDoc, 'id' | 'title'>) {

@@ -12,7 +12,7 @@ import {
 } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
-import type { CardSources, FollowedSource } from '../data/docs';
+import type { CardSources, FollowedSource } from '../data/shapes';
 
 /** What the page shows: a scope, the owner of an 'owner' scope, the tag (a followed source's, or the filter's). */
 export interface SourceChoice {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { answerDraft, citedIds, draftTitle, linkCitations, questionBefore } from './answercard';
 import { ownerCitations } from './citations';
 import { markdownRenderer } from '../app/markdown';
-import type { MessageDoc } from '../data/docs';
+import type { MessageDoc } from '../data/shapes';
 
 // [1] a readable card, [2] one the owner can no longer read, [3] withdrawn from the chat, [4] beyond the background.
 const cites = ownerCitations(['mine', 'gone', '']);

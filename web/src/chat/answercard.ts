@@ -6,7 +6,7 @@
 import rule from '../../../common/claims.json';
 import { cardHref, parseCitationNumbers, type CitationMap } from './citations';
 import { CARD_LIMITS } from '../generated/cardlimits';
-import type { DerivedFrom, MessageDoc } from '../data/docs';
+import type { DerivedFrom, MessageDoc } from '../data/shapes';
 import type { CardDraft } from '../cards/carddraft';
 
 const CITATIONS = new RegExp(rule.citation, 'g');

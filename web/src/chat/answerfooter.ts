@@ -10,7 +10,7 @@ import { h, replaceChildren } from '../app/dom';
 import { icon, type IconName } from '../app/icons';
 import { describeError } from '../app/errors';
 import { formatCost, formatSeconds, formatTokens } from '../account/usage';
-import type { AnswerUsageDoc, FeedbackDoc, MessageDoc, Rating } from '../data/docs';
+import type { AnswerUsageDoc, FeedbackDoc, MessageDoc, Rating } from '../data/shapes';
 
 const HIDE_KEY = 'cardchat.hideUncited';
 const MAX_COMMENT = 2000;

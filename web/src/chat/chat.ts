@@ -9,7 +9,8 @@ import { errorCode, describeError } from '../app/errors';
 import { failureText } from '../app/loadstate';
 import type { Session } from '../data/session';
 import { chatCitations, type ChatCitations } from './citations';
-import { getChatAuthor, watchChat, watchChatPrivate, watchMessages } from '../data/queries';
+import { getChatAuthor, watchChat, watchChatPrivate } from '../data/chatreads';
+import { watchMessages } from '../data/messages';
 import { watchAnswerUsage, watchFeedback } from '../data/ownerqueries';
 import { watchIsViewer, watchViewerCount } from '../data/chatviewers';
 import { ChatHeader } from './chatheader';
@@ -20,7 +21,7 @@ import { renderSignIn } from '../account/signin';
 import { justCreated } from './startchat';
 import { Transcript } from './transcript';
 import { PinState } from './pincontrols';
-import type { AnswerUsageDoc, ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, ChatDoc, ChatPrivateDoc, FeedbackDoc, MessageDoc } from '../data/shapes';
 
 export function mountChat(root: HTMLElement, chatId: string, s: Session): () => void {
   const view = new ChatView(root, chatId, s.user?.uid ?? null);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChatHeader, othersCardsNotice } from './chatheader';
 import { cardsChangedText } from './cardschanged';
-import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
+import type { ChatDoc, ChatPrivateDoc } from '../data/shapes';
 
 const chat: ChatDoc = {
   id: 'c1', owner: 'u1', title: 'Tides', model: 'm', created: null, last_updated: null,

@@ -9,11 +9,11 @@ import { confirmAction } from '../app/confirm';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { chatPath, router } from '../app/router';
-import { setPublished } from '../data/queries';
+import { setPublished } from '../data/publish';
 import { cardsChanged } from './cardschanged';
 import { chatOrigin } from './chatorigin';
 import { openShareDialog } from './sharedialog';
-import type { ChatDoc, ChatPrivateDoc } from '../data/docs';
+import type { ChatDoc, ChatPrivateDoc } from '../data/shapes';
 
 const fmt = new Intl.NumberFormat('en-US');
 

@@ -7,7 +7,7 @@ import { h, replaceChildren } from '../app/dom';
 import { collectionPath } from '../app/router';
 import { queryCardsPath, startInCollection } from '../cards/collections';
 import { collectionExists } from '../data/savedcollections';
-import type { ChatPrivateDoc } from '../data/docs';
+import type { ChatPrivateDoc } from '../data/shapes';
 import { openStartChat } from './startchat';
 
 const again = (start: () => void) => h('button', { type: 'button', class: 'small', 'data-testid': 'new-chat-in-collection', onclick: start },

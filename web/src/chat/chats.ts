@@ -5,9 +5,9 @@ import { failureText } from '../app/loadstate';
 import { chatPath, router } from '../app/router';
 import type { Session } from '../data/session';
 import { watchSharedChats } from '../data/chatviewers';
-import { getChatAuthor, watchChats } from '../data/queries';
+import { getChatAuthor, watchChats } from '../data/chatreads';
 import { renderSignIn } from '../account/signin';
-import type { ChatDoc } from '../data/docs';
+import type { ChatDoc } from '../data/shapes';
 import { chatSearchBox } from './chatsearch';
 import { leaveChat } from '../data/api';
 

@@ -7,8 +7,8 @@
 import { sentences } from './claims';
 import { h, replaceChildren } from '../app/dom';
 import { bestPassage } from './passage';
-import { getCard } from '../data/queries';
-import type { CardDoc } from '../data/docs';
+import { getCard } from '../data/cardbyid';
+import type { CardDoc } from '../data/shapes';
 
 const CITE = 'a.cite, .cite-unavailable';
 /** What a reader who may not view a cited card is told, in a preview and in the sources list. */

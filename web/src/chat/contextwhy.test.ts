@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { contextSummary, contextTurns } from './contextwhy';
-import type { ChatPrivateDoc } from '../data/docs';
+import type { ChatPrivateDoc } from '../data/shapes';
 
 const base: ChatPrivateDoc = {
   background_length: 1000, background_tokens: 900, card_ids: ['a', 'b', 'c'], card_count_requested: 40,

@@ -2,7 +2,7 @@
 // (chat/turn_context.py on the server). Built only from chat_private, which
 // the rules give to the chat's owner alone: visitors and viewers never see it.
 import { cardHref } from './citations';
-import type { ChatPrivateDoc, ContextTurnDoc } from '../data/docs';
+import type { ChatPrivateDoc, ContextTurnDoc } from '../data/shapes';
 
 const fmt = new Intl.NumberFormat('en-US');
 const plural = (n: number, one: string, many = `${one}s`) => `${fmt.format(n)} ${n === 1 ? one : many}`;

@@ -6,7 +6,7 @@
 import { suggestFollowups } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
 import { followupTarget } from './suggestions';
-import type { MessageDoc } from '../data/docs';
+import type { MessageDoc } from '../data/shapes';
 
 export class Followups {
   readonly el = h('div', { class: 'followups', 'data-testid': 'followups', hidden: true, 'aria-label': 'Suggested follow-ups' });

@@ -10,7 +10,7 @@ import type { Renderer } from '../app/markdown';
 import {
   canRetry, cutOffNotice, droppedTurnsNotice, failureNotice, providerWaitNotice, shouldAutoRetry, type Phase,
 } from './messagestate';
-import { watchChunks } from '../data/queries';
+import { watchChunks } from '../data/messages';
 import { markUncited } from './claims';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
@@ -19,7 +19,7 @@ import { CoverageNoticeView, type CoverageActions } from './coveragenotice';
 import { saveAsCardButton } from './saveascard';
 import { BranchEditor } from './branchedit';
 import { StreamRevealer } from './streamreveal';
-import type { AnswerUsageDoc, FeedbackDoc, MessageDoc } from '../data/docs';
+import type { AnswerUsageDoc, FeedbackDoc, MessageDoc } from '../data/shapes';
 
 export interface MessageContext {
   chatId: string;

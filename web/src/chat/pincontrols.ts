@@ -5,7 +5,7 @@
 import { excludeCard, pinCard } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
-import type { ChatPrivateDoc } from '../data/docs';
+import type { ChatPrivateDoc } from '../data/shapes';
 
 export interface CardChoice { pinned: boolean; excluded: boolean }
 

@@ -6,7 +6,7 @@ import { router } from '../app/router';
 import { loadCard } from './citepreview';
 import { answerDraft, citedIds } from './answercard';
 import type { CitationMap } from './citations';
-import type { MessageDoc } from '../data/docs';
+import type { MessageDoc } from '../data/shapes';
 
 /**
  * The owner's "Save as card" on a complete answer: reads the cited cards

@@ -1,7 +1,7 @@
 // Which answer the suggested follow-ups belong to: the chat's last message,
 // once it is a complete answer. An answer followed by a question (asked, or
 // still being answered) has had its turn; its suggestions go.
-import type { MessageDoc } from '../data/docs';
+import type { MessageDoc } from '../data/shapes';
 
 /** The id of the answer whose follow-ups to suggest, or null for none. */
 export function followupTarget(messages: readonly Pick<MessageDoc, 'id' | 'role' | 'status' | 'message_index'>[]): string | null {

@@ -11,7 +11,7 @@ import { CitePreview } from './citepreview';
 import { questionBefore } from './answercard';
 import { MessageView, type MessageContext } from './message';
 import { Followups } from './followups';
-import type { MessageDoc } from '../data/docs';
+import type { MessageDoc } from '../data/shapes';
 
 const NO_CITATIONS: ChatCitations = chatCitations(null, {});
 

@@ -4,8 +4,8 @@
 import { h } from '../app/dom';
 import { describeError } from '../app/errors';
 import { download, transcriptToMarkdown } from '../importexport/exportcards';
-import { getCard } from '../data/queries';
-import type { ChatDoc, ChatPrivateDoc, MessageDoc } from '../data/docs';
+import { getCard } from '../data/cardbyid';
+import type { ChatDoc, ChatPrivateDoc, MessageDoc } from '../data/shapes';
 
 export interface TranscriptSource { chat: ChatDoc | null; priv: ChatPrivateDoc | null | undefined; messages: MessageDoc[] | null }
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CardPager, cardOrder, codePointCompare, cursorSource, filteredSource, idSource, type PageFetch,
+  CardPager, cardOrder, codePointCompare, cursorPages, filteredPages, idPages, type PageFetch,
 } from './cardpager';
-import type { CardDoc } from './docs';
+import type { CardDoc } from './shapes';
 
 function card(id: string, title: string, owner = 'me', tags: string[] = []): CardDoc {
   return { id, title, body: '', owner, visibility: 'private', viewers: [], tags, updated: 0, derived_from: null };
 }
 
 /** What Firestore does for a cursor query: the cards after `after` in title/id order, `n` of them. */
-function collectionFetch(all: CardDoc[], calls: number[] = [], failOn: Set<number> = new Set()): PageFetch {
+function deckFetch(all: CardDoc[], calls: number[] = [], failOn: Set<number> = new Set()): PageFetch {
   const sorted = [...all].sort(cardOrder);
   return async (after, n) => {
     calls.push(n);
@@ -41,12 +41,12 @@ describe('cardOrder', () => {
   });
 });
 
-describe('sources', () => {
+describe('pages', () => {
   const deck = Array.from({ length: 25 }, (_, i) => card(`c${String(i).padStart(2, '0')}`, `Title ${String(i).padStart(2, '0')}`));
 
-  it('cursorSource hands out every card once, in order, page by page', async () => {
+  it('cursorPages hands out every card once, in order, page by page', async () => {
     const calls: number[] = [];
-    const src = cursorSource(collectionFetch(deck, calls));
+    const src = cursorPages(deckFetch(deck, calls));
     const got: CardDoc[] = [];
     for (let done = false; !done;) {
       const page = await src.next(10);
@@ -58,15 +58,15 @@ describe('sources', () => {
   });
 
   it('a failed page is asked again from the same cursor', async () => {
-    const src = cursorSource(collectionFetch(deck, [], new Set([2])));
+    const src = cursorPages(deckFetch(deck, [], new Set([2])));
     await src.next(10);
     await expect(src.next(10)).rejects.toThrow('unreachable');
     expect(ids((await src.next(10)).cards)).toEqual(ids(deck.slice(10, 20)));
   });
 
-  it('filteredSource reads on until a page of matches is full, and says when the source is done', async () => {
+  it('filteredPages reads on until a page of matches is full, and says when the pages are done', async () => {
     const tagged = deck.map((c, i) => ({ ...c, tags: i % 5 === 0 ? ['t'] : [] }));
-    const src = filteredSource(cursorSource(collectionFetch(tagged)), (c) => c.tags.includes('t'));
+    const src = filteredPages(cursorPages(deckFetch(tagged)), (c) => c.tags.includes('t'));
     const a = await src.next(3);
     expect(ids(a.cards)).toEqual(['c00', 'c05', 'c10']);
     const b = await src.next(3);
@@ -74,8 +74,8 @@ describe('sources', () => {
     expect(b.done).toBe(true);
   });
 
-  it('idSource keeps the list\'s order and leaves out what the reader may not see', async () => {
-    const src = idSource(['z', 'a', 'hidden', 'b'], async (slice) => slice.map((id) => (id === 'hidden' ? null : card(id, id))));
+  it('idPages keeps the list\'s order and leaves out what the reader may not see', async () => {
+    const src = idPages(['z', 'a', 'hidden', 'b'], async (slice) => slice.map((id) => (id === 'hidden' ? null : card(id, id))));
     const a = await src.next(2);
     const b = await src.next(2);
     expect([...ids(a.cards), ...ids(b.cards)]).toEqual(['z', 'a', 'b']);
@@ -88,7 +88,7 @@ describe('CardPager', () => {
 
   it('loads only what is wanted, a page at a time', async () => {
     const calls: number[] = [];
-    const pager = new CardPager(cursorSource(collectionFetch(deck, calls)), { pageSize: 50 }, () => {});
+    const pager = new CardPager(cursorPages(deckFetch(deck, calls)), { pageSize: 50 }, () => {});
     pager.want(20);
     await settle();
     expect(pager.cards.length).toBe(50);
@@ -102,7 +102,7 @@ describe('CardPager', () => {
   it('keeps a failure as its state, retries after the backoff, and clears it on success', async () => {
     const clock = manualSchedule();
     const states: string[] = [];
-    const pager = new CardPager(cursorSource(collectionFetch(deck, [], new Set([1, 2]))),
+    const pager = new CardPager(cursorPages(deckFetch(deck, [], new Set([1, 2]))),
       { pageSize: 50, schedule: clock.schedule }, () => states.push(pager.error ? `failed#${pager.attempt}` : `ok:${pager.cards.length}`));
     pager.want(10);
     await settle();
@@ -117,14 +117,14 @@ describe('CardPager', () => {
     expect(pager.error).toBeNull();
   });
 
-  it('loadUpTo resolves with every card once the source is done', async () => {
-    const pager = new CardPager(cursorSource(collectionFetch(deck)), { pageSize: 50 }, () => {});
+  it('loadUpTo resolves with every card once the pages are done', async () => {
+    const pager = new CardPager(cursorPages(deckFetch(deck)), { pageSize: 50 }, () => {});
     expect(ids(await pager.loadUpTo(Number.MAX_SAFE_INTEGER))).toEqual(ids(deck));
     expect(pager.done).toBe(true);
   });
 
   it('places a card written later where the order puts it, and not past what is loaded', async () => {
-    const pager = new CardPager(cursorSource(collectionFetch(deck)), { pageSize: 50, order: cardOrder }, () => {});
+    const pager = new CardPager(cursorPages(deckFetch(deck)), { pageSize: 50, order: cardOrder }, () => {});
     pager.want(1);
     await settle();
     pager.upsert(card('new', 'T010x'));
@@ -139,8 +139,8 @@ describe('CardPager', () => {
     // The page query was answered before the write; the feed reports the card before the page arrives.
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => { release = r; });
-    const fetch = collectionFetch(deck);
-    const pager = new CardPager(cursorSource(async (after, n) => { const page = await fetch(after, n); await gate; return page; }),
+    const fetch = deckFetch(deck);
+    const pager = new CardPager(cursorPages(async (after, n) => { const page = await fetch(after, n); await gate; return page; }),
       { pageSize: 50, order: cardOrder }, () => {});
     pager.want(1);
     await settle();
@@ -155,7 +155,7 @@ describe('CardPager', () => {
   });
 
   it('a card past what is loaded is placed when a page reaches it, even from cards fetched before it was written', async () => {
-    const pager = new CardPager(cursorSource(collectionFetch(deck)), { pageSize: 50, order: cardOrder }, () => {});
+    const pager = new CardPager(cursorPages(deckFetch(deck)), { pageSize: 50, order: cardOrder }, () => {});
     pager.want(1);
     await settle();
     pager.upsert(card('late', 'T060x'));

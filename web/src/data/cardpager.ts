@@ -1,23 +1,23 @@
-// The cards view's data, a page at a time: a collection of 100,000
-// cards is never loaded whole. A CardSource hands out the next cards in its
-// order; sources compose (a client-side filter where Firestore cannot
+// The cards view's data, a page at a time: 100,000 of the reader's
+// cards are never loaded whole. A CardPages hands out the next cards in its
+// order; they compose (a client-side filter where Firestore cannot
 // filter, an explicit id list), and the
 // CardPager keeps what was loaded, fetches more when the list nears its end
 // and retries a failed page with backoff instead of looking empty.
-import type { CardDoc } from './docs';
+import type { CardDoc } from './shapes';
 import { afterDelay, retryDelay, type Schedule } from './retry';
 
 export interface CardPage {
   cards: CardDoc[];
-  /** Nothing follows: the source is exhausted. */
+  /** Nothing follows: the pages are exhausted. */
   done: boolean;
 }
 
 /**
  * Hands out cards in its order, `n` at a time. A call that fails leaves the
- * source where it was, so calling again retries the same page.
+ * pages where they were, so calling again retries the same page.
  */
-export interface CardSource {
+export interface CardPages {
   next(n: number): Promise<CardPage>;
 }
 
@@ -45,7 +45,7 @@ export function codePointCompare(a: string, b: string): number {
 }
 
 /** A cursor-paged query: each page starts after the last card handed out. */
-export function cursorSource(fetch: PageFetch): CardSource {
+export function cursorPages(fetch: PageFetch): CardPages {
   let last: CardDoc | null = null;
   let done = false;
   return {
@@ -59,8 +59,8 @@ export function cursorSource(fetch: PageFetch): CardSource {
   };
 }
 
-/** The cards of `source` that `keep` admits (what Firestore cannot filter: a second array-contains, a text filter). */
-export function filteredSource(source: CardSource, keep: (c: CardDoc) => boolean): CardSource {
+/** The cards of `pages` that `keep` admits (what Firestore cannot filter: a second array-contains, a text filter). */
+export function filteredPages(pages: CardPages, keep: (c: CardDoc) => boolean): CardPages {
   let carry: CardDoc[] = [];
   let done = false;
   return {
@@ -69,7 +69,7 @@ export function filteredSource(source: CardSource, keep: (c: CardDoc) => boolean
       carry = [];
       try {
         while (out.length < n && !done) {
-          const page = await source.next(n);
+          const page = await pages.next(n);
           out.push(...page.cards.filter(keep));
           done = page.done;
         }
@@ -84,7 +84,7 @@ export function filteredSource(source: CardSource, keep: (c: CardDoc) => boolean
 }
 
 /** Exactly these ids, in this order; `read` answers null for a card the reader may not see (or that is gone). */
-export function idSource(ids: readonly string[], read: (ids: string[]) => Promise<Array<CardDoc | null>>): CardSource {
+export function idPages(ids: readonly string[], read: (ids: string[]) => Promise<Array<CardDoc | null>>): CardPages {
   let pos = 0;
   return {
     async next(n) {
@@ -105,7 +105,7 @@ export interface PagerOptions {
 }
 
 /**
- * What a list has loaded from its source, fetching pages as the reader nears
+ * What a list has loaded from its pages, fetching pages as the reader nears
  * the end (`want`). A failed page is kept as `error` (the list says so and
  * that it is retrying) and asked again after `retryDelay`; what was loaded
  * stays. `onChange` follows every change of state.
@@ -125,7 +125,7 @@ export class CardPager {
   private waiters: Array<{ n: number; resolve: () => void }> = [];
   private readonly opts: Required<Omit<PagerOptions, 'order'>> & Pick<PagerOptions, 'order'>;
 
-  constructor(private readonly source: CardSource, opts: PagerOptions, private readonly onChange: () => void) {
+  constructor(private readonly pages: CardPages, opts: PagerOptions, private readonly onChange: () => void) {
     this.opts = { retryDelay, schedule: afterDelay, ...opts };
   }
 
@@ -136,7 +136,7 @@ export class CardPager {
     void this.pump();
   }
 
-  /** Resolves once `n` cards are loaded or the source is done (an explicit "select all", say). */
+  /** Resolves once `n` cards are loaded or the pages are done (an explicit "select all", say). */
   loadUpTo(n: number): Promise<CardDoc[]> {
     return new Promise((resolve) => {
       this.waiters.push({ n, resolve: () => resolve(this.cards.slice(0, n)) });
@@ -205,7 +205,7 @@ export class CardPager {
   }
 
   private async fetchPage(): Promise<void> {
-    const page = await this.source.next(this.opts.pageSize);
+    const page = await this.pages.next(this.opts.pageSize);
     if (this.stopped) return;
     const known = new Set(this.cards.map((c) => c.id));
     for (const c of page.cards) {

@@ -13,14 +13,15 @@ import {
   serverTimestamp, setDoc, startAfter, where, type FirestoreError, type Query, type QueryConstraint, type Unsubscribe,
 } from 'firebase/firestore';
 import type { CardScope } from '../cards/cardfilter';
-import { cursorSource, filteredSource, idSource, type CardSource, type PageFetch } from './cardpager';
+import { cursorPages, filteredPages, idPages, type CardPages, type PageFetch } from './cardpager';
 import { parseSources, sourcesProblem } from '../cards/cardsources';
 import { errorCode } from '../app/errors';
 import { OFFLINE, watchLive } from './livequery';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 import { mark, timed } from '../app/timing';
-import { type CardDoc, type CardSources, toCard } from './docs';
+import type { CardDoc, CardSources } from './shapes';
+import { toCard } from './snapshots';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 
@@ -36,7 +37,7 @@ function scopeQuery(uid: string, spec: ScopeSpec, tag: string | null): Query | n
   const tagged: QueryConstraint[] = tag ? [where('tags', 'array-contains', tag)] : [];
   switch (spec.scope) {
     case 'mine': return query(cards(), where('owner', '==', uid), ...tagged);
-    // A second array-contains is not allowed in one query: the tag is filtered here (scopeSource).
+    // A second array-contains is not allowed in one query: the tag is filtered here (scopePages).
     // Only the accepted people's cards (at most 30: one `in`): a stranger's shared cards are not paged through.
     case 'shared': return spec.acceptedSharers.length
       ? query(cards(), where('viewers', 'array-contains', uid), where('owner', 'in', [...spec.acceptedSharers]))
@@ -50,7 +51,7 @@ function keepShared(uid: string, spec: ScopeSpec, tag: string | null): (c: CardD
   return (c) => c.owner !== uid && spec.acceptedSharers.includes(c.owner) && (!tag || c.tags.includes(tag));
 }
 
-const EMPTY: CardSource = { async next() { return { cards: [], done: true }; } };
+const EMPTY: CardPages = { async next() { return { cards: [], done: true }; } };
 
 /**
  * Pages of `base` in the cards' order (title, then id): each page starts
@@ -67,16 +68,16 @@ function pageFetch(base: Query, name: string): PageFetch {
 }
 
 /** The reader's cards of `spec` and tag, in title order. */
-export function scopeSource(uid: string, spec: ScopeSpec, tag: string | null): CardSource {
+export function scopePages(uid: string, spec: ScopeSpec, tag: string | null): CardPages {
   const q = scopeQuery(uid, spec, tag);
   if (!q) return EMPTY;
-  const pages = cursorSource(pageFetch(q, spec.scope));
-  return spec.scope === 'shared' ? filteredSource(pages, keepShared(uid, spec, tag)) : pages;
+  const pages = cursorPages(pageFetch(q, spec.scope));
+  return spec.scope === 'shared' ? filteredPages(pages, keepShared(uid, spec, tag)) : pages;
 }
 
 /** Exactly these cards, in this order; one the reader may not see (or that is gone) is left out. */
-export function idListSource(ids: readonly string[]): CardSource {
-  return idSource(ids, (slice) => Promise.all(slice.map(async (id) => {
+export function idListPages(ids: readonly string[]): CardPages {
+  return idPages(ids, (slice) => Promise.all(slice.map(async (id) => {
     try {
       const s = await getDocFromServer(doc(db, COLLECTIONS.cards, id));
       return s.exists() ? toCard(s) : null;
@@ -89,10 +90,10 @@ export function idListSource(ids: readonly string[]): CardSource {
 
 /** The stored cards of `ids`, in that order (the readable ones). */
 export async function readCards(ids: string[]): Promise<CardDoc[]> {
-  const source = idListSource(ids);
+  const pages = idListPages(ids);
   const out: CardDoc[] = [];
   for (;;) {
-    const page = await source.next(ids.length);
+    const page = await pages.next(ids.length);
     out.push(...page.cards);
     if (page.done) return out;
   }

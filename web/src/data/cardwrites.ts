@@ -13,7 +13,8 @@ import { db } from './firebase';
 import { idRanges, type PlannedCard } from '../importexport/importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from '../app/pool';
-import { type CardDoc, type DerivedFrom, toCard } from './docs';
+import type { CardDoc, DerivedFrom } from './shapes';
+import { toCard } from './snapshots';
 
 const cards = () => collection(db, COLLECTIONS.cards);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newestFirst, viewerDocId } from './chatviewers';
-import type { ChatDoc } from './docs';
+import type { ChatDoc } from './shapes';
 
 const chat = (id: string, at: number | null): ChatDoc => ({
   id, owner: 'u1', title: id, model: 'm', created: null, last_updated: at === null ? null : new Date(at),

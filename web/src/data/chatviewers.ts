@@ -3,10 +3,10 @@
 // reads. The rules give a viewer doc to the viewer it names and to the owner.
 import { collection, doc, onSnapshot, query, where, type Unsubscribe } from 'firebase/firestore';
 import { db } from './firebase';
-import { watchLive } from './livequery';
+import { watchLive, type LiveError } from './livequery';
 import { COLLECTIONS } from './names';
-import { type LiveError } from './queries';
-import { type ChatDoc, toChat } from './docs';
+import type { ChatDoc } from './shapes';
+import { toChat } from './snapshots';
 
 /** The id shareChat gives a viewer doc (ids.chat_viewer_id): the rules look it up by this shape. */
 export function viewerDocId(chatId: string, uid: string): string {

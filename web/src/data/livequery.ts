@@ -11,6 +11,9 @@ import { afterDelay, retryDelay, type Schedule } from './retry';
 /** What the SDK means by answering from its cache before the server ever answered: it could not reach it. */
 export const OFFLINE = { code: 'unavailable', message: 'The server could not be reached.' } as const;
 
+/** Failures include the SDK answering from its cache because it cannot reach the server; both are retried. */
+export type LiveError = FirestoreError | typeof OFFLINE;
+
 export interface LiveOptions {
   retryDelay?: (attempt: number) => number;
   schedule?: Schedule;
@@ -25,7 +28,7 @@ export function watchLive<T>(
   q: Query<DocumentData>,
   map: (d: QueryDocumentSnapshot<DocumentData>) => T,
   onItems: (items: T[]) => void,
-  onError: (e: FirestoreError | typeof OFFLINE) => void,
+  onError: (e: LiveError) => void,
   opts: LiveOptions = {},
 ): Unsubscribe {
   const delay = opts.retryDelay ?? retryDelay;

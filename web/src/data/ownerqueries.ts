@@ -4,9 +4,8 @@ import {
   collection, getDocs, onSnapshot, query, where, type DocumentData, type DocumentSnapshot, type FirestoreError,
   type Unsubscribe,
 } from 'firebase/firestore';
-import {
-  toAnswerUsage, toFeedback, toUsageDay, type AnswerUsageDoc, type FeedbackDoc, type UsageDayDoc,
-} from './docs';
+import type { AnswerUsageDoc, FeedbackDoc, UsageDayDoc } from './shapes';
+import { toAnswerUsage, toFeedback, toUsageDay } from './snapshots';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
 

@@ -10,7 +10,8 @@ import shared from '../../../common/collections.json';
 import type { CollectionQuery } from './api';
 import { db } from './firebase';
 import { COLLECTIONS } from './names';
-import { toChat, type ChatDoc } from './docs';
+import type { ChatDoc } from './shapes';
+import { toChat } from './snapshots';
 
 export const LIMITS = shared.saved_collection_limits;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { citedNumbers } from '../chat/citations';
 import { cardsToJson, cardsToMarkdown, transcriptToMarkdown } from './exportcards';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 const card = (id: string, over: Partial<CardDoc> = {}): CardDoc => ({
   id, title: `Title ${id}`, body: `Body ${id}`, owner: 'alice', visibility: 'private', viewers: [], tags: [], updated: 0, derived_from: null, ...over,

@@ -3,7 +3,7 @@
 // and a chat's transcript as Markdown with its citations resolved to card
 // titles. Pure functions; the views download what they return.
 import { citedCardId, citedNumbers } from '../chat/citations';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 /** One document, the cards in the order given (the displayed order): title, tags, body each. */
 export function cardsToMarkdown(cards: readonly CardDoc[]): string {

@@ -3,7 +3,7 @@
 // shown. exportcards.ts builds the text.
 import { h } from '../app/dom';
 import { cardsToJson, cardsToMarkdown, download } from './exportcards';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 export function exportButtons(chosen: () => Promise<CardDoc[]>, uid: string): HTMLElement {
   const stamp = () => new Date().toISOString().slice(0, 10);

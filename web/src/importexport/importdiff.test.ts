@@ -3,7 +3,7 @@ import type { CardFields } from '../cards/cardvalidity';
 import { fieldChanges, importWrites, widening, widensAccess } from './importdiff';
 import { readJsonExport } from './importparse';
 import { planImport, type OwnCardsAmong } from './importplan';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 const card = (over: Partial<CardFields> = {}): CardFields => ({ title: 'T', body: 'B', visibility: 'private', viewers: [], tags: [], ...over });
 const stored = (id: string, over: Partial<CardFields> = {}): CardDoc => ({ id, owner: 'alice', updated: 0, derived_from: null, ...card(over) });

@@ -168,7 +168,7 @@ class ImportPage {
     }
   }
 
-  /** Embeddings are made by the server in the background: count them until all are there. */
+  /** Embeddings are made by the server after the writes, asynchronously: count them until all are there. */
   private watchEmbeddings(): void {
     const tick = async () => {
       try {

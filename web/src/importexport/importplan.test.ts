@@ -3,7 +3,7 @@ import { cardsToJson } from './exportcards';
 import { readJsonExport, readMarkdownFiles } from './importparse';
 import { derivedCardId, idRanges, isDocId, legacyDerivedId, planImport, summary, type OwnCardsAmong } from './importplan';
 import { strToU8 } from 'fflate';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 const md = (path: string, text: string) => ({ path, bytes: strToU8(text) });
 /** The owner's cards `mine`, looked up by id as cardwrites.ownCardsAmong does; `asked` records every id asked for. */

@@ -7,7 +7,7 @@ import { ownCardId } from '../cards/cardids';
 import { codePointCompare } from '../data/cardpager';
 import { cardProblems, type CardFields, type Visibility } from '../cards/cardvalidity';
 import type { FileProblem, SourceCard } from './importparse';
-import type { CardDoc } from '../data/docs';
+import type { CardDoc } from '../data/shapes';
 
 export interface PlannedCard {
   id: string;
