@@ -1,4 +1,4 @@
-"""Per-turn retrieval (chat/turn_context.py): what a follow-up's run pays
+"""Per-turn retrieval (generation/turn_context.py): what a follow-up's run pays
 before the provider is called to rank the chat's whole source again and
 append its best cards. Warm (the instance has ranked this source before:
 vectors and the BM25 index cached), for sources of 1,000 and 10,000 cards
@@ -15,7 +15,7 @@ import numpy as np
 
 from benchmarks.common import sized
 from benchmarks.decks import GIT_WORDS, DeckWriter, unit_vector, words
-from cardchat.chat import turn_context
+from cardchat.generation import turn_context
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo.chats import write_new_chat
 from cardchat.retrieval.background import fit_background

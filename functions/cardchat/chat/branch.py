@@ -22,16 +22,15 @@ from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.chat.packed_cards import copied_citations
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turn_context import branch_context
 from cardchat.chat.turns import question_and_stub
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.llm import models
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.retrieval.background import card_numbers
+from cardchat.retrieval.background import card_numbers, drop_cards
 from cardchat.schema.accounts import TokenReservation
-from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.chat_sources import ChatSource, ContextTurn
 from cardchat.schema.documents import Chat, ChatBackground, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
@@ -100,7 +99,7 @@ def _checked_context(
 ) -> tuple[Checked, list[dict[str, Any]]]:
     """The source's background less the cards `uid` may no longer read, and
     less the per-turn additions made for the turns the branch replaces
-    (turn_context.branch_context); with the kept turns' records, renumbered."""
+    (branch_context); with the kept turns' records, renumbered."""
     background = chats_repo.read_background(db, chat_id)
     checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer, private.card_owners)
     renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(earlier)}
@@ -207,3 +206,22 @@ def _private_copy(
         cards_packed=len(card_numbers(checked.text)) if checked.card_ids else 0,
         context_turns=turns,
     )
+
+
+def branch_context(
+    private: ChatPrivate, text: str, tokens: int, asked: int, renumber: dict[int, int], tokenizer: str
+) -> tuple[str, int, list[dict[str, Any]]]:
+    """What a branch re-asking question `asked` starts from: the source's
+    context less what the turns from `asked` on added (they answered questions
+    the branch does not have: generation/turn_context.py), and the records of the
+    turns before it under the branch's message indices (`renumber`: source index →
+    branch index). Card numbers stay: the copied answers cite the same [n]."""
+    from cardchat.llm.tokens import count_tokens
+
+    turns = [ContextTurn.from_dict(t) for t in private.context_turns]
+    kept = [t for t in turns if t.message_index in renumber]
+    later = {a["n"] for t in turns if t.message_index > asked for a in t.added}
+    if later and (gone := later & set(card_numbers(text))):
+        text = drop_cards(text, gone)
+        tokens = count_tokens([text], tokenizer)[0]
+    return text, tokens, [{**t.to_dict(), "message_index": renumber[t.message_index]} for t in kept]

@@ -53,7 +53,7 @@ def output_reserve(spec: ModelSpec) -> int:
 
 
 def turn_budget(spec: ModelSpec) -> int:
-    """Tokens one follow-up may add to the background (chat/turn_context.py):
+    """Tokens one follow-up may add to the background (generation/turn_context.py):
     a quarter of the window, at most 16,000. Every keyed model's window is
     ≥ 128k, so it gets the 16,000; the quarter binds only the offline
     model's 32k window: at an eighth, follow-ups that missed their answering

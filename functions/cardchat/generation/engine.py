@@ -34,10 +34,9 @@ from typing import Any
 from cardchat import providers
 from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
-from cardchat.chat import turn_context
 from cardchat.chat.history_window import ContextTooSmall, Window, window_for
 from cardchat.chat.packed_cards import answer_citations
-from cardchat.generation import accounting, run_log
+from cardchat.generation import accounting, run_log, turn_context
 from cardchat.generation.answer_coverage import coverage_of
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id

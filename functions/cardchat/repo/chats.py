@@ -285,7 +285,7 @@ def write_context(
     stale: Sequence[str] = (),
 ) -> None:
     """A changed background (cards withdrawn or re-packed: chat/recheck.py; a follow-up's
-    additions: chat/turn_context.py) with the owner's record of it, `head_fields` of its
+    additions: generation/turn_context.py) with the owner's record of it, `head_fields` of its
     server-only head and the `stale` numbers out of the links visitors may follow, in one
     atomic batch. It never adds a link (an answer's final write does), so a follow-up or a
     pin changes nothing a reader of the chat reads."""

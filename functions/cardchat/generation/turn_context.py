@@ -308,21 +308,3 @@ def ground_turn(
         chats_repo.card_stamp_fields(packed_stamps([a["card"] for a in plan.turn.added], ranked.cards)),
     )
     return plan.text, plan.tokens
-
-
-def branch_context(
-    private: ChatPrivate, text: str, tokens: int, asked: int, renumber: dict[int, int], tokenizer: str
-) -> tuple[str, int, list[dict[str, Any]]]:
-    """What a branch re-asking question `asked` starts from: the source's
-    context less what the turns from `asked` on added (they answered questions
-    the branch does not have), and the records of the turns before it under
-    the branch's message indices (`renumber`: source index → branch index).
-    Card numbers stay: the copied answers cite the same [n]."""
-    kept = [t for t in map(ContextTurn.from_dict, private.context_turns) if t.message_index in renumber]
-    later = {
-        a["n"] for t in map(ContextTurn.from_dict, private.context_turns) if t.message_index > asked for a in t.added
-    }
-    ctx = _Context(text, tokens, set(card_numbers(text)) if later else set(), 0, tokenizer)
-    ctx.drop(later)
-    turns = [{**t.to_dict(), "message_index": renumber[t.message_index]} for t in kept]
-    return ctx.text, ctx.tokens, turns
