@@ -91,7 +91,7 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
 )
 def generateAnswer(req: https_fn.CallableRequest[Any]) -> None:
     """Streams the answer a task names: one task per run asked for (repo/answer_tasks.py), none for
-    the run's own writes; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
+    the run's own writes; take_run makes a duplicate delivery harmless (generation/answer_runs.py)."""
     from cardchat.generation import answer_runs
 
     if (done := answer_runs.run_answer(db(), answer_runs.message_of(req.data))) is not None:

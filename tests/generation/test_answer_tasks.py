@@ -1,7 +1,7 @@
 """What starts generateAnswer: one Cloud Task per run asked for (a new turn, a retry, the
 sweeper's re-drive), enqueued once the commit that makes the answer `ready` lands, through
 the Cloud Tasks emulator to a recorder standing where the function would; the run's own
-writes to the message (claim, chunks and lease renewals, final write) ask for none."""
+writes to the message (take_run, chunks and lease renewals, final write) ask for none."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_a_duplicate_delivery_runs_nothing(recorded):
     _answered_chat(db, recorder)
     stub = post_message(db, "u1", "chat1", "And the tides?")
     assert run_answer(db, stub) is not None
-    assert run_answer(db, stub) is None  # delivered again: the claim refuses it
+    assert run_answer(db, stub) is None  # delivered again: take_run refuses it
     assert message(db, stub)["attempts"] == 1
 
 

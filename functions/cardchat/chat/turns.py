@@ -26,7 +26,7 @@ from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
-#: How long a `ready` stub may wait for its generator to claim it. A task lost
+#: How long a `ready` stub may wait for a run to take it. A task lost
 #: before it runs (its enqueue failing, its instance dying) would otherwise
 #: leave the stub waiting for ever, with retry and new messages refused.
 READY_LEASE = timedelta(seconds=120)
@@ -34,7 +34,7 @@ READY_LEASE = timedelta(seconds=120)
 
 def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
     """An answer whose lease ran out: left `streaming` (its generator died) or
-    left `ready` (no generator ever claimed it). The rule lives in
+    left `ready` (no run ever took it). The rule lives in
     common/collections.json, which the SPA's messagestate.ts reads too."""
     if msg.get("status") not in LIVE_STATUSES:
         return False
@@ -63,7 +63,7 @@ def question_and_stub(
     chat_id: str, index: int, text: str, model: str | None, when: datetime, own_key: bool = False
 ) -> tuple[ChatMessage, ChatMessage]:
     """A user's question at `index` and the answer stub after it, `ready` for
-    the engine with READY_LEASE to be claimed in; `own_key`: admitted on the
+    the engine with READY_LEASE for a run to take it in; `own_key`: admitted on the
     owner's own key (Limits.own_key), which alone may pay for it."""
     question = ChatMessage(
         chat=chat_id, message_index=index, role="user", content=text, status="complete", timestamp=when
@@ -149,7 +149,7 @@ def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = Non
         spec = _spec(owned)
         said = [m.get("content") or "" for m in said_before(messages, answer.message_index)]
         bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
-        # the next claim makes it attempt attempts + 1: the run that settles this
+        # the next take_run makes it attempt attempts + 1: the run that settles this
         hold = TokenReservation(message=message_id, attempt=answer.attempts + 1, tokens=bound, created=when)
         fields = {
             "status": "ready",

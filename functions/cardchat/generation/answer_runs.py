@@ -1,5 +1,5 @@
 """What generateAnswer does with a task (repo/answer_tasks.py): run the answer it names
-(engine.generate, whose claim makes a duplicate delivery or a stale task harmless)."""
+(engine.generate, whose take_run makes a duplicate delivery or a stale task harmless)."""
 
 from __future__ import annotations
 

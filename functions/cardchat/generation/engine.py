@@ -1,11 +1,11 @@
-"""Answer generation: claim a `ready` answer, stream the model's text into
+"""Answer generation: take a `ready` answer's run, stream the model's text into
 coalesced chunk documents, then write the whole answer once.
 
 The generateAnswer task calls `generate` once per run asked for
 (generation/answer_runs.py): a new turn, a retry, the sweeper's re-drive; the
 run's own writes to the message fire nothing. Delivery is at-least-once and two tasks
-can race, so the claim is a compare-and-set that only a `ready` message passes
-(exactly one of two racers lands it; the other skips: messages_repo.messages.claim).
+can race, so taking the run is a compare-and-set that only a `ready` message passes
+(exactly one of two racers lands it; the other skips: messages_repo.take_run).
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
 
@@ -66,7 +66,7 @@ PROVIDER_BACKOFF_S = (2.0, 6.0, 18.0)
 #: A provider asking for a longer wait than this fails the answer at once:
 #: the user is watching, and may retry later themselves.
 PROVIDER_MAX_WAIT_S = 30.0
-#: Seconds from the claim after which an answer still streaming is cut off
+#: Seconds from taking the run after which an answer still streaming is cut off
 #: and kept: the final write and clean-up need a few of generateAnswer's.
 DEADLINE_S = float(GENERATE_TIMEOUT_S - 40)
 #: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
@@ -196,7 +196,7 @@ def generate(
     was not ready; "superseded" when the run lost its lease to a retry."""
     lease = lease_seconds() if lease is None else lease
     run_id = new_run_id()
-    msg = messages_repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
+    msg = messages_repo.take_run(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
@@ -226,7 +226,7 @@ def generate(
 
 
 def _prepare(run: _Run) -> str | None:
-    """Model, background and window of the claimed message; the status the
+    """Model, background and window of the message taken; the status the
     run ends in when it cannot start (unknown model, context too small)."""
     stored_chat = chats_repo.get_chat(run.db, run.msg["chat"]) or {}
     chat, msg = Chat.from_dict(stored_chat), ChatMessage.from_dict(run.msg)

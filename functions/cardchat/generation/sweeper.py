@@ -2,7 +2,7 @@
 behind it is gone, whether or not anyone has the chat open.
 
 A run holds a lease it renews while it streams (engine.py); a stub waits
-READY_LEASE to be claimed. A lease that ran out means the function died
+READY_LEASE for a run to take it. A lease that ran out means the function died
 (killed, out of memory, past its time limit, its Firestore writes failing)
 or the trigger's delivery was lost. The sweeper, a scheduled function in
 production (main.sweepAnswers, every SWEEP_INTERVAL_S) and a loop of

@@ -9,7 +9,7 @@ writes to the message fire nothing.
 
 A task that is lost (the enqueue failing, the instance dying before it) loses
 no answer: the stub holds READY_LEASE, and the sweeper re-drives it when that
-runs out. A task delivered twice runs one answer: the engine's claim lets one
+runs out. A task delivered twice runs one answer: the engine's take_run lets one
 run through.
 """
 
@@ -31,7 +31,7 @@ QUEUE = "generateAnswer"
 #: max_instances), so a dispatch never meets a full service; the rest wait in the queue, in order.
 AT_ONCE = 20
 #: Dispatches of one task: a run that fails as a whole (its instance lost) is tried again; a
-#: second task for an answer already claimed, streaming or done finds nothing to do.
+#: second task for an answer already taken, streaming or done finds nothing to do.
 ATTEMPTS = 3
 
 

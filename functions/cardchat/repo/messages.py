@@ -75,15 +75,15 @@ def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[st
     return docs
 
 
-#: How long a claim keeps trying while the message stays `ready` but its
+#: How long take_run keeps trying while the message stays `ready` but its
 #: write cannot land (another writer, or a transaction's lock, in the way).
 #: Far beyond any lock a request holds; far below generateAnswer's timeout.
-CLAIM_PATIENCE_S = 60.0
+TAKE_RUN_PATIENCE_S = 60.0
 #: Longest pause between two tries (full jitter below it, doubling from 50 ms).
-_CLAIM_MAX_PAUSE_S = 2.0
+_TAKE_RUN_MAX_PAUSE_S = 2.0
 
 
-def claim(
+def take_run(
     db: firestore.Client,
     message_id: str,
     run_id: str,
@@ -93,22 +93,22 @@ def claim(
     duplicate delivery or a racing generator got there first).
 
     A compare-and-set, not a transaction: read the message, then update it
-    only if it is unchanged since that read (its update_time). Two claim
-    transactions that both read it deadlock under pessimistic locking (the
+    only if it is unchanged since that read (its update_time). Two
+    transactions taking it that both read it deadlock under pessimistic locking (the
     emulator's, and the server SDKs' in production) until the lock times out:
-    both could abort on every attempt, and a claim that ran out of attempts
+    both could abort on every attempt, and a take that ran out of attempts
     failed its delivery instead of skipping it. A precondition write holds no
     lock between read and write: of two racers exactly one write lands; the
     other's fails its precondition, and its re-read finds the message taken.
     A write that could not land for a lock (ABORTED) is tried again after a
-    jittered pause until the message is no longer `ready` (someone claimed
-    it: skipped) or CLAIM_PATIENCE_S have passed.
+    jittered pause until the message is no longer `ready` (another run took
+    it: skipped) or TAKE_RUN_PATIENCE_S have passed.
 
-    `lease_expires` may be a function, asked on each try, so that a claim
+    `lease_expires` may be a function, asked on each try, so that a take
     that waited still starts with its whole lease.
     """
     ref = _message_ref(db, message_id)
-    give_up = time.monotonic() + CLAIM_PATIENCE_S
+    give_up = time.monotonic() + TAKE_RUN_PATIENCE_S
     pause = 0.05
     while True:
         snap = ref.get()
@@ -132,7 +132,7 @@ def claim(
             if time.monotonic() > give_up:
                 raise
             time.sleep(random.uniform(0, pause))
-            pause = min(pause * 2, _CLAIM_MAX_PAUSE_S)
+            pause = min(pause * 2, _TAKE_RUN_MAX_PAUSE_S)
 
 
 def _owned(snap: Any, run_id: str, status: str = "streaming") -> bool:

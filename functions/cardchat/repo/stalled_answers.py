@@ -22,7 +22,7 @@ from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
 #: Chunks read and deleted in the settling transaction, below the 500-writes
-#: limit; a run that left more has the rest removed by the next claim (engine).
+#: limit; a run that left more has the rest removed by the next run that takes it (engine).
 _CHUNKS_IN_TX = 450
 
 
