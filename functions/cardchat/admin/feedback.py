@@ -9,12 +9,15 @@ import io
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.generation.claims import sources
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as feedback_repo
 from cardchat.repo import messages as messages_repo
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 COLUMNS = ("updated", "rating", "model", "comment", "question", "cited_card_ids", "chat", "message")
 _SINCE = re.compile(r"^(\d+)([dh])$")
@@ -45,12 +48,12 @@ class Row:
     message: str
 
 
-def rows(db: Any, since: datetime) -> list[Row]:
+def rows(db: Db, since: datetime) -> list[Row]:
     """One row per rating given or changed since `since`, oldest first."""
     return [_row(db, message_id, fb) for message_id, fb in feedback_repo.rated_since(db, since)]
 
 
-def _row(db: Any, message_id: str, fb: dict[str, Any]) -> Row:
+def _row(db: Db, message_id: str, fb: dict[str, Any]) -> Row:
     chat_id = str(fb.get("chat") or "")
     messages = messages_repo.chat_messages(db, chat_id)  # gone with a deleted chat: the row says so
     answer = next((m for mid, m in messages if mid == message_id), {})

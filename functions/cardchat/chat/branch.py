@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access import ratelimit
 from cardchat.access.permissions import require_owner
@@ -35,6 +35,9 @@ from cardchat.schema.documents import Chat, ChatBackground, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
+
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"
 
@@ -45,7 +48,7 @@ def _base_title(source: Chat) -> str:
 
 
 def branch_chat(
-    db: Any,
+    db: Db,
     uid: str,
     chat_id: str,
     message_index: int,
@@ -95,7 +98,7 @@ def branch_chat(
 
 
 def _checked_context(
-    db: Any, uid: str, chat_id: str, private: ChatPrivate, earlier: list[dict[str, Any]], index: int, tokenizer: str
+    db: Db, uid: str, chat_id: str, private: ChatPrivate, earlier: list[dict[str, Any]], index: int, tokenizer: str
 ) -> tuple[Checked, list[dict[str, Any]]]:
     """The source's background less the cards `uid` may no longer read, and
     less the per-turn additions made for the turns the branch replaces
@@ -155,7 +158,7 @@ def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) 
 
 
 def _write(
-    db: Any,
+    db: Db,
     new_id: str,
     chat: Chat,
     private: ChatPrivate,

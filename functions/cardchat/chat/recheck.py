@@ -24,11 +24,14 @@ with nothing changed and with a card withdrawn is measured by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions
 from cardchat.chat.packed_cards import packed_owners, stale_citations
 from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 @dataclass
@@ -42,7 +45,7 @@ class Checked:
 
 
 def check(
-    db: Any, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
+    db: Db, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
 ) -> Checked:
     """`text` (a background of `tokens` tokens citing `card_ids`, packed from
     cards of `owners`) as `owner` may have it now. Reads the cards' access
@@ -65,7 +68,7 @@ def check(
     return Checked(text, tokens, kept, kept_owners, withdrawn, cards)
 
 
-def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
+def current_background(db: Db, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
     """The engine's background for `chat_id` (whose chats doc is `chat`) and
     its token count, after withdrawing what its owner may no longer read and
     re-packing the cards edited since they were packed (chat/edited_cards.py);
@@ -118,7 +121,7 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
 WITHDRAW_PAGE = 100
 
 
-def withdraw_cards_of(db: Any, owner: str, max_chats: int = 2_000) -> int:
+def withdraw_cards_of(db: Db, owner: str, max_chats: int = 2_000) -> int:
     """The cards of `owner`, just deleted with their account, out of other people's stored backgrounds
     now rather than at each chat's next answer: the chats whose ChatPrivate.card_owners name `owner`
     (one server-only query, a page at a time) are checked again as before an answer. A card withdrawn
@@ -137,7 +140,7 @@ def withdraw_cards_of(db: Any, owner: str, max_chats: int = 2_000) -> int:
     return len(seen)
 
 
-def _withdraw_from(db: Any, chat_id: str, owner: str) -> None:
+def _withdraw_from(db: Db, chat_id: str, owner: str) -> None:
     from cardchat.llm import models
     from cardchat.llm.tokens import TOKENIZERS
     from cardchat.repo import chats as chats_repo

@@ -8,11 +8,14 @@ cannot quote what the model never saw.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.llm.models import MODELS
 from cardchat.parsing.utf8 import well_formed
 from cardchat.providers import Message, ProviderError, complete
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 MAX_WORDS = 7
 MAX_CHARS = 80
@@ -50,7 +53,7 @@ def make_title(model_id: str, question: str, api_key: str | None = None) -> tupl
     return clean_title(text) or fallback_title(question), used
 
 
-def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
+def retitle(db: Db, chat_id: str, model_id: str | None) -> None:
     """A model-written title replaces the first words once the first answer is
     in (main.generateAnswer); its tokens count against the owner's daily limit.
     After an answer admitted on the owner's own key, only that key may pay: if

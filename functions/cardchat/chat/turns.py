@@ -11,7 +11,7 @@ answer is complete, so turns never interleave.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access.permissions import require_owner
 from cardchat.access.ratelimit import Limits, admission
@@ -25,6 +25,9 @@ from cardchat.schema.accounts import TokenReservation
 from cardchat.schema.documents import LIVE_STATUSES, RETRYABLE_STATUSES, STALLED_WITHOUT_LEASE, Chat
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: How long a `ready` stub may wait for a run to take it. A task lost
 #: before it runs (its enqueue failing, its instance dying) would otherwise
@@ -89,7 +92,7 @@ def _spec(chat: Chat) -> ModelSpec:
     return spec
 
 
-def _background_tokens(db: Any, chat_id: str) -> int:
+def _background_tokens(db: Db, chat_id: str) -> int:
     """Fixed when the chat is made, so read before the transaction."""
     from cardchat.repo.chats import background_tokens
 
@@ -97,7 +100,7 @@ def _background_tokens(db: Any, chat_id: str) -> int:
 
 
 def post_message(
-    db: Any, uid: str, chat_id: str, text: str, now: datetime | None = None, limits: Limits | None = None
+    db: Db, uid: str, chat_id: str, text: str, now: datetime | None = None, limits: Limits | None = None
 ) -> str:
     """Append the user's message (parsed: parsing.requests.post_message) and an
     assistant stub; returns the stub's id. The caller's rate-limit slot and
@@ -126,7 +129,7 @@ def post_message(
     return stub_id
 
 
-def retry_message(db: Any, uid: str, message_id: str, now: datetime | None = None, limits: Limits | None = None) -> str:
+def retry_message(db: Db, uid: str, message_id: str, now: datetime | None = None, limits: Limits | None = None) -> str:
     """Put a failed or stalled answer back to `ready` (same place in the chat),
     which starts a new generation; returns the message id. Admitted (slot and
     reservation) in the same transaction."""

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.generation import engine
 from cardchat.repo import messages as messages_repo
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 def message_of(task: Mapping[str, Any] | None) -> str:
@@ -16,7 +19,7 @@ def message_of(task: Mapping[str, Any] | None) -> str:
     return value if isinstance(value, str) else ""
 
 
-def run_answer(db: Any, message_id: str) -> dict[str, Any] | None:
+def run_answer(db: Db, message_id: str) -> dict[str, Any] | None:
     """Generate the answer `message_id`; its message when it completed, else None."""
     if message_id and engine.generate(db, message_id) == "complete":
         return messages_repo.get_message(db, message_id)

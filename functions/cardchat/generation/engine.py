@@ -29,7 +29,7 @@ import os
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat import providers
 from cardchat.access.own_keys import run_key
@@ -49,6 +49,9 @@ from cardchat.schema.accounts import AnswerUsage
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 __all__ = ["generate", "lease_seconds"]
 
@@ -91,7 +94,7 @@ class _Run:
 
     def __init__(
         self,
-        db: Any,
+        db: Db,
         message_id: str,
         msg: dict[str, Any],
         run_id: str,
@@ -182,7 +185,7 @@ class _Run:
 
 
 def generate(
-    db: Any,
+    db: Db,
     message_id: str,
     *,
     now: Callable[[], datetime] = utc_now,

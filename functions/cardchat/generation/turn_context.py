@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from cardchat.llm.models import ModelSpec
 from cardchat.retrieval.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.schema.chat_sources import ContextTurn
 from cardchat.schema.documents import Card, ChatPrivate
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +196,7 @@ class _Context:
 
 
 def rank_source(
-    db: Any,
+    db: Db,
     owner: str,
     source: CardSource,
     question: str,
@@ -241,7 +244,7 @@ def rank_source(
 
 
 def context_for(
-    db: Any, chat_id: str, chat: dict[str, Any], history: Sequence[dict[str, Any]], index: int, spec: ModelSpec
+    db: Db, chat_id: str, chat: dict[str, Any], history: Sequence[dict[str, Any]], index: int, spec: ModelSpec
 ) -> tuple[str, int]:
     """The background answer `index` is given, and its tokens: the stored one
     less what its owner may no longer read (chat/recheck.py), with its owner's
@@ -255,7 +258,7 @@ def context_for(
 
 
 def ground_turn(
-    db: Any,
+    db: Db,
     chat_id: str,
     text: str,
     tokens: int,
