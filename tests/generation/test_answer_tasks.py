@@ -110,7 +110,7 @@ def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
     done = run_answer(db, stub)
     assert done is not None and done["content"] == OFFLINE_ANSWER
     # A task the run's writes asked for was enqueued before run_answer returned: it arrives before the marker.
-    answer_tasks.start(TASKS_PROJECT, [("marker", {"status": "ready"})])
+    answer_tasks.start(db, ["marker"])
     assert recorder.messages(3) == [first, stub, "marker"]
 
 

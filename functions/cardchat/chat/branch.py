@@ -22,7 +22,7 @@ from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.chat.packed_cards import copied_citations
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turns import question_and_stub
+from cardchat.chat.turns import question_and_stub, start_answers
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.llm import models
@@ -189,10 +189,11 @@ def _write(
         background,
         checked.text,
         history,
-        [(question_id, question), (stub_id, stub)],
+        first := [(question_id, question), (stub_id, stub)],
         ratelimit.admission(uid, when, rules, hold),
         source_ids,
     )
+    start_answers(db, first)
 
 
 def _private_copy(

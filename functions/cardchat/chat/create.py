@@ -19,7 +19,7 @@ from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.history_window import token_bound
 from cardchat.chat.packed_cards import packed_owners, packed_stamps
-from cardchat.chat.turns import question_and_stub
+from cardchat.chat.turns import question_and_stub, start_answers
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.llm import models
@@ -309,10 +309,11 @@ def _write(
             card_updated=packed_stamps(bg.card_ids, chosen.cards),
         ),
         bg.text,
-        [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
+        first := [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         ratelimit.admission(uid, stamp, rules, hold),
         source,
     )
+    start_answers(db, first)
 
 
 def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: datetime) -> tuple[Chat, ChatPrivate]:

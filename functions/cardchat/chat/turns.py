@@ -2,14 +2,15 @@
 the model's context window: history_window.py).
 
 Posting appends the user's message and an assistant stub (`ready`) in one
-transaction on the chat document; once it lands, the answer's task
-(repo/answer_tasks.py, run by generateAnswer) starts the engine. Only one
+transaction on the chat document; once it lands, the turn's next step asks for
+the answer's run (start_answers: a task for generateAnswer, repo/answer_tasks.py). Only one
 answer is ever in flight per chat: a new message is refused until the last
 answer is complete, so turns never interleave.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.ids import new_message_id
 from cardchat.llm.models import MODELS, ModelSpec
+from cardchat.repo import answer_tasks
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.messages import ResetDecision, TurnDecision
 from cardchat.schema.accounts import TokenReservation
@@ -85,6 +87,13 @@ def question_and_stub(
     return question, stub
 
 
+def start_answers(db: Db, written: Sequence[tuple[str, ChatMessage]]) -> None:
+    """The step after a commit that wrote `written` (id, message): a run asked for each answer
+    it made `ready` (repo/answer_tasks.py). An enqueue that fails loses nothing: the stub's
+    READY_LEASE runs out and the sweeper re-drives it (generation/sweeper.py)."""
+    answer_tasks.start(db, [mid for mid, m in written if m.role == "assistant" and m.status == "ready"])
+
+
 def _spec(chat: Chat) -> ModelSpec:
     spec = MODELS.get(chat.model)
     if spec is None:
@@ -126,6 +135,7 @@ def post_message(
         )
 
     messages_repo.append_turn(db, chat_id, decide, stub_id)
+    answer_tasks.start(db, [stub_id])  # landed (or found landed): its run
     return stub_id
 
 
@@ -171,4 +181,5 @@ def retry_message(db: Db, uid: str, message_id: str, now: datetime | None = None
         return ResetDecision(fields=fields, admission=admission(uid, when, rules, hold))
 
     messages_repo.reset_message(db, message_id, decide)
+    answer_tasks.start(db, [message_id])  # back to `ready`: its new run
     return message_id

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat.chat.turns import READY_LEASE, is_stalled
 from cardchat.providers.headlines import headline
+from cardchat.repo import answer_tasks
 from cardchat.repo import stalled_answers as repo
 from cardchat.schema.documents import STALLED_WITHOUT_LEASE
 from cardchat.schema.documents import now as utc_now
@@ -94,6 +95,8 @@ def _settle_one(db: Db, message_id: str, now: datetime) -> str | None:
     outcome: list[str] = []
     if not repo.settle(db, message_id, lambda msg, partial: _decide(msg, partial, now, outcome)):
         return None
+    if outcome[0] == "redriven":  # back to `ready` in a commit that landed: its new run
+        answer_tasks.start(db, [message_id])
     return outcome[0]
 
 

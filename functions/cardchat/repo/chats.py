@@ -17,7 +17,6 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import ANSWER_FEEDBACK, ANSWER_USAGE
@@ -91,7 +90,6 @@ def write_new_chat(
             write_ledger()
 
         run_in_transaction(db, run)
-    answer_tasks.start(db.project, [(mid, message.to_dict()) for mid, message in messages])
 
 
 def write_branch(

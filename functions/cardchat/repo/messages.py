@@ -24,7 +24,6 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.parsing.utf8 import well_formed_fields
-from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import commit_batch, run_in_transaction
@@ -282,16 +281,14 @@ def append_turn(
     rules; it raises to refuse) return the messages to create, the chat
     fields to update and the admission to apply, and write them all or
     nothing. Concurrent appends serialise on the chat document, so a second
-    one sees the first's stub. Once it lands, the stub's run is asked for.
+    one sees the first's stub. Asking for the stub's run is the caller's next step.
     A commit whose outcome was lost (transactions.AMBIGUOUS) is tried again:
     finding `stub_id` (the stub the decision creates) it knows it landed."""
     chat_ref = db.collection(CHATS).document(chat_id)
-    written: list[tuple[str, dict[str, Any]]] = []
 
     def run(tx: firestore.Transaction) -> None:
-        if (stub := _message_ref(db, stub_id).get(transaction=tx)).exists:
-            written[:] = [(stub_id, stub.to_dict() or {})]  # an earlier try landed; its task was never asked for
-            return
+        if _message_ref(db, stub_id).get(transaction=tx).exists:
+            return  # an earlier try landed
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
         messages = _chat_messages_in(tx, db, chat_id) if chat is not None else []
@@ -300,13 +297,11 @@ def append_turn(
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
         for message_id, doc in decision.messages:
             tx.create(_message_ref(db, message_id), doc)
-        written[:] = decision.messages
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
 
     run_in_transaction(db, run, ambiguous=True)
-    answer_tasks.start(db.project, written)
 
 
 def reset_message(
@@ -319,10 +314,10 @@ def reset_message(
     (it raises to refuse), and delete the message's old chunks in the same
     commit, so a new run never meets a stale chunk. A run that left more
     chunks than one commit takes has the rest removed by the engine when it
-    claims the message. Once it lands, the answer's new run is asked for."""
+    takes the message. Asking for the answer's new run is the caller's next step."""
     ref = _message_ref(db, message_id)
 
-    def run(tx: firestore.Transaction) -> dict[str, Any]:
+    def run(tx: firestore.Transaction) -> None:
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
@@ -342,6 +337,5 @@ def reset_message(
         tx.update(ref, decision.fields)
         if write_ledger:
             write_ledger()
-        return decision.fields
 
-    answer_tasks.start(db.project, [(message_id, run_in_transaction(db, run))])
+    run_in_transaction(db, run)
