@@ -17,12 +17,13 @@ import pytest
 from conftest import _clear_firestore
 from google.cloud import firestore
 
-from cardchat.chat.turns import post_message, retry_message
+from cardchat.chat.turns import post_message, retry_message, start_answers
 from cardchat.generation.answer_runs import message_of, run_answer
 from cardchat.generation.sweeper import sweep
 from cardchat.repo import answer_tasks
 from cardchat.schema.documents import REGION
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 from engine_support import OFFLINE_ANSWER, make_chat, message, quick
 from fault_support import die_mid_answer
 
@@ -93,9 +94,20 @@ def recorded(firestore_host):
     recorder.server.shutdown()
 
 
+def message_of_store(db, message_id: str) -> ChatMessage:
+    return ChatMessage.from_dict(message(db, message_id))
+
+
+def _new_chat(db) -> str:
+    """A chat whose first answer's run is asked for as createChat asks for it (chat/turns.start_answers)."""
+    stub = make_chat(db)
+    start_answers(db, [(stub, message_of_store(db, stub))])
+    return stub
+
+
 def _answered_chat(db, recorder: Recorder) -> str:
     """A chat whose first answer, asked for as createChat asks, ran."""
-    stub = make_chat(db)
+    stub = _new_chat(db)
     assert recorder.messages(1) == [stub]
     assert run_answer(db, stub) is not None
     return stub
@@ -125,7 +137,7 @@ def test_a_duplicate_delivery_runs_nothing(recorded):
 
 def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
     db, recorder = recorded
-    stub = make_chat(db)
+    stub = _new_chat(db)
     assert recorder.messages(1) == [stub]  # its task delivered, and its run dead, say
     lease_end = utc_now() + timedelta(seconds=30)
     die_mid_answer(db, stub, lease_end, ["Old words"])
