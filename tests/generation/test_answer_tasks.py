@@ -109,7 +109,7 @@ def _answered_chat(db, recorder: Recorder) -> str:
     """A chat whose first answer, asked for as createChat asks, ran."""
     stub = _new_chat(db)
     assert recorder.messages(1) == [stub]
-    assert run_answer(db, stub) is not None
+    assert run_answer(db, stub) == "complete"
     return stub
 
 
@@ -119,8 +119,8 @@ def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
     stub = post_message(db, "u1", "chat1", "And the tides?")
     assert recorder.messages(2) == [first, stub]
 
-    done = run_answer(db, stub)
-    assert done is not None and done["content"] == OFFLINE_ANSWER
+    assert run_answer(db, stub) == "complete"
+    assert message(db, stub)["content"] == OFFLINE_ANSWER
     # A task the run's writes asked for was enqueued before run_answer returned: it arrives before the marker.
     answer_tasks.start(db, ["marker"])
     assert recorder.messages(3) == [first, stub, "marker"]
@@ -130,8 +130,8 @@ def test_a_duplicate_delivery_runs_nothing(recorded):
     db, recorder = recorded
     _answered_chat(db, recorder)
     stub = post_message(db, "u1", "chat1", "And the tides?")
-    assert run_answer(db, stub) is not None
-    assert run_answer(db, stub) is None  # delivered again: take_run refuses it
+    assert run_answer(db, stub) == "complete"
+    assert run_answer(db, stub) == "skipped"  # delivered again: take_run refuses it
     assert message(db, stub)["attempts"] == 1
 
 
@@ -143,7 +143,7 @@ def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
     die_mid_answer(db, stub, lease_end, ["Old words"])
     assert sweep(db, now=lambda: lease_end).redriven == [stub]
     assert recorder.messages(2) == [stub, stub]
-    assert run_answer(db, stub) is not None
+    assert run_answer(db, stub) == "complete"
 
     db.collection("chat_messages").document(stub).update({"status": "failed", "lease_expires": None})
     retry_message(db, "u1", stub)
@@ -153,4 +153,4 @@ def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
 def test_a_task_that_names_no_answer_runs_nothing(recorded):
     db, _ = recorded
     assert [message_of(task) for task in (None, {}, {"message": 7}, "x")] == ["", "", "", ""]
-    assert run_answer(db, "") is None
+    assert run_answer(db, "") == "skipped"

@@ -40,7 +40,6 @@ from cardchat.repo import ratelimit as repo
 from cardchat.schema.accounts import RateLimit, TokenReservation
 from cardchat.schema.documents import PIN_WINDOW, SEARCH_WINDOW
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import ChatMessage
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
@@ -243,7 +242,6 @@ def release_unclaimed(db: Db, uid: str, chat_id: str, now: datetime | None = Non
     expire and be charged in full. A run already going settles its own."""
     from cardchat.repo import messages as messages_repo
 
-    for message_id, stored in messages_repo.chat_messages(db, chat_id):
-        msg = ChatMessage.from_dict(stored)
+    for message_id, msg in messages_repo.chat_messages(db, chat_id):
         if msg.role == "assistant" and msg.status == "ready":
             reconcile(db, uid, message_id, msg.attempts + 1, 0, now)

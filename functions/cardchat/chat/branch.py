@@ -70,7 +70,7 @@ def branch_chat(
     bound = token_bound(
         spec,
         (chats_repo.background_tokens(db, chat_id) or 0) + turn_budget(spec),
-        [m.get("content") or "" for m in earlier] + [text],
+        [m.content for m in earlier] + [text],
     )
     ratelimit.check(db, uid, bound, when, rules)
 
@@ -98,14 +98,14 @@ def branch_chat(
 
 
 def _checked_context(
-    db: Db, uid: str, chat_id: str, private: ChatPrivate, earlier: list[dict[str, Any]], index: int, tokenizer: str
+    db: Db, uid: str, chat_id: str, private: ChatPrivate, earlier: list[ChatMessage], index: int, tokenizer: str
 ) -> tuple[Checked, list[dict[str, Any]]]:
     """The source's background less the cards `uid` may no longer read, and
     less the per-turn additions made for the turns the branch replaces
     (branch_context); with the kept turns' records, renumbered."""
     background = chats_repo.read_background(db, chat_id)
     checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer, private.card_owners)
-    renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(earlier)}
+    renumber = {m.message_index: i for i, m in enumerate(earlier)}
     text, tokens, turns = branch_context(private, checked.text, checked.tokens, index, renumber, tokenizer)
     return replace(checked, text=text, tokens=tokens), turns
 
@@ -119,17 +119,17 @@ def _source_copy(source: dict[str, Any] | None, new_id: str, uid: str, when: dat
     return ChatSource(new_id, uid, ids, ranked_for=-1, created=when, collection_query=query)
 
 
-def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_index: int) -> list[dict[str, Any]]:
+def _said_before_question(stored: list[tuple[str, ChatMessage]], message_index: int) -> list[ChatMessage]:
     """The turns before question `message_index`, as the model saw them; refused if it is not a question."""
     messages = [m for _, m in stored]
-    asked = next((m for m in messages if m.get("message_index") == message_index), None)
-    if asked is None or asked.get("role") != "user":
+    asked = next((m for m in messages if m.message_index == message_index), None)
+    if asked is None or asked.role != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
     return said_before(messages, message_index)
 
 
 def copy_history(
-    messages: list[dict[str, Any]], before: int, new_id: str, when: datetime
+    messages: list[ChatMessage], before: int, new_id: str, when: datetime
 ) -> list[tuple[str, ChatMessage]]:
     """The turns said before index `before` (questions and complete answers,
     as the model saw them), renumbered from 0 for chat `new_id`, each keeping
@@ -137,20 +137,20 @@ def copy_history(
     return _copied_history(new_id, said_before(messages, before), when)
 
 
-def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) -> list[tuple[str, ChatMessage]]:
+def _copied_history(new_id: str, earlier: list[ChatMessage], when: datetime) -> list[tuple[str, ChatMessage]]:
     return [
         (
             new_message_id(),
             ChatMessage(
                 chat=new_id,
                 message_index=i,
-                role=m["role"],
-                content=m.get("content") or "",
+                role=m.role,
+                content=m.content,
                 status="complete",
-                timestamp=m.get("timestamp") or when,
-                model=m.get("model"),
-                sources=m.get("sources"),
-                coverage=m.get("coverage"),
+                timestamp=m.timestamp or when,
+                model=m.model,
+                sources=m.sources,
+                coverage=m.coverage,
             ),
         )
         for i, m in enumerate(earlier)

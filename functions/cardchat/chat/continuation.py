@@ -210,9 +210,9 @@ def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
     return spec.id if spec is not None and ai.offers(spec) else models.default_model_id(own_keys=ai.own_keys)
 
 
-def _query(said: list[dict[str, Any]]) -> str:
+def _query(said: list[ChatMessage]) -> str:
     """The questions asked so far, the latest last, cut to QUERY_CHARS from the end."""
-    questions = "\n".join(m.get("content") or "" for m in said if m.get("role") == "user")
+    questions = "\n".join(m.content for m in said if m.role == "user")
     return questions[-QUERY_CHARS:].strip() or "?"
 
 
@@ -232,7 +232,7 @@ def _background(
     uid: str,
     cited: Cited,
     query: CollectionQuery | None,
-    said: list[dict[str, Any]],
+    said: list[ChatMessage],
     spec: models.ModelSpec,
     fraction: float,
 ) -> tuple[Background, Selection]:

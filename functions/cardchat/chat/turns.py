@@ -54,12 +54,12 @@ def may_retry(msg: dict[str, Any], now: datetime) -> bool:
     return msg.get("status") in RETRYABLE_STATUSES or is_stalled(msg, now)
 
 
-def _refuse_unfinished(last: dict[str, Any] | None, now: datetime) -> None:
-    if last is None or last.get("role") != "assistant" or last.get("status") == "complete":
+def _refuse_unfinished(last: ChatMessage | None, now: datetime) -> None:
+    if last is None or last.role != "assistant" or last.status == "complete":
         return
-    if last.get("status") == "failed":
+    if last.status == "failed":
         raise FailedPrecondition("the last answer failed: retry it before sending a new message")
-    if is_stalled(last, now):
+    if is_stalled(last.to_dict(), now):
         raise FailedPrecondition("the last answer stopped before it finished: retry it before sending a new message")
     raise FailedPrecondition("the last answer is still being written: wait for it to finish")
 
@@ -119,17 +119,17 @@ def post_message(
     stub_id = new_message_id()
     bg_tokens = _background_tokens(db, chat_id)
 
-    def decide(chat: dict[str, Any] | None, messages: list[dict[str, Any]]) -> TurnDecision:
+    def decide(chat: dict[str, Any] | None, messages: list[ChatMessage]) -> TurnDecision:
         owned = Chat.from_dict(require_owner(chat, uid))
         n = owned.message_count
-        _refuse_unfinished(next((m for m in messages if m.get("message_index") == n - 1), None), when)
+        _refuse_unfinished(next((m for m in messages if m.message_index == n - 1), None), when)
         spec = _spec(owned)
         user, stub = question_and_stub(chat_id, n, text, spec.id, when, rules.own_key)
-        said = [m.get("content") or "" for m in said_before(messages, n)] + [text]
+        said = [m.content for m in said_before(messages, n)] + [text]
         bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         hold = TokenReservation(message=stub_id, attempt=1, tokens=bound, created=when)
         return TurnDecision(
-            messages=[(new_message_id(), user.to_dict()), (stub_id, stub.to_dict())],
+            messages=[(new_message_id(), user), (stub_id, stub)],
             chat_fields={"message_count": n + 2, "last_updated": when},
             admission=admission(uid, when, rules, hold),
         )
@@ -148,9 +148,7 @@ def retry_message(db: Db, uid: str, message_id: str, now: datetime | None = None
     found = messages_repo.get_message(db, message_id)
     bg_tokens = _background_tokens(db, found["chat"]) if found and found.get("chat") else 0
 
-    def decide(
-        msg: dict[str, Any] | None, chat: dict[str, Any] | None, messages: list[dict[str, Any]]
-    ) -> ResetDecision:
+    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None, messages: list[ChatMessage]) -> ResetDecision:
         if msg is None:
             raise NotFound("message not found")
         owned = Chat.from_dict(require_owner(chat, uid))
@@ -160,7 +158,7 @@ def retry_message(db: Db, uid: str, message_id: str, now: datetime | None = None
         if not may_retry(msg, when):
             raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {answer.status}")
         spec = _spec(owned)
-        said = [m.get("content") or "" for m in said_before(messages, answer.message_index)]
+        said = [m.content for m in said_before(messages, answer.message_index)]
         bound = token_bound(spec, bg_tokens + turn_budget(spec), said)
         # the next take_run makes it attempt attempts + 1: the run that settles this
         hold = TokenReservation(message=message_id, attempt=answer.attempts + 1, tokens=bound, created=when)

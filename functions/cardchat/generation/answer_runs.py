@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cardchat.generation import engine
-from cardchat.repo import messages as messages_repo
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
@@ -19,8 +18,7 @@ def message_of(task: Mapping[str, Any] | None) -> str:
     return value if isinstance(value, str) else ""
 
 
-def run_answer(db: Db, message_id: str) -> dict[str, Any] | None:
-    """Generate the answer `message_id`; its message when it completed, else None."""
-    if message_id and engine.generate(db, message_id) == "complete":
-        return messages_repo.get_message(db, message_id)
-    return None
+def run_answer(db: Db, message_id: str) -> str:
+    """Generate the answer `message_id`, and after it what a complete answer does
+    (generation/answered.py); the status it ended in (engine.generate), "skipped" for none."""
+    return engine.generate(db, message_id) if message_id else "skipped"

@@ -247,11 +247,11 @@ def get_chat(db: Db, uid: str, args: dict[str, Any]) -> dict[str, Any]:
         "citations": {str(n): c for n, c in enumerate(card_ids, start=1) if c},
         "messages": [
             {
-                "index": int(m.get("message_index") or 0),
-                "role": m.get("role") or "",
-                "content": m.get("content") or "",
-                "status": m.get("status") or "",
-                **({"error": m["error"]} if m.get("error") else {}),
+                "index": m.message_index,
+                "role": m.role,
+                "content": m.content,
+                "status": m.status,
+                **({"error": m.error} if m.error else {}),
             }
             for _, m in messages_repo.chat_messages(db, chat_id)
         ],

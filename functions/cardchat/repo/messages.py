@@ -29,7 +29,7 @@ from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import commit_batch, run_in_transaction
 from cardchat.schema.accounts import ANSWER_USAGE, AnswerUsage, UsageDay
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
-from cardchat.schema.messages import StreamChunk
+from cardchat.schema.messages import ChatMessage, StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450
@@ -62,15 +62,15 @@ def get_message(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
     return snap.to_dict() if snap.exists else None
 
 
-def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[str, Any]]]:
-    """All messages of a chat in message_index order.
+def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, ChatMessage]]:
+    """All messages of a chat (id, message) in message_index order.
 
     Sorted here rather than with order_by so the query needs only the
     automatic single-field index on `chat`; a chat holds few messages.
     """
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    docs = [(d.id, d.to_dict() or {}) for d in query.stream()]
-    docs.sort(key=lambda item: item[1].get("message_index", 0))
+    docs = [(d.id, ChatMessage.from_dict(d.to_dict() or {})) for d in query.stream()]
+    docs.sort(key=lambda item: item[1].message_index)
     return docs
 
 
@@ -87,8 +87,8 @@ def take_run(
     message_id: str,
     run_id: str,
     lease_expires: datetime | Callable[[], datetime],
-) -> dict[str, Any] | None:
-    """Take a `ready` message for this run; None if it is not `ready` (a
+) -> ChatMessage | None:
+    """Take a `ready` message for this run (the message as taken); None if it is not `ready` (a
     duplicate delivery or a racing generator got there first).
 
     A compare-and-set, not a transaction: read the message, then update it
@@ -122,7 +122,7 @@ def take_run(
         }
         try:
             ref.update(update, option=db.write_option(last_update_time=snap.update_time))
-            return {**msg, **update}
+            return ChatMessage.from_dict({**msg, **update})
         except (gexc.FailedPrecondition, gexc.NotFound):
             if time.monotonic() > give_up:
                 raise
@@ -244,7 +244,7 @@ class TurnDecision:
     """What a turn's `decide` returns: the messages to create (id, document), the chat's
     fields to update, and the caller's admission to apply beside them."""
 
-    messages: list[tuple[str, dict[str, Any]]]
+    messages: list[tuple[str, ChatMessage]]
     chat_fields: dict[str, Any]
     admission: ratelimit_repo.Ledger | None = None
 
@@ -257,7 +257,7 @@ class ResetDecision:
     admission: ratelimit_repo.Ledger | None = None
 
 
-def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
+def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[ChatMessage]:
     """The chat's messages in order, the last one read in `tx`. A query in a transaction locks the
     whole collection on the emulator, so every other chat's answer would wait on a turn being
     posted: the history is a plain read, and only the message a turn's decision turns on (the
@@ -268,13 +268,14 @@ def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: 
     if not found:
         return []
     last = found[-1].reference.get(transaction=tx)
-    return [d.to_dict() or {} for d in found[:-1]] + ([last.to_dict() or {}] if last.exists else [])
+    docs = [d.to_dict() or {} for d in found[:-1]] + ([last.to_dict() or {}] if last.exists else [])
+    return [ChatMessage.from_dict(d) for d in docs]
 
 
 def append_turn(
     db: firestore.Client,
     chat_id: str,
-    decide: Callable[[dict[str, Any] | None, list[dict[str, Any]]], TurnDecision],
+    decide: Callable[[dict[str, Any] | None, list[ChatMessage]], TurnDecision],
     stub_id: str,
 ) -> None:
     """One transaction: read the chat and its messages, let `decide` (domain
@@ -295,8 +296,8 @@ def append_turn(
         decision = decide(chat, messages)
         ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
-        for message_id, doc in decision.messages:
-            tx.create(_message_ref(db, message_id), doc)
+        for message_id, message in decision.messages:
+            tx.create(_message_ref(db, message_id), message.to_dict())
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
@@ -307,7 +308,7 @@ def append_turn(
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]], ResetDecision],
+    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[ChatMessage]], ResetDecision],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply
@@ -321,7 +322,7 @@ def reset_message(
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
-        messages: list[dict[str, Any]] = []
+        messages: list[ChatMessage] = []
         if msg is not None and msg.get("chat"):
             chat_snap = db.collection(CHATS).document(msg["chat"]).get(transaction=tx)
             chat = chat_snap.to_dict() if chat_snap.exists else None
