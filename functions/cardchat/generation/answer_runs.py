@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cardchat.generation import engine
+from cardchat.generation import answered, engine
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
@@ -21,4 +21,4 @@ def message_of(task: Mapping[str, Any] | None) -> str:
 def run_answer(db: Db, message_id: str) -> str:
     """Generate the answer `message_id`, and after it what a complete answer does
     (generation/answered.py); the status it ended in (engine.generate), "skipped" for none."""
-    return engine.generate(db, message_id) if message_id else "skipped"
+    return engine.generate(db, message_id, then=answered.after_answer) if message_id else "skipped"

@@ -27,7 +27,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,7 @@ from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
 from cardchat.chat.history_window import ContextTooSmall, Window, window_for
 from cardchat.chat.packed_cards import answer_citations
-from cardchat.generation import accounting, answered, run_log, turn_context
+from cardchat.generation import accounting, run_log, turn_context
 from cardchat.generation.answer_coverage import coverage_of
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id
@@ -75,6 +75,10 @@ PROVIDER_MAX_WAIT_S = 30.0
 DEADLINE_S = float(GENERATE_TIMEOUT_S - 40)
 #: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
 CUT_OFF_TIME = "time_limit"
+
+
+#: What a complete answer does next (generation/answered.py), from the run's chat, history and answer.
+AfterAnswer = Callable[["Db", str, Chat, Sequence[tuple[str, ChatMessage]], str, ChatMessage], None]
 
 
 def lease_seconds() -> float:
@@ -129,6 +133,7 @@ class _Run:
         self.ttft: float | None = None
         self.retries = 0
         self.cut_off: str | None = None
+        self.then: AfterAnswer | None = None
 
     def elapsed(self) -> float:
         return self.clock() - self.started
@@ -197,16 +202,19 @@ def generate(
     clock: Callable[[], float] = time.monotonic,
     lease: float | None = None,
     deadline: float = DEADLINE_S,
+    then: AfterAnswer | None = None,
 ) -> str:
     """Generate the answer of a `ready` message. Returns the status it ended
     in: "complete" or "failed"; "skipped" when another delivery owns it or it
-    was not ready; "superseded" when the run lost its lease to a retry."""
+    was not ready; "superseded" when the run lost its lease to a retry. `then`: what a complete
+    answer does next, handed what the run holds (answer_runs.run_answer passes answered.after_answer)."""
     lease = lease_seconds() if lease is None else lease
     run_id = new_run_id()
     msg = messages_repo.take_run(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
+    run.then = then
     run.clock, run.started = clock, clock()
     try:
         refused = _prepare(run)
@@ -328,8 +336,9 @@ def _complete(run: _Run) -> str:
         messages_repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
         run_log.unexpected(run.message_id, e, run.secrets, run.background)
-    done = replace(run.msg, status="complete", content=content, model=run.spec.id, own_key=run.msg.own_key)
-    answered.after_answer(run.db, run.msg.chat, run.chat, run.history, run.message_id, done)
+    if run.then is not None:
+        done = replace(run.msg, status="complete", content=content, model=run.spec.id)
+        run.then(run.db, run.msg.chat, run.chat, run.history, run.message_id, done)
     return "complete"
 
 
