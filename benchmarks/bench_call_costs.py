@@ -30,7 +30,7 @@ from benchmarks.op_counter import OpCounter
 from cardchat.access import access_tokens
 from cardchat.access import permissions as access
 from cardchat.access.permissions import grant_ai
-from cardchat.chat import card_search, titles, turns
+from cardchat.chat import card_search, turns
 from cardchat.chat import create as chats
 from cardchat.generation import answer_runs
 from cardchat.ids import first_message_id
@@ -107,8 +107,8 @@ def _costs(db: Any, deck: Deck) -> list[str]:
     for temper in ("first in the process", "warm"):
         line, chat_id = _measure(counter, f"createChat ({temper})", _create, db, uid, cards)
         lines.append(line)
-        lines.append(_measure(counter, "  its answer (generateAnswer)", _answer, db, first_message_id(chat_id, 1))[0])
-        lines.append(_measure(counter, "  its title (after the first answer)", titles.retitle, db, chat_id, KEYED)[0])
+        first = first_message_id(chat_id, 1)
+        lines.append(_measure(counter, "  its answer and title (generateAnswer)", _answer, db, first)[0])
         line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id)
         lines.append(line)
         lines.append(_measure(counter, "  its answer (generateAnswer)", _answer, db, stub)[0])

@@ -116,7 +116,7 @@ def _call(db: Any, call: str, owner: str) -> None:
         spec = models.MODELS["claude-sonnet-4-6"]
         create.select_background(db, owner, query, QUESTION, spec, 0.5, "")
     elif call == "generateAnswer":
-        from cardchat.chat import turn_context
+        from cardchat.generation import turn_context
 
         turn_context.rank_source(db, owner, query, "and how do I undo a stash?", QUESTION)
     elif call == "searchCards":

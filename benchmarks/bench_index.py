@@ -24,8 +24,8 @@ from benchmarks.bench_create_chat import UNLIMITED
 from benchmarks.common import sized
 from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
 from cardchat.chat import create as chats
-from cardchat.chat import turn_context
 from cardchat.embeddings import get_embedder
+from cardchat.generation import turn_context
 from cardchat.llm import models
 from cardchat.parsing import requests
 from cardchat.parsing.collection_query import CollectionQuery

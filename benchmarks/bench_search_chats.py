@@ -15,6 +15,7 @@ from collections import defaultdict
 from benchmarks.common import sized
 from cardchat.chat.chat_search import search_chats
 from cardchat.repo import chat_search as index
+from cardchat.repo import messages as messages_repo
 from cardchat.retrieval import chat_terms
 from cardchat.schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS, ChatSearchMessages
 from cardchat.schema.documents import CHAT_MESSAGES, CHATS, Chat
@@ -109,8 +110,9 @@ def run(db) -> list[str]:
     )
     turns = []
     for chat_id in ids[: sized(5, 1)]:
+        said = messages_repo.chat_messages(db, chat_id)  # what the answer's run holds already
         start = time.perf_counter()
-        index.index_answer(db, chat_id, messages - 1)
+        index.index_answer(db, chat_id, OWNER, "", said, messages - 1)
         turns.append((time.perf_counter() - start) * 1000)
-    lines.append(f"    one answer's indexing (the trigger's step): median {statistics.median(turns):.0f} ms")
+    lines.append(f"    one answer's indexing (the answer run's last step): median {statistics.median(turns):.0f} ms")
     return lines

@@ -1,4 +1,4 @@
-"""Per-turn retrieval (chat/turn_context.py): what a follow-up's run pays
+"""Per-turn retrieval (generation/turn_context.py): what a follow-up's run pays
 before the provider is called to rank the chat's whole source again and
 append its best cards. Warm (the instance has ranked this source before:
 vectors and the BM25 index cached), for sources of 1,000 and 10,000 cards
@@ -9,18 +9,20 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 
 from benchmarks.common import sized
 from benchmarks.decks import GIT_WORDS, DeckWriter, unit_vector, words
-from cardchat.chat import turn_context
+from cardchat.generation import turn_context
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
-from cardchat.repo.chats import write_new_chat
+from cardchat.repo.chats import get_private, write_new_chat
 from cardchat.retrieval.background import fit_background
 from cardchat.schema.chat_sources import ChatSource
 from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
+from cardchat.schema.messages import ChatMessage
 
 OWNER = "bench-owner"
 SPEC = MODELS[OFFLINE_MODEL_ID]
@@ -65,9 +67,9 @@ def _timed(fn) -> float:
 def run(db) -> list[str]:
     lines = []
     history = [
-        {"role": "user", "content": "how do I rebase?", "message_index": 0},
-        {"role": "assistant", "content": "Like so [1].", "message_index": 1, "status": "complete"},
-        {"role": "user", "content": "and how do I stash my work?", "message_index": 2},
+        ChatMessage("c", 0, "user", "how do I rebase?", "complete"),
+        ChatMessage("c", 1, "assistant", "Like so [1].", "complete"),
+        ChatMessage("c", 2, "user", "and how do I stash my work?", "complete"),
     ]
     for n in sized((1_000, 10_000), (5,)):
         cards = _seed(db, n)
@@ -79,8 +81,9 @@ def run(db) -> list[str]:
             query = f"how do I stash my work? take {i}"
             if i:  # the first run warms the caches
                 ranks.append(_timed(partial(turn_context.rank_source, db, OWNER, source, query)))
-            history[2]["content"] = query
-            total = _timed(partial(turn_context.ground_turn, db, chat_id, text, 0, history, 3, SPEC))
+            history[2] = replace(history[2], content=query)
+            private = ChatPrivate.from_dict(get_private(db, chat_id) or {})
+            total = _timed(partial(turn_context.ground_turn, db, chat_id, private, text, 0, history, 3, SPEC))
             if i:
                 totals.append(total)
         lines.append(

@@ -24,7 +24,9 @@ Three kinds of reference, each resolved one way:
    class, the part
    after it must be bound in the class's body (or a base's). A name whose first part is a class
    of ours (`Card.visible_to`) is checked the same way.
-3. `<file>.py:<name>`: the file as in 1, the name bound at its top level as in 2.
+3. `<file>.py:<name>`: the file as in 1, the name bound at its top level as in 2. `<file>.ts:<name>`
+   (or `:<Class>.<method>`): the file as in 1, the name declared in it (function, const, class,
+   or a method of that class), found by a pattern, never by compiling it.
 
 What is not ours is skipped, by one rule each, not by a list: a dotted name whose first part
 names none of our modules or classes (`os.nice`, `hosting.headers`, `example.com`); a word with
@@ -253,6 +255,8 @@ def check_word(word: str, repo: Repo, here: str, variables: frozenset[str] = fro
         return None
     if re.fullmatch(r"[\w./-]+\.py:\w+", word):
         return check_file_name(word, repo, here)
+    if re.fullmatch(r"[\w./-]+\.ts:[\w.]+", word):
+        return check_ts_name(word, repo, here)
     if is_path(word, repo, prose=bool(variables)):
         return check_path(word, repo, here)
     if _DOTTED.fullmatch(word.removesuffix("()")) and word.split(".")[0] not in variables:
@@ -269,6 +273,23 @@ def check_file_name(word: str, repo: Repo, here: str) -> str | None:
     if name.isdigit() or not modules:
         return None
     return check_names(repo, list(modules.values()), [name])
+
+
+def check_ts_name(word: str, repo: Repo, here: str) -> str | None:
+    """`<file>.ts:<name>`: the file by rule 1, then `name` declared in it (`Class.method`: a method of that class)."""
+    file, name = word.rsplit(":", 1)
+    if why := check_path(file, repo, here):
+        return why
+    found = [ROOT / base / file for base in ("", "web/src") if (ROOT / base / file).is_file()]
+    if not found:
+        return None
+    source = found[0].read_text(encoding="utf-8")
+    *owner, last = name.split(".")
+    declared = re.search(rf"\b(?:function|const|let|class)\s+{re.escape(last)}\b", source)
+    method = re.search(rf"^\s*(?:(?:public|private|protected|static|async)\s+)*{re.escape(last)}\s*\(", source, re.M)
+    if owner and not re.search(rf"\bclass\s+{re.escape(owner[0])}\b", source):
+        return f"no class {owner[0]} in {file}"
+    return None if declared or (owner and method) else f"{name} is not declared in {file}"
 
 
 #: A section a generator writes from data (scripts/gen-common), which its own tests hold to the code:

@@ -42,12 +42,10 @@ def die_mid_answer(db: firestore.Client, message_id: str, lease_expires: datetim
     adapter as the engine writes it: the message taken by a run that holds
     a lease until `lease_expires`, and its first chunks. Returns the run id."""
     run_id = "dead-run"
-    msg = repo.claim(db, message_id, run_id, lease_expires)
+    msg = repo.take_run(db, message_id, run_id, lease_expires)
     assert msg is not None, "the answer was not ready to be taken"
     for i, text in enumerate(texts):
-        chunk = StreamChunk(
-            chat=msg["chat"], message=message_id, message_index=msg["message_index"], index=i, content=text
-        )
+        chunk = StreamChunk(chat=msg.chat, message=message_id, message_index=msg.message_index, index=i, content=text)
         repo.write_chunk(db, message_id, run_id, chunk)
     return run_id
 

@@ -91,21 +91,10 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
 )
 def generateAnswer(req: https_fn.CallableRequest[Any]) -> None:
     """Streams the answer a task names: one task per run asked for (repo/answer_tasks.py), none for
-    the run's own writes; the claim makes a duplicate delivery harmless (generation/answer_runs.py)."""
+    the run's own writes; take_run makes a duplicate delivery harmless (generation/answer_runs.py)."""
     from cardchat.generation import answer_runs
 
-    if (done := answer_runs.run_answer(db(), answer_runs.message_of(req.data))) is not None:
-        _answered(done["chat"], int(done.get("message_index") or 0), done.get("model"))
-
-
-def _answered(chat_id: str, index: int, model_id: str | None) -> None:
-    """A complete answer: the chat's title after its first; the turn into its readers' search indexes."""
-    from cardchat.chat import titles
-    from cardchat.repo import chat_search
-
-    if index == 1:
-        titles.retitle(db(), chat_id, model_id)
-    chat_search.index_answer(db(), chat_id, index)
+    answer_runs.run_answer(db(), answer_runs.message_of(req.data))
 
 
 #: generation/sweeper.SWEEP_INTERVAL_S (tests/generation/test_sweeper.py holds them equal).

@@ -122,7 +122,10 @@ def test_a_title_call_counts_against_the_owner(db, monkeypatch):
     monkeypatch.setitem(providers.PROVIDERS, "anthropic", lambda: AnthropicProvider(wire.client()))
     question = ChatMessage(chat="T", message_index=0, role="user", content="Why two tides a day?", status="complete")
     write_chat(db, "T", [(first_message_id("T", 0), question)], model="claude-haiku-4-5")
-    titles.retitle(db, "T", "claude-haiku-4-5")
+    first = ChatMessage(
+        chat="T", message_index=1, role="assistant", content="", status="complete", model="claude-haiku-4-5"
+    )
+    titles.retitle(db, "T", "u1", first, question.content)
     assert db.collection(CHATS).document("T").get().get("title") == "Why Tides Come Twice a Day, Explained"
     assert quota(db)["day_tokens"] == 61 + 18  # the provider's count in the fixture
 

@@ -29,9 +29,7 @@ CONVERSATION = [
 
 
 def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
-    return [
-        (m["message_index"], m["role"], m["status"], m["content"]) for _, m in messages_repo.chat_messages(db, chat_id)
-    ]
+    return [(m.message_index, m.role, m.status, m.content) for _, m in messages_repo.chat_messages(db, chat_id)]
 
 
 def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_source_alone(db):
@@ -49,9 +47,9 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
         (2, "user", "complete", "How high do they get?"),
         (3, "assistant", "ready", ""),
     ]
-    stub = messages_repo.chat_messages(db, new_id)[3][1]
+    stub = messages_repo.chat_messages(db, new_id)[3][1].to_dict()
     assert stub["model"] == OFFLINE_MODEL_ID and stub["lease_expires"] > utc_now()
-    copied = messages_repo.chat_messages(db, new_id)[1][1]
+    copied = messages_repo.chat_messages(db, new_id)[1][1].to_dict()
     assert copied["timestamp"] == T0 + timedelta(minutes=1)  # when it was said, not when it was copied
     assert copied["sources"] == [1]  # same background, same numbers: which [n] cite stays so
     chat = db.collection(CHATS).document(new_id).get().to_dict()

@@ -16,6 +16,7 @@ from cardchat.errors import InvalidArgument, NotFound, ResourceExhausted
 from cardchat.ids import chat_viewer_id
 from cardchat.parsing import requests as parsing
 from cardchat.repo import chat_search as index
+from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import delete_chat, read_background
 from cardchat.retrieval import chat_terms
 from cardchat.schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_SHARDS, MAX_CHAT_SEARCH_CHARS
@@ -34,11 +35,19 @@ TURNS = [
 ]
 
 
+def answered(db, chat_id: str, index_of_answer: int) -> None:
+    """What an answer's run hands the index once answer `index_of_answer` is complete: the chat's
+    messages as it read them (here read from the store), its owner and title."""
+    chat = db.collection("chats").document(chat_id).get().to_dict()
+    said = messages_repo.chat_messages(db, chat_id)
+    index.index_answer(db, chat_id, chat["owner"], chat.get("title") or "", said, index_of_answer)
+
+
 def chat_of(db, chat_id: str, owner: str = "u1", turns=TURNS) -> str:
     make_chat(db, turns, chat_id=chat_id)
     if owner != "u1":
         db.collection("chats").document(chat_id).update({"owner": owner})
-    index.index_answer(db, chat_id, 3)  # the turn of answer 3: a reader without the chat gets all of it so far
+    answered(db, chat_id, 3)  # the turn of answer 3: a reader without the chat gets all of it so far
     return chat_id
 
 
@@ -98,7 +107,7 @@ def test_a_viewer_who_leaves_a_chat_loses_it_and_only_a_viewer_can_leave(db):
 def test_a_later_turn_is_added_and_a_deleted_chat_leaves_nothing(db):
     chat_of(db, "c1")
     db.collection("chat_messages").document("c1-m5").update({"status": "complete"})
-    index.index_answer(db, "c1", 5)
+    answered(db, "c1", 5)
     assert ("c1", 5, "assistant") in found(db, "u1", "Fresnel")
     db.collection(CHAT_VIEWERS).document(chat_viewer_id("c1", "u2")).set(ChatViewer("c1", "u1", "u2").to_dict())
     index.add_readers(db, "c1", ["u2"])

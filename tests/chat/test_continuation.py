@@ -50,9 +50,7 @@ PRIVATE_WORDS = ("The moon pulls the oceans", "gate code is 4711", "Neap tides f
 
 
 def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
-    return [
-        (m["message_index"], m["role"], m["status"], m["content"]) for _, m in messages_repo.chat_messages(db, chat_id)
-    ]
+    return [(m.message_index, m.role, m.status, m.content) for _, m in messages_repo.chat_messages(db, chat_id)]
 
 
 def _share(db, chat_id: str, uid: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from cardchat.access.permissions import grant_ai
 from cardchat.chat import create as chats
-from cardchat.chat.recheck import current_background
+from cardchat.chat import recheck
 from cardchat.chat.turns import post_message
 from cardchat.generation.engine import generate
 from cardchat.llm.models import OFFLINE_MODEL_ID
@@ -19,7 +19,7 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
 from cardchat.retrieval.background import FOREIGN_NOTE, parse_background
-from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card
+from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from chat_support import CARDS_OF_CHAT, SPEC, make_chat, write_chat
 from engine_support import quick, store_embedded, tide_notes
@@ -79,16 +79,16 @@ def test_an_edited_card_is_packed_again_under_its_number(db, quick):
 def test_the_check_reads_the_packed_cards_once_and_an_edited_one_whole(db):
     make_chat(db, TURNS)
     chat = db.collection(CHATS).document("src").get().to_dict()
-    current_background(db, "src", chat, SPEC.tokenizer)  # stamps them
+    current_background(db, "src", chat)  # stamps them
 
     card_repo.READS.clear()
-    before = current_background(db, "src", chat, SPEC.tokenizer)
+    before = current_background(db, "src", chat)
     assert card_repo.READS[CARDS] == len(IDS)  # one masked read of each, nothing more
     assert before[0] == read_background(db, "src")
 
     edit(db, "own", body="The moon and the sun pull the oceans.")
     card_repo.READS.clear()
-    text, _ = current_background(db, "src", chat, SPEC.tokenizer)
+    text, _ = current_background(db, "src", chat)
     assert card_repo.READS[CARDS] == len(IDS) + 1  # and the edited card, whole
     assert "the sun" in text
 
@@ -145,7 +145,7 @@ def test_a_background_not_in_card_format_is_left_as_it_is(db):
     db.collection(CARDS).document("own").set(CARDS_OF_CHAT["own"].to_dict())
     write_chat(db, "old", [], background_tokens=20, background="[1] Tides\nThe moon pulls.", card_ids=["own"])
     chat = db.collection(CHATS).document("old").get().to_dict()
-    assert current_background(db, "old", chat, SPEC.tokenizer) == ("[1] Tides\nThe moon pulls.", 20)
+    assert current_background(db, "old", chat) == ("[1] Tides\nThe moon pulls.", 20)
 
 
 def test_a_strangers_card_packed_bare_is_marked_as_theirs_once_edited(db):
@@ -156,10 +156,17 @@ def test_a_strangers_card_packed_bare_is_marked_as_theirs_once_edited(db):
     edit(db, "own", body="The moon and the sun pull the oceans.")
 
     chat = db.collection(CHATS).document("src").get().to_dict()
-    text, _ = current_background(db, "src", chat, SPEC.tokenizer)
+    text, _ = current_background(db, "src", chat)
 
     assert text == read_background(db, "src")
     opening = next(line for line in text.splitlines() if line.startswith('<card n="3" '))
     assert 'author="another user ' in opening and f'note="{FOREIGN_NOTE}"' in opening
     assert '</card>\n<card n="9"' not in text and "\u2039/card>" in bodies(db)[3]
     assert "author=" not in next(line for line in text.splitlines() if line.startswith('<card n="1" '))
+
+
+def current_background(db, chat_id: str, chat: dict) -> tuple[str, int]:
+    """recheck.current_background as the answer's run calls it: with the chat's ChatPrivate read once."""
+    stored = ChatPrivate.from_dict(db.collection(CHAT_PRIVATE).document(chat_id).get().to_dict() or {})
+    text, tokens, _ = recheck.current_background(db, chat_id, Chat.from_dict(chat), stored, SPEC.tokenizer)
+    return text, tokens

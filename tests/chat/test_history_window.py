@@ -17,17 +17,21 @@ from cardchat.chat.history_window import (
     window_for,
 )
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
+from cardchat.schema.messages import ChatMessage
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
 
 
 def test_history_keeps_questions_and_complete_answers_before_the_answer():
     msgs = [
-        {"message_index": 3, "role": "user", "content": "q3", "status": "complete"},
-        {"message_index": 0, "role": "user", "content": "q0", "status": "complete"},
-        {"message_index": 1, "role": "assistant", "content": "a1", "status": "complete"},
-        {"message_index": 2, "role": "assistant", "content": "partial", "status": "failed"},
-        {"message_index": 4, "role": "assistant", "content": "", "status": "streaming"},
+        ChatMessage.from_dict(m)
+        for m in [
+            {"message_index": 3, "role": "user", "content": "q3", "status": "complete"},
+            {"message_index": 0, "role": "user", "content": "q0", "status": "complete"},
+            {"message_index": 1, "role": "assistant", "content": "a1", "status": "complete"},
+            {"message_index": 2, "role": "assistant", "content": "partial", "status": "failed"},
+            {"message_index": 4, "role": "assistant", "content": "", "status": "streaming"},
+        ]
     ]
     assert history_before(msgs, 4) == [
         {"role": "user", "content": "q0"},
@@ -84,12 +88,13 @@ def test_window_counts_tokens_only_when_the_byte_bound_does_not_fit():
         return count_tokens(texts, tokenizer)
 
     msgs = [
-        {
-            "message_index": i,
-            "role": "user" if i % 2 == 0 else "assistant",
-            "status": "complete",
-            "content": f"message {i} " + "tide " * 3000,
-        }
+        ChatMessage(
+            chat="c",
+            message_index=i,
+            role="user" if i % 2 == 0 else "assistant",
+            status="complete",
+            content=f"message {i} " + "tide " * 3000,
+        )
         for i in range(9)
     ]
     short = window_for(msgs[-1:], 9, 0, SPEC, count)

@@ -64,7 +64,7 @@ def test_a_follow_up_is_answered_without_the_withdrawn_cards(db, quick):
     make_chat(db, TURNS)
     asked = post_message(db, "u1", "src", "What is the harbour gate code?")
     assert generate(db, asked) == "complete"
-    answer = messages_repo.chat_messages(db, "src")[3][1]["content"]
+    answer = messages_repo.chat_messages(db, "src")[3][1].content
     assert GATE in answer  # while u1 may read the card, the answer quotes it
     assert private(db, "src")["card_ids"] == ["own", "shared", "open", "mine-too", "open-too"]
 
@@ -72,7 +72,7 @@ def test_a_follow_up_is_answered_without_the_withdrawn_cards(db, quick):
     again = post_message(db, "u1", "src", "What is the harbour gate code, again?")
     assert generate(db, again) == "complete"
 
-    answer = messages_repo.chat_messages(db, "src")[5][1]["content"]
+    answer = messages_repo.chat_messages(db, "src")[5][1].content
     assert GATE not in answer
     assert_withdrawn(db, "src")
 

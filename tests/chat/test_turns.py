@@ -29,7 +29,7 @@ def make_chat(db: firestore.Client, answer_status: str = "complete", **answer_fi
 
 
 def chat_messages(db: firestore.Client) -> list[dict]:
-    return [m for _, m in repo.chat_messages(db, "chat1")]
+    return [m.to_dict() for _, m in repo.chat_messages(db, "chat1")]
 
 
 @pytest.mark.emulator

@@ -1,7 +1,7 @@
 """What starts generateAnswer: one Cloud Task per run asked for (a new turn, a retry, the
 sweeper's re-drive), enqueued once the commit that makes the answer `ready` lands, through
 the Cloud Tasks emulator to a recorder standing where the function would; the run's own
-writes to the message (taking it, chunks and lease renewals, final write) ask for none."""
+writes to the message (take_run, chunks and lease renewals, final write) ask for none."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ import pytest
 from conftest import _clear_firestore
 from google.cloud import firestore
 
-from cardchat.chat.turns import post_message, retry_message
+from cardchat.chat.turns import post_message, retry_message, start_answers
 from cardchat.generation.answer_runs import message_of, run_answer
 from cardchat.generation.sweeper import sweep
 from cardchat.repo import answer_tasks
 from cardchat.schema.documents import REGION
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage
 from engine_support import OFFLINE_ANSWER, make_chat, message, quick
 from fault_support import die_mid_answer
 
@@ -93,11 +94,22 @@ def recorded(firestore_host):
     recorder.server.shutdown()
 
 
+def message_of_store(db, message_id: str) -> ChatMessage:
+    return ChatMessage.from_dict(message(db, message_id))
+
+
+def _new_chat(db) -> str:
+    """A chat whose first answer's run is asked for as createChat asks for it (chat/turns.start_answers)."""
+    stub = make_chat(db)
+    start_answers(db, [(stub, message_of_store(db, stub))])
+    return stub
+
+
 def _answered_chat(db, recorder: Recorder) -> str:
     """A chat whose first answer, asked for as createChat asks, ran."""
-    stub = make_chat(db)
+    stub = _new_chat(db)
     assert recorder.messages(1) == [stub]
-    assert run_answer(db, stub) is not None
+    assert run_answer(db, stub) == "complete"
     return stub
 
 
@@ -107,10 +119,10 @@ def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
     stub = post_message(db, "u1", "chat1", "And the tides?")
     assert recorder.messages(2) == [first, stub]
 
-    done = run_answer(db, stub)
-    assert done is not None and done["content"] == OFFLINE_ANSWER
+    assert run_answer(db, stub) == "complete"
+    assert message(db, stub)["content"] == OFFLINE_ANSWER
     # A task the run's writes asked for was enqueued before run_answer returned: it arrives before the marker.
-    answer_tasks.start(TASKS_PROJECT, [("marker", {"status": "ready"})])
+    answer_tasks.start(db, ["marker"])
     assert recorder.messages(3) == [first, stub, "marker"]
 
 
@@ -118,20 +130,20 @@ def test_a_duplicate_delivery_runs_nothing(recorded):
     db, recorder = recorded
     _answered_chat(db, recorder)
     stub = post_message(db, "u1", "chat1", "And the tides?")
-    assert run_answer(db, stub) is not None
-    assert run_answer(db, stub) is None  # delivered again: taking it is refused
+    assert run_answer(db, stub) == "complete"
+    assert run_answer(db, stub) == "skipped"  # delivered again: take_run refuses it
     assert message(db, stub)["attempts"] == 1
 
 
 def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
     db, recorder = recorded
-    stub = make_chat(db)
+    stub = _new_chat(db)
     assert recorder.messages(1) == [stub]  # its task delivered, and its run dead, say
     lease_end = utc_now() + timedelta(seconds=30)
     die_mid_answer(db, stub, lease_end, ["Old words"])
     assert sweep(db, now=lambda: lease_end).redriven == [stub]
     assert recorder.messages(2) == [stub, stub]
-    assert run_answer(db, stub) is not None
+    assert run_answer(db, stub) == "complete"
 
     db.collection("chat_messages").document(stub).update({"status": "failed", "lease_expires": None})
     retry_message(db, "u1", stub)
@@ -141,4 +153,4 @@ def test_a_sweepers_re_drive_and_a_retry_each_ask_for_a_run(recorded):
 def test_a_task_that_names_no_answer_runs_nothing(recorded):
     db, _ = recorded
     assert [message_of(task) for task in (None, {}, {"message": 7}, "x")] == ["", "", "", ""]
-    assert run_answer(db, "") is None
+    assert run_answer(db, "") == "skipped"

@@ -163,7 +163,7 @@ def test_duplicate_deliveries_outlast_a_held_lock_and_end_complete_and_skipped(d
 
 def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
     stub = make_chat(db)
-    old = repo.claim(db, stub, "old-run", utc_now())  # a lease that has already run out
+    old = repo.take_run(db, stub, "old-run", utc_now())  # a lease that has already run out
     assert old is not None and is_stalled(message(db, stub), utc_now())
     retry_message(db, "u1", stub)
     assert generate(db, stub) == "complete"

@@ -111,7 +111,7 @@ def test_a_title_after_an_own_key_answer_never_falls_back_to_the_deployments_key
     own_keys.delete_key(db, "u1", "anthropic")
     own_key.responses = [anthropic_text("Tides Explained")]
     before = db.collection(CHATS).document("c0").get().get("title")
-    retitle(db, "c0", CLAUDE)
+    assert retitle(db, "c0", "u1", answer, question.content) is None
     assert own_key.requests == []
     assert db.collection(CHATS).document("c0").get().get("title") == before
     assert not db.collection(RATE_LIMITS).document("u1").get().exists

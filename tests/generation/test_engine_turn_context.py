@@ -7,9 +7,11 @@ retries and branches, and no client-readable document learns of it."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from google.cloud.firestore import FieldFilter
+from google.cloud.firestore_v1.document import DocumentReference
 
 from cardchat.access.permissions import grant_ai
 from cardchat.chat import branch as branches
@@ -69,7 +71,8 @@ def private(db, chat_id: str) -> dict:
 
 
 def last_answer(db, chat_id: str) -> tuple[str, dict]:
-    return messages_repo.chat_messages(db, chat_id)[-1]
+    message_id, message = messages_repo.chat_messages(db, chat_id)[-1]
+    return message_id, message.to_dict()
 
 
 def client_readable(db, chat_id: str) -> str:
@@ -154,3 +157,22 @@ def test_a_public_card_a_follow_up_adds_is_linked_for_visitors_only_once_cited(d
     anthropic_wire.responses.append(anthropic_text(f"A Fresnel lens [{n}]."))
     assert generate(db, post_message(db, "u1", chat_id, "Where was it ground?")) == "complete"
     assert db.collection(CHATS).document(chat_id).get().get("public_citations") == {str(n): LENS}
+
+
+def test_an_answer_reads_its_chats_private_document_once(db, monkeypatch):
+    """The context steps (re-check, pins, this turn's cards) and the final write share one read of
+    ChatPrivate: counted on the real client's document reads, whichever step asks."""
+    chat_id = new_chat(db)
+    assert generate(db, last_answer(db, chat_id)[0]) == "complete"
+    stub = post_message(db, "u1", chat_id, FOLLOW_UP)
+    reads: Counter[str] = Counter()
+    real_get = DocumentReference.get
+
+    def counted(self, *args, **kwargs):
+        reads[self._path[0]] += 1
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(DocumentReference, "get", counted)
+    assert generate(db, stub) == "complete"
+    assert private(db, chat_id)["context_turns"], "the follow-up's own cards were ranked and stored"
+    assert reads[CHAT_PRIVATE] == 1 + 1  # the run's one read, and this test's `private` above

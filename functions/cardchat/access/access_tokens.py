@@ -37,12 +37,15 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.access import ratelimit
 from cardchat.errors import FailedPrecondition, NotFound, Unauthenticated
 from cardchat.schema.accounts import AccessToken, AccessTokenHash
 from cardchat.schema.documents import MCP_WINDOW, now
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 PREFIX = "ccpat_"
 #: Random bytes per token: 256 bits, beyond guessing (see the module's docstring).
@@ -70,7 +73,7 @@ def per_minute(env: Mapping[str, str] | None = None) -> int:
     return ratelimit.window_limit(MCP_WINDOW, env)
 
 
-def create(db: Any, uid: str, label: str, when: datetime | None = None) -> NewToken:
+def create(db: Db, uid: str, label: str, when: datetime | None = None) -> NewToken:
     from cardchat.repo import access_tokens as repo
 
     stamp = when or now()
@@ -89,7 +92,7 @@ def create(db: Any, uid: str, label: str, when: datetime | None = None) -> NewTo
     return NewToken(token_id, token)
 
 
-def revoke(db: Any, uid: str, token: str | None = None, token_id: str | None = None) -> None:
+def revoke(db: Db, uid: str, token: str | None = None, token_id: str | None = None) -> None:
     """By the token itself or by its id; someone else's token is not found,
     exactly like a missing one."""
     from cardchat.repo import access_tokens as repo
@@ -123,7 +126,7 @@ def _account_live(uid: str, when: datetime) -> bool:
     return True
 
 
-def authenticate(db: Any, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> str:
+def authenticate(db: Db, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> str:
     """The uid a request's `Authorization: Bearer <token>` acts as, one
     request spent. Unauthenticated for a missing, malformed, unknown or
     revoked token, or one of a deleted or disabled account (the same message

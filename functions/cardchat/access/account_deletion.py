@@ -26,9 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.errors import FailedPrecondition, PermissionDenied
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: How old the caller's sign-in may be for deleteAccount (the ID token's auth_time).
 RECENT_SIGN_IN = timedelta(minutes=5)
@@ -47,7 +50,7 @@ Withdraw = Callable[[Any, str], int]
 
 
 def delete_account(
-    db: Any, caller: str, uid: str | None, signed_in: Any, withdraw: Withdraw, now: datetime | None = None
+    db: Db, caller: str, uid: str | None, signed_in: Any, withdraw: Withdraw, now: datetime | None = None
 ) -> None:
     """Deletes `caller`'s data and account. `uid` (what the request named, if anything) must be the
     caller's own: nobody deletes another user's data through the callable. `signed_in`: the ID token's
@@ -62,7 +65,7 @@ def delete_account(
     erase(db, caller, withdraw, now=when)
 
 
-def erase(db: Any, uid: str, withdraw: Withdraw, auth_app: Any = None, now: datetime | None = None) -> None:
+def erase(db: Db, uid: str, withdraw: Withdraw, auth_app: Any = None, now: datetime | None = None) -> None:
     """Everything of `uid`, then the Auth user (an admin's run: no caller to check;
     `auth_app`: the firebase_admin app of the project, default the default app)."""
     from cardchat.repo import account_data, accounts
@@ -74,7 +77,7 @@ def erase(db: Any, uid: str, withdraw: Withdraw, auth_app: Any = None, now: date
     accounts.delete_auth_user(uid, auth_app)
 
 
-def finish_due(db: Any, withdraw: Withdraw, now: datetime | None = None) -> list[str]:
+def finish_due(db: Db, withdraw: Withdraw, now: datetime | None = None) -> list[str]:
     """The later pass of every deletion due at `now`: its steps again (what a still-valid ID token
     wrote after it), then its mark goes. Returns the uids finished."""
     from cardchat.repo import account_data
@@ -87,7 +90,7 @@ def finish_due(db: Any, withdraw: Withdraw, now: datetime | None = None) -> list
     return done
 
 
-def _steps(db: Any, uid: str, withdraw: Withdraw) -> None:
+def _steps(db: Db, uid: str, withdraw: Withdraw) -> None:
     from cardchat.repo import account_data
 
     for step in account_data.STEPS:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.errors import NotFound, ResourceExhausted
 from cardchat.parsing.addresses import ResolveViewersRequest
@@ -35,6 +35,9 @@ from cardchat.repo import accounts, viewer_lookups
 from cardchat.repo.cards import load_access
 from cardchat.schema.accounts import ViewerLookups
 from cardchat.schema.documents import now as utc_now
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 LOOKUPS_PER_HOUR = 100
 WINDOW = timedelta(hours=1)
@@ -54,7 +57,7 @@ def spend(state: ViewerLookups, addresses: int, now: datetime) -> ViewerLookups:
     return replace(state, count=state.count + addresses, found=state.found[-MAX_FOUND:])
 
 
-def spend_lookups(db: Any, uid: str, addresses: int, now: datetime | None = None) -> ViewerLookups:
+def spend_lookups(db: Db, uid: str, addresses: int, now: datetime | None = None) -> ViewerLookups:
     """Spends `addresses` of `uid`'s hourly budget, before Auth is asked about
     any of them (RESOURCE_EXHAUSTED past it: nothing is spent). Every look-up
     by email spends it: resolveViewers and shareChat alike."""
@@ -62,14 +65,14 @@ def spend_lookups(db: Any, uid: str, addresses: int, now: datetime | None = None
     return viewer_lookups.update(db, uid, lambda s: spend(s, addresses, when))
 
 
-def _card_viewers(db: Any, uid: str, card_id: str) -> list[str]:
+def _card_viewers(db: Db, uid: str, card_id: str) -> list[str]:
     card = load_access(db, [card_id]).get(card_id)
     if card is None or card.owner != uid:
         raise NotFound("Card not found")  # another's card and a missing one alike
     return list(card.viewers)
 
 
-def resolve_viewers(db: Any, uid: str, req: ResolveViewersRequest, now: datetime | None = None) -> dict[str, Any]:
+def resolve_viewers(db: Db, uid: str, req: ResolveViewersRequest, now: datetime | None = None) -> dict[str, Any]:
     """{viewers: [{uid, email, display_name}], unknown: [email]}: the card's
     viewers in its order, then the accounts of `req.emails` in theirs."""
     stored = _card_viewers(db, uid, req.card_id) if req.card_id else []

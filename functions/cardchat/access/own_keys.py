@@ -14,7 +14,7 @@ unsealed only for the call that uses it and scrubbed from anything logged.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.llm import keycrypt
 from cardchat.llm.models import ModelSpec
@@ -23,6 +23,9 @@ from cardchat.repo import api_keys as repo
 from cardchat.schema.accounts import StoredApiKey
 from cardchat.schema.documents import UserDoc
 from cardchat.schema.documents import now as utc_now
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 def _context(uid: str, provider: str) -> str:
@@ -36,7 +39,7 @@ def _shown(provider: str, record: dict[str, Any]) -> dict[str, Any]:
     return {"provider": provider, "last4": str(record.get("last4") or ""), "updated": when}
 
 
-def set_key(db: Any, uid: str, provider: str, key: str, now: datetime | None = None) -> dict[str, Any]:
+def set_key(db: Db, uid: str, provider: str, key: str, now: datetime | None = None) -> dict[str, Any]:
     """Stores (or replaces) `uid`'s key for `provider` (parsed: parsing.requests.api_key); returns what may be shown."""
     ciphertext, nonce = keycrypt.seal(key, _context(uid, provider))
     record = StoredApiKey(ciphertext=ciphertext, nonce=nonce, last4=key[-4:], updated=now or utc_now())
@@ -44,21 +47,21 @@ def set_key(db: Any, uid: str, provider: str, key: str, now: datetime | None = N
     return _shown(provider, record.to_dict())
 
 
-def delete_key(db: Any, uid: str, provider: str) -> None:
+def delete_key(db: Db, uid: str, provider: str) -> None:
     repo.delete(db, uid, provider)
 
 
-def list_keys(db: Any, uid: str) -> list[dict[str, Any]]:
+def list_keys(db: Db, uid: str) -> list[dict[str, Any]]:
     """The keys `uid` holds, as may be shown: provider, last 4 characters, when stored."""
     return [_shown(p, r) for p, r in sorted(repo.get(db, uid).items())]
 
 
-def providers_of(db: Any, uid: str) -> frozenset[str]:
+def providers_of(db: Db, uid: str) -> frozenset[str]:
     """The providers `uid` holds a key for (nothing is unsealed)."""
     return frozenset(repo.get(db, uid))
 
 
-def key_for(db: Any, uid: str, provider: str) -> str | None:
+def key_for(db: Db, uid: str, provider: str) -> str | None:
     """`uid`'s own key for `provider`, unsealed; None when they hold none."""
     record = repo.get(db, uid).get(provider)
     if record is None:
@@ -66,7 +69,7 @@ def key_for(db: Any, uid: str, provider: str) -> str | None:
     return keycrypt.unseal(bytes(record["ciphertext"]), bytes(record["nonce"]), _context(uid, provider))
 
 
-def run_key(db: Any, owner: str, spec: ModelSpec, admitted_on_own_key: bool = False) -> str | None:
+def run_key(db: Db, owner: str, spec: ModelSpec, admitted_on_own_key: bool = False) -> str | None:
     """The key an answer of `owner`'s chat on `spec` is made with: their own
     when they hold one (None: the deployment's). An answer admitted on their
     own key (ChatMessage.own_key) skipped the daily cap and reserved nothing:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access.ratelimit import Limits
 from cardchat.errors import NotFound, PermissionDenied
 from cardchat.llm.models import MODELS, ModelSpec, key_present
 from cardchat.schema.documents import Card, UserDoc
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 def is_owner(doc: Mapping[str, Any] | None, uid: str | None) -> bool:
@@ -44,7 +47,7 @@ def readable_cards(cards: Mapping[str, Card], uid: str | None, ids: Iterable[str
     return {cid: c for cid in order if (c := cards.get(cid)) is not None and c.visible_to(uid)}
 
 
-def grant_ai(db: Any, uid: str, allow: bool = True, admin: bool | None = None) -> UserDoc:
+def grant_ai(db: Db, uid: str, allow: bool = True, admin: bool | None = None) -> UserDoc:
     """users/{uid}.may_use_ai (and admin, unless None: then kept as stored)."""
     from cardchat.repo.users import get_user, set_user
 
@@ -83,21 +86,21 @@ NO_AI = (
 )
 
 
-def ai_access(db: Any, uid: str) -> AIAccess:
+def ai_access(db: Db, uid: str) -> AIAccess:
     from cardchat.access.own_keys import providers_of
     from cardchat.repo.users import get_user
 
     return AIAccess(UserDoc.from_dict(get_user(db, uid)).may_use_ai, providers_of(db, uid))
 
 
-def model_of_chat(db: Any, chat_id: str) -> str | None:
+def model_of_chat(db: Db, chat_id: str) -> str | None:
     """The model a chat's next answer is made with (None: no such chat; its endpoint says so)."""
     from cardchat.repo.chats import get_chat
 
     return (get_chat(db, chat_id) or {}).get("model")
 
 
-def model_of_message(db: Any, message_id: str) -> str | None:
+def model_of_message(db: Db, message_id: str) -> str | None:
     from cardchat.repo.messages import get_message
 
     found = get_message(db, message_id) or {}

@@ -32,7 +32,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.embeddings.card_quota import positive_int_setting
 from cardchat.errors import ResourceExhausted
@@ -40,7 +40,9 @@ from cardchat.repo import ratelimit as repo
 from cardchat.schema.accounts import RateLimit, TokenReservation
 from cardchat.schema.documents import PIN_WINDOW, SEARCH_WINDOW
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import ChatMessage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 WINDOW = timedelta(minutes=1)
 DEFAULT_PER_MINUTE = 10
@@ -175,19 +177,19 @@ def charged(state: RateLimit, tokens: int, now: datetime) -> RateLimit:
 # --- on the store --------------------------------------------------------------
 
 
-def check(db: Any, uid: str, tokens: int, now: datetime, limits: Limits) -> None:
+def check(db: Db, uid: str, tokens: int, now: datetime, limits: Limits) -> None:
     """Refuse now, writing nothing, what admit would refuse: for calls that do
     expensive work (ranking, copying a history) before their own transaction
     admits them for real."""
     admit(repo.get(db, uid), now, limits, TokenReservation(message="", attempt=0, tokens=tokens, created=now))
 
 
-def reconcile(db: Any, uid: str, message: str, attempt: int, used: int, now: datetime | None = None) -> None:
+def reconcile(db: Db, uid: str, message: str, attempt: int, used: int, now: datetime | None = None) -> None:
     when = now or utc_now()
     repo.update(db, uid, lambda state: settle(state, message, attempt, used, when))
 
 
-def charge(db: Any, uid: str, tokens: int, now: datetime | None = None) -> None:
+def charge(db: Db, uid: str, tokens: int, now: datetime | None = None) -> None:
     when = now or utc_now()
     repo.update(db, uid, lambda state: charged(state, tokens, when))
 
@@ -227,20 +229,19 @@ def took_slot(recent: list[datetime], now: datetime, per_minute: int, what: str)
         ) from None
 
 
-def spend(db: Any, uid: str, name: str, what: str, now: datetime | None = None, per_minute: int | None = None) -> None:
+def spend(db: Db, uid: str, name: str, what: str, now: datetime | None = None, per_minute: int | None = None) -> None:
     """One call of `uid` in the window `name` (SEARCH_WINDOW, MCP_WINDOW), or ResourceExhausted, writing nothing."""
     when = now or utc_now()
     limit = per_minute or window_limit(name)
     repo.spend_window(db, uid, name, lambda recent: took_slot(recent, when, limit, what))
 
 
-def release_unclaimed(db: Any, uid: str, chat_id: str, now: datetime | None = None) -> None:
+def release_untaken(db: Db, uid: str, chat_id: str, now: datetime | None = None) -> None:
     """Before a chat is deleted: an answer no run has taken yet never will
     (its message goes), so its reservation is released rather than left to
     expire and be charged in full. A run already going settles its own."""
     from cardchat.repo import messages as messages_repo
 
-    for message_id, stored in messages_repo.chat_messages(db, chat_id):
-        msg = ChatMessage.from_dict(stored)
+    for message_id, msg in messages_repo.chat_messages(db, chat_id):
         if msg.role == "assistant" and msg.status == "ready":
             reconcile(db, uid, message_id, msg.attempts + 1, 0, now)

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.schema.documents import Card
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 BATCH = 64
 #: Gentle mode (`scripts/dev`'s backfill beside a live app): small
@@ -34,7 +37,7 @@ def gentle() -> None:
 
 
 def backfill(
-    db: Any,
+    db: Db,
     model: str | None = None,
     limit: int | None = None,
     busy: Callable[[], bool] | None = None,
@@ -70,7 +73,7 @@ def backfill(
     return len(todo), len(fresh)
 
 
-def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: str) -> None:
+def _index(db: Db, cards: dict[str, Card], vectors: dict[str, Any], model_id: str) -> None:
     """The batch's vectors into their owners' retrieval indexes: one apply_changes per owner."""
     from cardchat.repo.retrieval_index.changes import Change, apply_changes
 
@@ -81,7 +84,7 @@ def _index(db: Any, cards: dict[str, Card], vectors: dict[str, Any], model_id: s
         apply_changes(db, owner, changes, model_id)
 
 
-def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
+def _index_owners(db: Db, owners: set[str], model_id: str) -> None:
     """Owners with no index yet (nothing of theirs needed embedding) get one built, and its public partition."""
     from cardchat.repo.retrieval_index.rebuild import rebuild
     from cardchat.repo.retrieval_index.shards import is_current, read_head
@@ -93,7 +96,7 @@ def _index_owners(db: Any, owners: set[str], model_id: str) -> None:
                 rebuild(db, owner, model_id, public=public)
 
 
-def requeue_skipped(db: Any, owner: str | None = None, model: str | None = None) -> dict[str, str]:
+def requeue_skipped(db: Db, owner: str | None = None, model: str | None = None) -> dict[str, str]:
     """Every card skipped over a card quota (of `owner`, or of everyone) back
     into its owner's embedding queue, then each owner's queue drained under the
     quota as it is now: after the limit is raised, they are embedded. Returns

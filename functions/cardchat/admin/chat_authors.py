@@ -8,9 +8,12 @@ deploy; running it again finds nothing to change."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.repo import accounts, sharing
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 @dataclass
@@ -19,7 +22,7 @@ class Rewritten:
     rewritten: int  # author docs whose name was not the owner's display name now
 
 
-def rewrite(db: Any, app: Any = None) -> Rewritten:
+def rewrite(db: Db, app: Any = None) -> Rewritten:
     """Each chat_authors doc's name set to what shareChat would write now: the
     owner's display name (asked of `app`'s Auth; Account.shown_name), or "" (no
     name, or the account deleted)."""

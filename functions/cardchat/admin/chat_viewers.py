@@ -8,9 +8,12 @@ the list never reaches a visitor, and people it was shared with wait for it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.repo import sharing
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 @dataclass
@@ -19,7 +22,7 @@ class Migrated:
     viewers: int  # viewer docs written
 
 
-def migrate(db: Any) -> Migrated:
+def migrate(db: Db) -> Migrated:
     moved = Migrated(0, 0)
     for chat_id in sharing.chats_with_viewers_field(db):
         moved.viewers += sharing.move_viewers_field(db, chat_id)

@@ -17,9 +17,12 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ def fill(deck: Path, folder: Path, model: str | None = None) -> Filled:
     return Filled(made=len(missing), reused=len(texts) - len(missing))
 
 
-def seed(db: Any, folder: Path, model: str | None = None) -> Seeded:
+def seed(db: Db, folder: Path, model: str | None = None) -> Seeded:
     """Every stored card whose text the cache knows gets that vector, unless its own is fresh."""
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import text_hash

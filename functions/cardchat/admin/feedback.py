@@ -9,12 +9,15 @@ import io
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.generation.claims import sources
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as feedback_repo
 from cardchat.repo import messages as messages_repo
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 COLUMNS = ("updated", "rating", "model", "comment", "question", "cited_card_ids", "chat", "message")
 _SINCE = re.compile(r"^(\d+)([dh])$")
@@ -45,24 +48,24 @@ class Row:
     message: str
 
 
-def rows(db: Any, since: datetime) -> list[Row]:
+def rows(db: Db, since: datetime) -> list[Row]:
     """One row per rating given or changed since `since`, oldest first."""
     return [_row(db, message_id, fb) for message_id, fb in feedback_repo.rated_since(db, since)]
 
 
-def _row(db: Any, message_id: str, fb: dict[str, Any]) -> Row:
+def _row(db: Db, message_id: str, fb: dict[str, Any]) -> Row:
     chat_id = str(fb.get("chat") or "")
     messages = messages_repo.chat_messages(db, chat_id)  # gone with a deleted chat: the row says so
-    answer = next((m for mid, m in messages if mid == message_id), {})
-    index = int(answer.get("message_index") or 0)
-    question = next((str(m.get("content") or "") for _, m in messages if m.get("message_index") == index - 1), "")
+    answer = next((m for mid, m in messages if mid == message_id), None)
+    index = answer.message_index if answer else 0
+    question = next((m.content for _, m in messages if m.message_index == index - 1), "")
     card_ids = list((chats_repo.get_private(db, chat_id) or {}).get("card_ids") or [])
-    cited = [card_ids[n - 1] for n in sources(str(answer.get("content") or ""), card_ids)]
+    cited = [card_ids[n - 1] for n in sources(answer.content if answer else "", card_ids)]
     updated = fb.get("updated")
     return Row(
         updated=updated.isoformat(timespec="seconds") if isinstance(updated, datetime) else str(updated or ""),
         rating=str(fb.get("rating") or ""),
-        model=str(fb.get("model") or answer.get("model") or ""),
+        model=str(fb.get("model") or (answer.model if answer else "") or ""),
         comment=str(fb.get("comment") or ""),
         question=question if answer else "(answer deleted)",
         cited_card_ids=" ".join(cited),

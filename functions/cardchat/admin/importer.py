@@ -29,11 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from cardchat import ids
 from cardchat.parsing import card_validity
 from cardchat.schema.documents import Card, Visibility, now
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 _CONTENT_FIELDS = ("title", "body", "owner", "visibility", "viewers", "tags")
 #: Records one problem of the card being validated: (field, why).
@@ -321,7 +324,7 @@ def plan_upsert(parsed: list[ParsedCard], stored: dict[str, Card]) -> Plan:
 
 
 def import_cards(
-    db: Any, path: Path, owner: str | None = None, visibility: str | None = None, dry_run: bool = False
+    db: Db, path: Path, owner: str | None = None, visibility: str | None = None, dry_run: bool = False
 ) -> Plan:
     """Validate everything and refuse any takeover, then upsert only new and
     changed cards, each on the condition that it is still as it was read."""

@@ -1,7 +1,7 @@
 """The per-turn metric: the share of follow-ups whose answering card is in the
 context when the follow-up is answered, with the background fixed at
 createChat (before per-turn retrieval) and with per-turn retrieval
-(chat/turn_context.py).
+(generation/turn_context.py).
 
 A follow-up set (eval/followups/*.json, format in eval/README.md) pairs a
 first question with a follow-up on another topic and the cards that answer
@@ -95,7 +95,7 @@ class _Deck:
 def replay(fs: FollowupSet, deck: _Deck) -> TurnMetric:
     from cardchat.chat.create import background_budget
     from cardchat.chat.history_window import turn_budget
-    from cardchat.chat.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
+    from cardchat.generation.turn_context import Ranked, fuse, plan_turn, turn_query, turn_room
     from cardchat.llm.models import MODELS
     from cardchat.retrieval.background import card_numbers, fit_background
 

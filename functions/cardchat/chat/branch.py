@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access import ratelimit
 from cardchat.access.permissions import require_owner
@@ -22,19 +22,21 @@ from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.chat.packed_cards import copied_citations
 from cardchat.chat.recheck import Checked, check
 from cardchat.chat.titles import fallback_title
-from cardchat.chat.turn_context import branch_context
-from cardchat.chat.turns import question_and_stub
+from cardchat.chat.turns import question_and_stub, start_answers
 from cardchat.errors import FailedPrecondition, InvalidArgument, NotFound
 from cardchat.ids import first_message_id, new_chat_id, new_message_id
 from cardchat.llm import models
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.retrieval.background import card_numbers
+from cardchat.retrieval.background import card_numbers, drop_cards
 from cardchat.schema.accounts import TokenReservation
-from cardchat.schema.chat_sources import ChatSource
+from cardchat.schema.chat_sources import ChatSource, ContextTurn
 from cardchat.schema.documents import Chat, ChatBackground, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: Appended to the source's title: both chats show in the list.
 TITLE_SUFFIX = " · branch"
@@ -46,7 +48,7 @@ def _base_title(source: Chat) -> str:
 
 
 def branch_chat(
-    db: Any,
+    db: Db,
     uid: str,
     chat_id: str,
     message_index: int,
@@ -68,7 +70,7 @@ def branch_chat(
     bound = token_bound(
         spec,
         (chats_repo.background_tokens(db, chat_id) or 0) + turn_budget(spec),
-        [m.get("content") or "" for m in earlier] + [text],
+        [m.content for m in earlier] + [text],
     )
     ratelimit.check(db, uid, bound, when, rules)
 
@@ -96,14 +98,14 @@ def branch_chat(
 
 
 def _checked_context(
-    db: Any, uid: str, chat_id: str, private: ChatPrivate, earlier: list[dict[str, Any]], index: int, tokenizer: str
+    db: Db, uid: str, chat_id: str, private: ChatPrivate, earlier: list[ChatMessage], index: int, tokenizer: str
 ) -> tuple[Checked, list[dict[str, Any]]]:
     """The source's background less the cards `uid` may no longer read, and
     less the per-turn additions made for the turns the branch replaces
-    (turn_context.branch_context); with the kept turns' records, renumbered."""
+    (branch_context); with the kept turns' records, renumbered."""
     background = chats_repo.read_background(db, chat_id)
     checked = check(db, uid, private.card_ids, background, private.background_tokens, tokenizer, private.card_owners)
-    renumber = {int(m.get("message_index") or 0): i for i, m in enumerate(earlier)}
+    renumber = {m.message_index: i for i, m in enumerate(earlier)}
     text, tokens, turns = branch_context(private, checked.text, checked.tokens, index, renumber, tokenizer)
     return replace(checked, text=text, tokens=tokens), turns
 
@@ -117,17 +119,17 @@ def _source_copy(source: dict[str, Any] | None, new_id: str, uid: str, when: dat
     return ChatSource(new_id, uid, ids, ranked_for=-1, created=when, collection_query=query)
 
 
-def _said_before_question(stored: list[tuple[str, dict[str, Any]]], message_index: int) -> list[dict[str, Any]]:
+def _said_before_question(stored: list[tuple[str, ChatMessage]], message_index: int) -> list[ChatMessage]:
     """The turns before question `message_index`, as the model saw them; refused if it is not a question."""
     messages = [m for _, m in stored]
-    asked = next((m for m in messages if m.get("message_index") == message_index), None)
-    if asked is None or asked.get("role") != "user":
+    asked = next((m for m in messages if m.message_index == message_index), None)
+    if asked is None or asked.role != "user":
         raise InvalidArgument("message_index: not one of your questions in this chat")
     return said_before(messages, message_index)
 
 
 def copy_history(
-    messages: list[dict[str, Any]], before: int, new_id: str, when: datetime
+    messages: list[ChatMessage], before: int, new_id: str, when: datetime
 ) -> list[tuple[str, ChatMessage]]:
     """The turns said before index `before` (questions and complete answers,
     as the model saw them), renumbered from 0 for chat `new_id`, each keeping
@@ -135,20 +137,20 @@ def copy_history(
     return _copied_history(new_id, said_before(messages, before), when)
 
 
-def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) -> list[tuple[str, ChatMessage]]:
+def _copied_history(new_id: str, earlier: list[ChatMessage], when: datetime) -> list[tuple[str, ChatMessage]]:
     return [
         (
             new_message_id(),
             ChatMessage(
                 chat=new_id,
                 message_index=i,
-                role=m["role"],
-                content=m.get("content") or "",
+                role=m.role,
+                content=m.content,
                 status="complete",
-                timestamp=m.get("timestamp") or when,
-                model=m.get("model"),
-                sources=m.get("sources"),
-                coverage=m.get("coverage"),
+                timestamp=m.timestamp or when,
+                model=m.model,
+                sources=m.sources,
+                coverage=m.coverage,
             ),
         )
         for i, m in enumerate(earlier)
@@ -156,7 +158,7 @@ def _copied_history(new_id: str, earlier: list[dict[str, Any]], when: datetime) 
 
 
 def _write(
-    db: Any,
+    db: Db,
     new_id: str,
     chat: Chat,
     private: ChatPrivate,
@@ -187,10 +189,11 @@ def _write(
         background,
         checked.text,
         history,
-        [(question_id, question), (stub_id, stub)],
+        first := [(question_id, question), (stub_id, stub)],
         ratelimit.admission(uid, when, rules, hold),
         source_ids,
     )
+    start_answers(db, first)
 
 
 def _private_copy(
@@ -207,3 +210,22 @@ def _private_copy(
         cards_packed=len(card_numbers(checked.text)) if checked.card_ids else 0,
         context_turns=turns,
     )
+
+
+def branch_context(
+    private: ChatPrivate, text: str, tokens: int, asked: int, renumber: dict[int, int], tokenizer: str
+) -> tuple[str, int, list[dict[str, Any]]]:
+    """What a branch re-asking question `asked` starts from: the source's
+    context less what the turns from `asked` on added (they answered questions
+    the branch does not have: generation/turn_context.py), and the records of the
+    turns before it under the branch's message indices (`renumber`: source index →
+    branch index). Card numbers stay: the copied answers cite the same [n]."""
+    from cardchat.llm.tokens import count_tokens
+
+    turns = [ContextTurn.from_dict(t) for t in private.context_turns]
+    kept = [t for t in turns if t.message_index in renumber]
+    later = {a["n"] for t in turns if t.message_index > asked for a in t.added}
+    if later and (gone := later & set(card_numbers(text))):
+        text = drop_cards(text, gone)
+        tokens = count_tokens([text], tokenizer)[0]
+    return text, tokens, [{**t.to_dict(), "message_index": renumber[t.message_index]} for t in kept]

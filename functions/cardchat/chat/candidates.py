@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from cardchat.retrieval.index_snapshot import Part, Snapshot
 
 if TYPE_CHECKING:
     from cardchat.chat.collection import CardSource
+    from cardchat.repo.db import Db
     from cardchat.retrieval.rank import Ranking, RankingConfig
     from cardchat.schema.documents import Card
 
@@ -82,7 +83,7 @@ class Pool:
         return out
 
 
-def with_vectors(db: Any, uid: str, pool: Pool, cards: dict[str, Card], vectors: dict[str, np.ndarray]) -> Pool:
+def with_vectors(db: Db, uid: str, pool: Pool, cards: dict[str, Card], vectors: dict[str, np.ndarray]) -> Pool:
     """`pool` with `cards` (candidates just embedded on the spot) ranked with
     `vectors`: they leave their index rows for a loose part (snapshots are shared, never changed)."""
     from cardchat.retrieval.index_entries import make_entry
@@ -103,7 +104,7 @@ def with_vectors(db: Any, uid: str, pool: Pool, cards: dict[str, Card], vectors:
     return _pool(pool.ids, parts, {**pool.loose, **{c: cards[c] for c in moved}}, pool.empty_reason)
 
 
-def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None) -> Pool:
+def resolve(db: Db, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None) -> Pool:
     """The candidates `uid` may read: EITHER `card_ids` (in their order,
     first occurrence) OR `query`'s collection (own cards in index order,
     then others' by id)."""
@@ -115,14 +116,14 @@ def resolve(db: Any, uid: str, card_ids: Sequence[str] | None = None, query: Col
     return _by_query(db, uid, query)
 
 
-def resolve_source(db: Any, uid: str, source: CardSource) -> Pool:
+def resolve_source(db: Db, uid: str, source: CardSource) -> Pool:
     """`resolve` for a chat's source as the client sent it or chat_sources keeps it: its query, else its ids."""
     if isinstance(source, CollectionQuery):
         return resolve(db, uid, query=source)
     return resolve(db, uid, list(source))
 
 
-def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
+def _own_snapshot(db: Db, uid: str, public: bool = False) -> Snapshot:
     """`uid`'s index (`public`: of their public cards), built first when missing or not current
     (another model, older terms).
     A public partition that would be empty is not built: any caller may name any uid as an owner,
@@ -144,7 +145,7 @@ def _own_snapshot(db: Any, uid: str, public: bool = False) -> Snapshot:
     return loaded[1]
 
 
-def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
+def _by_ids(db: Db, uid: str, own: Snapshot, ids: list[str]) -> Pool:
     from cardchat.access import permissions
     from cardchat.repo import cards as card_repo
 
@@ -167,7 +168,7 @@ def _by_ids(db: Any, uid: str, own: Snapshot, ids: list[str]) -> Pool:
     return _pool(order, parts, loose)
 
 
-def _by_query(db: Any, uid: str, query: CollectionQuery) -> Pool:
+def _by_query(db: Db, uid: str, query: CollectionQuery) -> Pool:
     """`query`'s collection: indexed parts first (own cards, or the followed owner's public
     ones, in index order), then cards shared with `uid` by id."""
     from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, WITH_MINE, WITH_SHARED
@@ -197,7 +198,7 @@ def _by_query(db: Any, uid: str, query: CollectionQuery) -> Pool:
     return matching(pool, query.text) if query.text else pool
 
 
-def _shared(db: Any, uid: str, query: CollectionQuery) -> dict[str, Card]:
+def _shared(db: Db, uid: str, query: CollectionQuery) -> dict[str, Card]:
     """Cards shared with `uid` within `query` by the people `uid` accepted."""
     from cardchat.repo import card_sources
 
@@ -229,7 +230,7 @@ def _pool(ids: list[str], parts: list[Part], loose: dict[str, Card], empty_reaso
     return Pool(ids, parts, chars, dict(loose), empty_reason)
 
 
-def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:
+def _loose_snapshot(db: Db, uid: str, cards: dict[str, Card]) -> Snapshot:
     """Entries made on the spot for cards read directly, with their stored vectors."""
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import embeddable_and_hash
@@ -245,7 +246,7 @@ def _loose_snapshot(db: Any, uid: str, cards: dict[str, Card]) -> Snapshot:
 
 
 def packed_cards(
-    db: Any, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.15
+    db: Db, uid: str, pool: Pool, order: Sequence[int], budget_tokens: int, margin: float = 1.15
 ) -> tuple[list[tuple[str, Card]], bool]:
     """The best-ranked candidates a `budget_tokens` background can hold (by
     their characters, `margin` times over), read and culled again

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from cardchat.chat.collection import CardSource
+    from cardchat.repo.db import Db
     from cardchat.schema.documents import Card
 
 #: Characters of a result's snippet, the ellipses included.
@@ -69,7 +70,7 @@ class Found:
 
 
 def best_cards(
-    db: Any,
+    db: Db,
     uid: str,
     text: str,
     limit: int,
@@ -109,7 +110,7 @@ def best_cards(
 
 
 def search_cards(
-    db: Any, uid: str, req: SearchCardsRequest, now: datetime | None = None, per_minute: int | None = None
+    db: Db, uid: str, req: SearchCardsRequest, now: datetime | None = None, per_minute: int | None = None
 ) -> SearchResult:
     """The `req.limit` best of `uid`'s cards within `req.query` for `req.text`,
     each {id, title, snippet, tags, visibility, owner, score}; `score` is the

@@ -10,9 +10,12 @@ index holds titles and transcript text alone: nothing of a hidden background is 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: Results of one search at most, and of one chat.
 MAX_RESULTS = 20
@@ -38,7 +41,7 @@ class ChatSearchAnswer:
         return {"results": [asdict(r) for r in self.results]}
 
 
-def search_chats(db: Any, uid: str, text: str, per_minute: int | None = None) -> ChatSearchAnswer:
+def search_chats(db: Db, uid: str, text: str, per_minute: int | None = None) -> ChatSearchAnswer:
     """The best hits of `text` among `uid`'s chats and those shared with them, after one slot of the
     user's search minute (the Cards page's search shares it; ResourceExhausted past it)."""
     from cardchat.access import ratelimit
@@ -76,7 +79,7 @@ def search_chats(db: Any, uid: str, text: str, per_minute: int | None = None) ->
     return ChatSearchAnswer(results)
 
 
-def _readable(db: Any, uid: str, chat_ids: set[str]) -> dict[str, tuple[str, str]]:
+def _readable(db: Db, uid: str, chat_ids: set[str]) -> dict[str, tuple[str, str]]:
     """{chat id: (title, owner)} of the chats of `chat_ids` that `uid` owns or is a viewer of now."""
     from cardchat.repo import chat_search as index
 

@@ -49,6 +49,7 @@ from cardchat.schema.documents import now as utc_now
 if TYPE_CHECKING:
     from cardchat.access.permissions import AIAccess
     from cardchat.parsing.collection_query import CollectionQuery
+    from cardchat.repo.db import Db
     from cardchat.retrieval.background import Background
     from cardchat.schema.messages import ChatMessage
 
@@ -81,14 +82,14 @@ def cited_cards(history: list[tuple[str, ChatMessage]], source_ids: list[str]) -
     return Cited(cards, max(numbers, default=0))
 
 
-def may_read(db: Any, chat_id: str, chat: dict[str, Any], uid: str) -> bool:
+def may_read(db: Db, chat_id: str, chat: dict[str, Any], uid: str) -> bool:
     """firestore.rules' read of chats/{id} for a signed-in user, admins aside:
     the owner, anyone once it is published, a viewer it is shared with."""
     return chat.get("owner") == uid or chat.get("published") is True or sharing.is_viewer(db, chat_id, uid)
 
 
 def continue_chat(
-    db: Any,
+    db: Db,
     uid: str,
     chat_id: str,
     model_id: str | None,
@@ -190,7 +191,7 @@ def _documents(
     return chat, private_copy, background
 
 
-def _readable_source(db: Any, uid: str, chat_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _readable_source(db: Db, uid: str, chat_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The chat to continue and its private document, if `uid` may read it; else NOT_FOUND."""
     source = chats_repo.get_chat(db, chat_id)
     private = chats_repo.get_private(db, chat_id) if source is not None else None
@@ -209,9 +210,9 @@ def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
     return spec.id if spec is not None and ai.offers(spec) else models.default_model_id(own_keys=ai.own_keys)
 
 
-def _query(said: list[dict[str, Any]]) -> str:
+def _query(said: list[ChatMessage]) -> str:
     """The questions asked so far, the latest last, cut to QUERY_CHARS from the end."""
-    questions = "\n".join(m.get("content") or "" for m in said if m.get("role") == "user")
+    questions = "\n".join(m.content for m in said if m.role == "user")
     return questions[-QUERY_CHARS:].strip() or "?"
 
 
@@ -227,11 +228,11 @@ def _numbers(card_ids: list[str], cited: Cited) -> list[int]:
 
 
 def _background(
-    db: Any,
+    db: Db,
     uid: str,
     cited: Cited,
     query: CollectionQuery | None,
-    said: list[dict[str, Any]],
+    said: list[ChatMessage],
     spec: models.ModelSpec,
     fraction: float,
 ) -> tuple[Background, Selection]:

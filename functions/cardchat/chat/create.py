@@ -19,7 +19,7 @@ from cardchat.chat import saved_collections
 from cardchat.chat.collection import CardSource
 from cardchat.chat.history_window import token_bound
 from cardchat.chat.packed_cards import packed_owners, packed_stamps
-from cardchat.chat.turns import question_and_stub
+from cardchat.chat.turns import question_and_stub, start_answers
 from cardchat.errors import InvalidArgument
 from cardchat.ids import first_message_id, new_chat_id
 from cardchat.llm import models
@@ -31,6 +31,7 @@ from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate, n
 if TYPE_CHECKING:
     from cardchat.chat.candidates import Pool
     from cardchat.embeddings.base import Embedder
+    from cardchat.repo.db import Db
     from cardchat.retrieval.background import Authors, Background
 
 #: Tokens a provider adds around the system text and one user turn.
@@ -100,7 +101,7 @@ def background_budget(spec: models.ModelSpec, fraction: float, question: str) ->
 
 
 def create_chat(
-    db: Any, uid: str, req: CreateChatRequest, when: datetime | None = None, limits: ratelimit.Limits | None = None
+    db: Db, uid: str, req: CreateChatRequest, when: datetime | None = None, limits: ratelimit.Limits | None = None
 ) -> CreateChatResult:
     """Everything after parsing and authorisation (see main.createChat). The
     rate-limit slot and token reservation are taken in the transaction that
@@ -159,7 +160,7 @@ class Selection:
 
 
 def select_background(
-    db: Any,
+    db: Db,
     uid: str,
     source: CardSource,
     question: str,
@@ -220,7 +221,7 @@ class _Stopwatch:
         return ms
 
 
-def _embed_missing(db: Any, uid: str, embedder: Embedder, pool: Pool, question: str) -> Pool:
+def _embed_missing(db: Db, uid: str, embedder: Embedder, pool: Pool, question: str) -> Pool:
     """Embed (and store) candidates without a fresh vector, best BM25 match first, within
     EMBED_ON_THE_SPOT and EMBED_BUDGET_S; the pool ranks them with what it made."""
     from cardchat.access import permissions
@@ -270,7 +271,7 @@ def _fit(
 
 
 def _write(
-    db: Any,
+    db: Db,
     chat_id: str,
     chat: Chat,
     private: ChatPrivate,
@@ -308,10 +309,11 @@ def _write(
             card_updated=packed_stamps(bg.card_ids, chosen.cards),
         ),
         bg.text,
-        [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
+        first := [(first_message_id(chat_id, 0), user_msg), (first_message_id(chat_id, 1), stub)],
         ratelimit.admission(uid, stamp, rules, hold),
         source,
     )
+    start_answers(db, first)
 
 
 def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: datetime) -> tuple[Chat, ChatPrivate]:
@@ -347,9 +349,9 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
     return chat, private
 
 
-def delete_chat(db: Any, uid: str, chat_id: str) -> None:
+def delete_chat(db: Db, uid: str, chat_id: str) -> None:
     from cardchat.repo import chats as chat_repo
 
     permissions.require_owner(chat_repo.get_chat(db, chat_id), uid)
-    ratelimit.release_unclaimed(db, uid, chat_id)
+    ratelimit.release_untaken(db, uid, chat_id)
     chat_repo.delete_chat(db, chat_id)

@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cardchat.chat.packed_cards import updated_stamp
 from cardchat.retrieval.background import Authors
 from cardchat.schema.documents import Card
 
 if TYPE_CHECKING:
+    from cardchat.repo.db import Db
     from cardchat.retrieval.repack import Packed
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ class Refreshed:
 
 
 def refresh(
-    db: Any,
+    db: Db,
     owner: str,
     card_ids: list[str],
     text: str,

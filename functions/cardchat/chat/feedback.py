@@ -6,7 +6,7 @@ messages, so nothing of the rating goes on the message."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.access.permissions import require_owner
 from cardchat.errors import FailedPrecondition, NotFound
@@ -19,8 +19,11 @@ from cardchat.schema.documents import MESSAGE_STATUS
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
 
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
-def rate_answer(db: Any, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:
+
+def rate_answer(db: Db, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:
     stored = messages_repo.get_message(db, request.message_id)
     if stored is None:
         raise NotFound("message not found")

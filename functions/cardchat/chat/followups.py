@@ -17,7 +17,7 @@ call on a chat). It takes a slot of the caller's search minute, once the call is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from cardchat.chat.collection import CardSource
+    from cardchat.repo.db import Db
     from cardchat.schema.documents import Card
 
 #: Questions suggested after an answer, at most.
@@ -38,7 +39,7 @@ RANK_SLACK = 5
 
 
 def suggest_followups(
-    db: Any, uid: str, message_id: str, now: datetime | None = None, per_minute: int | None = None
+    db: Db, uid: str, message_id: str, now: datetime | None = None, per_minute: int | None = None
 ) -> list[str]:
     """At most MAX_FOLLOWUPS questions after the complete answer `message_id` of a chat `uid` owns."""
     from cardchat.access import permissions, ratelimit
@@ -107,7 +108,7 @@ def question(title: str) -> str:
     return f"What do the cards say about “{title.rstrip('.:;!')}”?"
 
 
-def _source(db: Any, chat_id: str, card_ids: list[str]) -> CardSource:
+def _source(db: Db, chat_id: str, card_ids: list[str]) -> CardSource:
     """The chat's source as kept (chat_sources), else for a chat made before sources were kept its packed cards."""
     from cardchat.chat.collection import source_of
     from cardchat.repo.chats import get_source
@@ -116,7 +117,7 @@ def _source(db: Any, chat_id: str, card_ids: list[str]) -> CardSource:
     return source_of(stored) if stored else [c for c in card_ids if c]
 
 
-def _mean_vector(db: Any, cards: dict[str, Card]) -> np.ndarray | None:
+def _mean_vector(db: Db, cards: dict[str, Card]) -> np.ndarray | None:
     """The unit mean of the cards' stored vectors (None: none of them is embedded; the titles are embedded instead)."""
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import embeddable_and_hash

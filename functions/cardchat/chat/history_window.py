@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from cardchat.llm.models import ModelSpec
 from cardchat.providers.base import Message
+from cardchat.schema.messages import ChatMessage
 
 #: Tokens a provider adds around each message (role markers, separators).
 MESSAGE_OVERHEAD_TOKENS = 8
@@ -29,21 +29,20 @@ class Window:
     max_tokens: int  # output budget handed to the provider
 
 
-def said_before(messages: Sequence[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+def said_before(messages: Sequence[ChatMessage], index: int) -> list[ChatMessage]:
     """The messages the conversation holds before `index`: every user message
     and every complete answer, oldest first. A failed or unfinished answer's
     partial text is not something the model said."""
     return [
         m
-        for m in sorted(messages, key=lambda m: m.get("message_index", 0))
-        if m.get("message_index", 0) < index
-        and (m.get("role") == "user" or (m.get("role") == "assistant" and m.get("status") == "complete"))
+        for m in sorted(messages, key=lambda m: m.message_index)
+        if m.message_index < index and (m.role == "user" or (m.role == "assistant" and m.status == "complete"))
     ]
 
 
-def history_before(messages: Sequence[dict[str, Any]], index: int) -> list[Message]:
+def history_before(messages: Sequence[ChatMessage], index: int) -> list[Message]:
     """The conversation a model sees before answer `index` (see said_before)."""
-    return [{"role": m["role"], "content": m.get("content") or ""} for m in said_before(messages, index)]
+    return [{"role": m.role, "content": m.content} for m in said_before(messages, index)]
 
 
 def output_reserve(spec: ModelSpec) -> int:
@@ -53,7 +52,7 @@ def output_reserve(spec: ModelSpec) -> int:
 
 
 def turn_budget(spec: ModelSpec) -> int:
-    """Tokens one follow-up may add to the background (chat/turn_context.py):
+    """Tokens one follow-up may add to the background (generation/turn_context.py):
     a quarter of the window, at most 16,000. Every keyed model's window is
     ≥ 128k, so it gets the 16,000; the quarter binds only the offline
     model's 32k window: at an eighth, follow-ups that missed their answering
@@ -103,7 +102,7 @@ def byte_bounds(texts: Sequence[str], tokenizer: str) -> list[int]:
 
 
 def window_for(
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[ChatMessage],
     index: int,
     background_tokens: int,
     spec: ModelSpec,

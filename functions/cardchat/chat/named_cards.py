@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
     from cardchat.chat.candidates import Pool
+    from cardchat.repo.db import Db
 
 
-def named_first(db: Any, uid: str, pool: Pool, question: str, order: Sequence[int]) -> tuple[Pool, list[int]]:
+def named_first(db: Db, uid: str, pool: Pool, question: str, order: Sequence[int]) -> tuple[Pool, list[int]]:
     """`pool`, holding the cards read, and `order` (indices into it) with the cards `uid` may read whose
     title `question` names moved to the front, in `order`'s order; the rest keep their order."""
     from cardchat.access import permissions

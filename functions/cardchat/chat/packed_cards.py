@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.schema.documents import Card
 from cardchat.schema.messages import ChatMessage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -57,7 +60,7 @@ def stale_citations(citations: dict[str, str], card_ids: list[str], cards: dict[
     return sorted(n for n, cid in citations.items() if cited_public([int(n)], card_ids, cards) != {n: cid})
 
 
-def answer_citations(db: Any, sources: list[int], card_ids: list[str], owners: list[str]) -> dict[str, str]:
+def answer_citations(db: Db, sources: list[int], card_ids: list[str], owners: list[str]) -> dict[str, str]:
     """What a complete answer citing `sources` of `card_ids` (packed from cards of `owners`) adds to
     Chat.public_citations in its final write: its cited cards read now (a few small reads, never
     another card), a card whose id was made again by someone else since it was packed left out."""

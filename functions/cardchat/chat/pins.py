@@ -16,13 +16,16 @@ FAILED_PRECONDITION naming the limit) and each change spends one slot of the own
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from cardchat.access import permissions
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.schema.documents import MAX_EXCLUSIONS, MAX_PINS, PIN_WINDOW, Card, ChatPrivate
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 Action = Literal["pin", "unpin", "exclude", "include"]
 ACTIONS: tuple[Action, ...] = ("pin", "unpin", "exclude", "include")
@@ -41,7 +44,7 @@ class CardChoice:
 
 
 def choose(
-    db: Any,
+    db: Db,
     uid: str,
     chat_id: str,
     card_id: str,
@@ -88,7 +91,7 @@ def choose(
     return CardChoice(card_id in fields["pinned_cards"], card_id in fields["excluded_cards"])
 
 
-def readable(db: Any, uid: str, card_ids: Sequence[str]) -> dict[str, Card]:
+def readable(db: Db, uid: str, card_ids: Sequence[str]) -> dict[str, Card]:
     """The cards of `card_ids` `uid` may read, in that order (a chat made with pins: chat/create.py);
     the others are dropped without a trace, as createChat drops every id it may not use."""
     from cardchat.repo import cards as card_repo
@@ -96,15 +99,16 @@ def readable(db: Any, uid: str, card_ids: Sequence[str]) -> dict[str, Card]:
     return permissions.readable_cards(card_repo.load_cards(db, card_ids), uid, card_ids) if card_ids else {}
 
 
-def apply(db: Any, chat_id: str, text: str, tokens: int, tokenizer: str) -> tuple[str, int] | None:
+def apply(
+    db: Db, chat_id: str, private: ChatPrivate, text: str, tokens: int, tokenizer: str
+) -> tuple[str, int, ChatPrivate] | None:
     """The background of `chat_id` (`text`, `tokens` tokens) with its owner's exclusions taken out and
     their pinned cards in (retrieval/pinning.py), within the chat's first budget or what it holds now,
     whichever is more; stored before the answer starts. None when it is already so (nothing read, nothing
-    written). A pinned card its owner may no longer read stays out, as recheck withdraws it."""
-    from cardchat.repo import chats as chats_repo
+    written). A pinned card its owner may no longer read stays out, as recheck withdraws it.
+    `private`: the chat's, as the answer's run holds it; handed back as stored."""
     from cardchat.retrieval.background import card_numbers
 
-    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     if not private.pinned_cards and not private.excluded_cards:
         return None
     try:
@@ -120,7 +124,7 @@ def apply(db: Any, chat_id: str, text: str, tokens: int, tokenizer: str) -> tupl
 
 
 def _repack(
-    db: Any,
+    db: Db,
     chat_id: str,
     private: ChatPrivate,
     text: str,
@@ -128,7 +132,7 @@ def _repack(
     excluded: set[int],
     missing: list[str],
     tokenizer: str,
-) -> tuple[str, int] | None:
+) -> tuple[str, int, ChatPrivate] | None:
     from cardchat.chat.authors import AuthorBook
     from cardchat.chat.packed_cards import packed_owners
     from cardchat.repo import chats as chats_repo
@@ -148,7 +152,7 @@ def _repack(
     if new_text == text:
         return None
     new = ids[len(private.card_ids) :]
-    chats_repo.write_context(
+    written = chats_repo.write_context(
         db,
         chat_id,
         new_text,
@@ -160,4 +164,4 @@ def _repack(
             "cards_by_others": private.cards_by_others + authors.foreign([cards[c] for c in new]),
         },
     )
-    return new_text, new_tokens
+    return new_text, new_tokens, replace(private, **written)

@@ -23,12 +23,15 @@ with nothing changed and with a card withdrawn is measured by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from cardchat.access import permissions
 from cardchat.chat.packed_cards import packed_owners, stale_citations
 from cardchat.schema.documents import Card, Chat, ChatBackground, ChatPrivate
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 @dataclass
@@ -42,7 +45,7 @@ class Checked:
 
 
 def check(
-    db: Any, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
+    db: Db, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
 ) -> Checked:
     """`text` (a background of `tokens` tokens citing `card_ids`, packed from
     cards of `owners`) as `owner` may have it now. Reads the cards' access
@@ -65,15 +68,16 @@ def check(
     return Checked(text, tokens, kept, kept_owners, withdrawn, cards)
 
 
-def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: str) -> tuple[str, int]:
-    """The engine's background for `chat_id` (whose chats doc is `chat`) and
-    its token count, after withdrawing what its owner may no longer read and
-    re-packing the cards edited since they were packed (chat/edited_cards.py);
-    a change is stored before the answer starts."""
+def current_background(
+    db: Db, chat_id: str, chat: Chat, private: ChatPrivate, tokenizer: str
+) -> tuple[str, int, ChatPrivate]:
+    """The engine's background for `chat_id` (`chat`, and `private` as read) and its token
+    count, after withdrawing what its owner may no longer read and re-packing the cards
+    edited since they were packed (chat/edited_cards.py); a change is stored before the
+    answer starts, and `private` handed back as stored."""
     from cardchat.chat import edited_cards
     from cardchat.repo import chats as chats_repo
 
-    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     text, stored = chats_repo.read_background_and_head(db, chat_id)
     head = ChatBackground.from_dict(stored)
     checked = check(
@@ -90,11 +94,11 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
         checked.cards,
         head.card_updated,
     )
-    stale = stale_citations(Chat.from_dict(chat).public_citations, edited.card_ids, checked.cards)
+    stale = stale_citations(chat.public_citations, edited.card_ids, checked.cards)
     if checked.withdrawn or edited.edited:
         kept = edited.card_ids
         changed = list(dict.fromkeys(head.changed_cards + edited.edited))
-        chats_repo.replace_background(
+        written = chats_repo.replace_background(
             db,
             chat_id,
             edited.text,
@@ -104,21 +108,23 @@ def current_background(db: Any, chat_id: str, chat: dict[str, Any], tokenizer: s
             {"card_updated": edited.card_updated, "changed_cards": changed, "cards_changed": len(changed)},
             stale,
         )
+        private = replace(private, **written)
     else:
         if stale:
             chats_repo.drop_public_citations(db, chat_id, stale)
         if checked.card_owners != private.card_owners:  # packed before owners were kept: remembered from now on
             chats_repo.set_card_owners(db, chat_id, checked.card_owners)
+            private = replace(private, card_owners=checked.card_owners)
         if edited.card_updated != head.card_updated:  # written but not in their text, or stamped for the first time
             chats_repo.set_card_stamps(db, chat_id, edited.card_updated)
-    return edited.text, edited.tokens
+    return edited.text, edited.tokens, private
 
 
 #: Chats read per page when a leaver's cards are withdrawn (withdraw_cards_of).
 WITHDRAW_PAGE = 100
 
 
-def withdraw_cards_of(db: Any, owner: str, max_chats: int = 2_000) -> int:
+def withdraw_cards_of(db: Db, owner: str, max_chats: int = 2_000) -> int:
     """The cards of `owner`, just deleted with their account, out of other people's stored backgrounds
     now rather than at each chat's next answer: the chats whose ChatPrivate.card_owners name `owner`
     (one server-only query, a page at a time) are checked again as before an answer. A card withdrawn
@@ -137,7 +143,7 @@ def withdraw_cards_of(db: Any, owner: str, max_chats: int = 2_000) -> int:
     return len(seen)
 
 
-def _withdraw_from(db: Any, chat_id: str, owner: str) -> None:
+def _withdraw_from(db: Db, chat_id: str, owner: str) -> None:
     from cardchat.llm import models
     from cardchat.llm.tokens import TOKENIZERS
     from cardchat.repo import chats as chats_repo
@@ -147,7 +153,7 @@ def _withdraw_from(db: Any, chat_id: str, owner: str) -> None:
         return
     private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     spec = models.MODELS.get(str(chat.get("model") or ""))
-    current_background(db, chat_id, chat, spec.tokenizer if spec else TOKENIZERS[0])
+    current_background(db, chat_id, Chat.from_dict(chat), private, spec.tokenizer if spec else TOKENIZERS[0])
     # Their ids name them (`<uid>_…`): they go from the chat's other records too.
     theirs = [c for c, o in zip(private.card_ids, private.card_owners, strict=False) if c and o == owner]
     pinned = [c for c in private.pinned_cards + private.excluded_cards if c.startswith(f"{owner}_")]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from cardchat.parsing.related_requests import RelatedCardsRequest
+    from cardchat.repo.db import Db
     from cardchat.schema.documents import Card
 
 #: Characters of the card's text (its title first) that BM25 ranks for: half a search's longest text, since
@@ -39,7 +40,7 @@ class RelatedResult:
 
 
 def related_cards(
-    db: Any, uid: str, req: RelatedCardsRequest, now: datetime | None = None, per_minute: int | None = None
+    db: Db, uid: str, req: RelatedCardsRequest, now: datetime | None = None, per_minute: int | None = None
 ) -> RelatedResult:
     """The `req.limit` cards nearest to `req.card_id` that `uid` may read within
     `req.query`, each {id, title, snippet, tags, visibility, owner, score}; cards
@@ -74,7 +75,7 @@ def related_cards(
     )
 
 
-def readable_card(db: Any, uid: str, card_id: str) -> Card:
+def readable_card(db: Db, uid: str, card_id: str) -> Card:
     """The card `card_id` if `uid` may read it; NotFound alike for a missing card and an unreadable one."""
     from cardchat.access import permissions
     from cardchat.repo import cards as card_repo
@@ -85,7 +86,7 @@ def readable_card(db: Any, uid: str, card_id: str) -> Card:
     return card
 
 
-def _vector(db: Any, card_id: str, text_hash: str, query_text: str) -> np.ndarray:
+def _vector(db: Db, card_id: str, text_hash: str, query_text: str) -> np.ndarray:
     """The card's stored vector for its current text, else its query text embedded now."""
     from cardchat.embeddings import get_embedder
     from cardchat.repo import embeddings as emb_repo

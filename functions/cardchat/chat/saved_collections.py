@@ -13,7 +13,7 @@ one may be) is refused naming the field, before any slot is spent.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access import permissions
 from cardchat.errors import InvalidArgument, NotFound
@@ -21,6 +21,9 @@ from cardchat.parsing.collection_query import from_request
 from cardchat.parsing.requests import CreateChatRequest, card_ids
 from cardchat.schema.documents import Collection
 from cardchat.schema.saved_collections import MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: The fields a saved collection's query may hold (CollectionQuery's, but visibility).
 QUERY_KEYS = ("scope", "owner", "tag", "text")
@@ -36,7 +39,7 @@ class SavedSource:
     request: CreateChatRequest  # the request with the collection's query or ids in place of its id
 
 
-def resolve(db: Any, uid: str, req: CreateChatRequest) -> SavedSource:
+def resolve(db: Db, uid: str, req: CreateChatRequest) -> SavedSource:
     """`req.collection_id`'s collection, if `uid` owns it (NotFound otherwise, the same for a missing
     one), checked field by field (InvalidArgument naming the field)."""
     from cardchat.repo import saved_collections as repo

@@ -17,7 +17,7 @@ addresses have an account, as fast as they can call.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.access.card_viewers import spend_lookups
 from cardchat.access.permissions import require_owner
@@ -27,8 +27,11 @@ from cardchat.repo import accounts, sharing
 from cardchat.repo import chats as chats_repo
 from cardchat.schema.documents import MAX_VIEWERS, ChatAuthor
 
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
-def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = None) -> dict[str, Any]:
+
+def share_chat(db: Db, uid: str, req: ShareChatRequest, now: datetime | None = None) -> dict[str, Any]:
     """{viewers: [{uid, email, display_name}], show_author} after applying
     `req`. The owner is checked, and the look-up budget spent, before any
     address is looked up, so no one else learns which addresses have an account."""
@@ -69,7 +72,7 @@ def share_chat(db: Any, uid: str, req: ShareChatRequest, now: datetime | None = 
     return {"viewers": listed, "show_author": author.shown}
 
 
-def _reindex(db: Any, chat_id: str, before: list[str], after: list[str]) -> None:
+def _reindex(db: Db, chat_id: str, before: list[str], after: list[str]) -> None:
     """A viewer's search index gains the chats shared with them and loses those no longer shared."""
     from cardchat.repo import chat_search
 
@@ -77,7 +80,7 @@ def _reindex(db: Any, chat_id: str, before: list[str], after: list[str]) -> None
     chat_search.remove_readers(db, chat_id, [v for v in before if v not in after])
 
 
-def leave_chat(db: Any, uid: str, chat_id: str) -> None:
+def leave_chat(db: Db, uid: str, chat_id: str) -> None:
     """`uid` no longer reads `chat_id` as a viewer: their chat_viewers doc goes, and the chat
     leaves their search index. Not a viewer of it (the owner included, or no such chat) is one
     and the same NOT_FOUND, so nobody learns by calling which chats exist."""

@@ -8,11 +8,15 @@ cannot quote what the model never saw.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cardchat.llm.models import MODELS
 from cardchat.parsing.utf8 import well_formed
 from cardchat.providers import Message, ProviderError, complete
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
+    from cardchat.schema.messages import ChatMessage
 
 MAX_WORDS = 7
 MAX_CHARS = 80
@@ -50,31 +54,29 @@ def make_title(model_id: str, question: str, api_key: str | None = None) -> tupl
     return clean_title(text) or fallback_title(question), used
 
 
-def retitle(db: Any, chat_id: str, model_id: str | None) -> None:
-    """A model-written title replaces the first words once the first answer is
-    in (main.generateAnswer); its tokens count against the owner's daily limit.
-    After an answer admitted on the owner's own key, only that key may pay: if
-    it is gone, the first words stay (the deployment's key would skip the cap,
-    as run_key refuses for the answer)."""
+def retitle(db: Db, chat_id: str, owner: str, first_answer: ChatMessage, question: str) -> str | None:
+    """A model-written title for `owner`'s chat, from its first `question`, once its first answer is
+    in (generation/answered.py); the title set, or None when the first words stay. Its tokens count
+    against the owner's daily limit. After an answer admitted on the owner's own key, only that key
+    may pay: if it is gone, the first words stay (the deployment's key would skip the cap, as
+    run_key refuses for the answer)."""
     from cardchat.access import ratelimit
     from cardchat.access.own_keys import key_for
-    from cardchat.ids import first_message_id
     from cardchat.repo import chats as chat_repo
-    from cardchat.repo import messages as messages_repo
 
-    first = messages_repo.get_message(db, first_message_id(chat_id, 0))
-    if first is None or not model_id:
-        return
-    owner = (chat_repo.get_chat(db, chat_id) or {}).get("owner")
+    model_id = first_answer.model
+    if not model_id:
+        return None
     spec = MODELS.get(model_id)
     # on the owner's own key when the answer was: theirs to pay, not the day's cap
     own = key_for(db, owner, spec.provider) if owner and spec is not None and spec.key_env else None
-    if own is None and (messages_repo.get_message(db, first_message_id(chat_id, 1)) or {}).get("own_key") is True:
-        return  # the first words stay
-    title, used = make_title(model_id, first.get("content") or "", own)
+    if own is None and first_answer.own_key:
+        return None
+    title, used = make_title(model_id, question, own)
     chat_repo.set_title(db, chat_id, title)
     if owner and used and own is None:
         ratelimit.charge(db, owner, used)
+    return title
 
 
 def fallback_title(question: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from cardchat.generation import claims
 from cardchat.llm.models import ModelSpec, cost_usd
 from cardchat.schema.accounts import AnswerUsage, UsageDay
-from cardchat.schema.messages import OutputUsage, Usage
+from cardchat.schema.messages import ChatMessage, OutputUsage, Usage
 
 if TYPE_CHECKING:
     from cardchat.providers.base import Message
@@ -133,10 +133,10 @@ def log_line(
 
 
 def log_answer(
-    message_id: str, fields: dict[str, Any], spec: ModelSpec | None, msg: dict[str, Any], record: AnswerUsage | None
+    message_id: str, fields: dict[str, Any], spec: ModelSpec | None, msg: ChatMessage, record: AnswerUsage | None
 ) -> None:
-    """One JSON line on stdout for the run's final write (`msg` as claimed, `record` its answer_usage):
-    Cloud Logging stores it as jsonPayload."""
-    model = spec.id if spec else str(msg.get("model") or "")
-    line = log_line(message_id, fields, model, int(msg.get("attempts") or 0), record)
+    """One JSON line on stdout for the run's final write (`msg` as the run took it, `record` its
+    answer_usage): Cloud Logging stores it as jsonPayload."""
+    model = spec.id if spec else str(msg.model or "")
+    line = log_line(message_id, fields, model, msg.attempts, record)
     print(json.dumps(line, default=str), file=sys.stdout, flush=True)

@@ -8,23 +8,26 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cardchat.generation import coverage
 from cardchat.providers.declining import question_of
 
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
+
 log = logging.getLogger(__name__)
 
 
-def coverage_of(db: Any, question: str, content: str, card_ids: Sequence[str]) -> coverage.Coverage:
+def coverage_of(db: Db, question: str, content: str, card_ids: Sequence[str]) -> coverage.Coverage:
     cited = [] if coverage.declines(content) else coverage.cited_cards(content, card_ids)
     query_vector, vectors = _vectors(db, question, cited) if cited else (None, {})
     return coverage.decide(coverage.evidence(content, card_ids, query_vector, vectors))
 
 
-def _vectors(db: Any, question: str, card_ids: list[str]) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+def _vectors(db: Db, question: str, card_ids: list[str]) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
     """The question's vector and the fresh stored vectors of `card_ids` (none without one)."""
     from cardchat.embeddings import get_embedder
     from cardchat.embeddings.text import text_hash

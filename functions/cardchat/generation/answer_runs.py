@@ -1,13 +1,15 @@
 """What generateAnswer does with a task (repo/answer_tasks.py): run the answer it names
-(engine.generate, whose claim makes a duplicate delivery or a stale task harmless)."""
+(engine.generate, whose take_run makes a duplicate delivery or a stale task harmless)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cardchat.generation import engine
-from cardchat.repo import messages as messages_repo
+from cardchat.generation import answered, engine
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 
 def message_of(task: Mapping[str, Any] | None) -> str:
@@ -16,8 +18,7 @@ def message_of(task: Mapping[str, Any] | None) -> str:
     return value if isinstance(value, str) else ""
 
 
-def run_answer(db: Any, message_id: str) -> dict[str, Any] | None:
-    """Generate the answer `message_id`; its message when it completed, else None."""
-    if message_id and engine.generate(db, message_id) == "complete":
-        return messages_repo.get_message(db, message_id)
-    return None
+def run_answer(db: Db, message_id: str) -> str:
+    """Generate the answer `message_id`, and after it what a complete answer does
+    (generation/answered.py); the status it ended in (engine.generate), "skipped" for none."""
+    return engine.generate(db, message_id, then=answered.after_answer) if message_id else "skipped"

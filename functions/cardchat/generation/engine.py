@@ -1,11 +1,11 @@
-"""Answer generation: claim a `ready` answer, stream the model's text into
+"""Answer generation: take a `ready` answer's run, stream the model's text into
 coalesced chunk documents, then write the whole answer once.
 
 The generateAnswer task calls `generate` once per run asked for
 (generation/answer_runs.py): a new turn, a retry, the sweeper's re-drive; the
 run's own writes to the message fire nothing. Delivery is at-least-once and two tasks
-can race, so the claim is a compare-and-set that only a `ready` message passes
-(exactly one of two racers lands it; the other skips: messages_repo.messages.claim).
+can race, so taking the run is a compare-and-set that only a `ready` message passes
+(exactly one of two racers lands it; the other skips: messages_repo.take_run).
 The run then holds a lease it renews while it streams; if the function dies,
 the lease runs out, the answer counts as stalled and the owner may retry it.
 
@@ -27,17 +27,17 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat import providers
 from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
-from cardchat.chat import turn_context
 from cardchat.chat.history_window import ContextTooSmall, Window, window_for
 from cardchat.chat.packed_cards import answer_citations
-from cardchat.generation import accounting, run_log
+from cardchat.generation import accounting, run_log, turn_context
 from cardchat.generation.answer_coverage import coverage_of
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.ids import new_run_id
@@ -50,6 +50,9 @@ from cardchat.schema.accounts import AnswerUsage
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 __all__ = ["generate", "lease_seconds"]
 
@@ -67,11 +70,15 @@ PROVIDER_BACKOFF_S = (2.0, 6.0, 18.0)
 #: A provider asking for a longer wait than this fails the answer at once:
 #: the user is watching, and may retry later themselves.
 PROVIDER_MAX_WAIT_S = 30.0
-#: Seconds from the claim after which an answer still streaming is cut off
+#: Seconds from taking the run after which an answer still streaming is cut off
 #: and kept: the final write and clean-up need a few of generateAnswer's.
 DEADLINE_S = float(GENERATE_TIMEOUT_S - 40)
 #: ChatMessage.cut_off for an answer stopped at DEADLINE_S.
 CUT_OFF_TIME = "time_limit"
+
+
+#: What a complete answer does next (generation/answered.py), from the run's chat, history and answer.
+AfterAnswer = Callable[["Db", str, Chat, Sequence[tuple[str, ChatMessage]], str, ChatMessage], None]
 
 
 def lease_seconds() -> float:
@@ -92,9 +99,9 @@ class _Run:
 
     def __init__(
         self,
-        db: Any,
+        db: Db,
         message_id: str,
-        msg: dict[str, Any],
+        msg: ChatMessage,
         run_id: str,
         lease: float,
         now: Callable[[], datetime],
@@ -111,6 +118,9 @@ class _Run:
         self.clock: Callable[[], float] = time.monotonic
         self.started = 0.0
         # what _prepare finds and the stream fills in
+        self.chat = Chat(owner="", title="", model="")
+        self.history: list[tuple[str, ChatMessage]] = []  # the chat's messages (id, message) as the run read them
+        self.private = ChatPrivate.from_dict({})  # the one read of it, as the context steps left it
         self.spec: ModelSpec | None = None
         self.window: Window | None = None
         self.background = ""
@@ -123,6 +133,7 @@ class _Run:
         self.ttft: float | None = None
         self.retries = 0
         self.cut_off: str | None = None
+        self.then: AfterAnswer | None = None
 
     def elapsed(self) -> float:
         return self.clock() - self.started
@@ -138,9 +149,9 @@ class _Run:
 
     def write_chunk(self, index: int, text: str, renew: bool) -> None:
         chunk = StreamChunk(
-            chat=self.msg["chat"],
+            chat=self.msg.chat,
             message=self.message_id,
-            message_index=self.msg["message_index"],
+            message_index=self.msg.message_index,
             index=index,
             content=text,
             timestamp=self.now(),
@@ -177,13 +188,13 @@ class _Run:
         answer_usage `record` with what it adds to its owner's day, in one transaction."""
         fields = {**fields, "lease_expires": None, "provider_wait": None}
         day = accounting.usage_day(record, str(fields.get("model") or ""), self.now())
-        chat_id = self.msg["chat"]
+        chat_id = self.msg.chat
         messages_repo.finish(self.db, self.message_id, self.run_id, fields, chat_id, chat_fields, day, record)
         accounting.log_answer(self.message_id, fields, self.spec, self.msg, record)
 
 
 def generate(
-    db: Any,
+    db: Db,
     message_id: str,
     *,
     now: Callable[[], datetime] = utc_now,
@@ -191,16 +202,19 @@ def generate(
     clock: Callable[[], float] = time.monotonic,
     lease: float | None = None,
     deadline: float = DEADLINE_S,
+    then: AfterAnswer | None = None,
 ) -> str:
     """Generate the answer of a `ready` message. Returns the status it ended
     in: "complete" or "failed"; "skipped" when another delivery owns it or it
-    was not ready; "superseded" when the run lost its lease to a retry."""
+    was not ready; "superseded" when the run lost its lease to a retry. `then`: what a complete
+    answer does next, handed what the run holds (answer_runs.run_answer passes answered.after_answer)."""
     lease = lease_seconds() if lease is None else lease
     run_id = new_run_id()
-    msg = messages_repo.claim(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
+    msg = messages_repo.take_run(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
     run = _Run(db, message_id, msg, run_id, lease, now, sleep)
+    run.then = then
     run.clock, run.started = clock, clock()
     try:
         refused = _prepare(run)
@@ -227,26 +241,26 @@ def generate(
 
 
 def _prepare(run: _Run) -> str | None:
-    """Model, background and window of the claimed message; the status the
+    """Model, background and window of the message taken; the status the
     run ends in when it cannot start (unknown model, context too small)."""
-    stored_chat = chats_repo.get_chat(run.db, run.msg["chat"]) or {}
-    chat, msg = Chat.from_dict(stored_chat), ChatMessage.from_dict(run.msg)
+    msg = run.msg
+    chat = run.chat = Chat.from_dict(chats_repo.get_chat(run.db, msg.chat) or {})
     run.owner = chat.owner or None
     spec = MODELS.get(msg.model or chat.model or "")
     if spec is None:
-        log.error("generate %s: unknown model %r", run.message_id, str(run.msg.get("model"))[:60])
+        log.error("generate %s: unknown model %r", run.message_id, str(msg.model)[:60])
         return _fail(run, headline(None, "unknown_model"), "")
     run.spec = spec
     run.api_key = run_key(run.db, chat.owner, spec, msg.own_key)
     run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         messages_repo.delete_chunks(run.db, run.message_id)  # left by a run that died
-    history = [m for _, m in messages_repo.chat_messages(run.db, run.msg["chat"])]
+    run.history = messages_repo.chat_messages(run.db, msg.chat)
+    history = [m for _, m in run.history]
     # cards its owner may no longer read are withdrawn (recheck.py), then a follow-up's cards added
-    index = run.msg["message_index"]
-    run.background, run.background_tokens = turn_context.context_for(
-        run.db, run.msg["chat"], stored_chat, history, index, spec
-    )
+    index = msg.message_index
+    context = turn_context.context_for(run.db, msg.chat, chat, history, index, spec)
+    run.background, run.background_tokens, run.private = context.text, context.tokens, context.private
     try:
         run.window = window_for(history, index, run.background_tokens, spec)
     except ContextTooSmall as e:
@@ -298,8 +312,8 @@ def _complete(run: _Run) -> str:
     if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
         run.usage = accounting.estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
     total = run.elapsed()
-    private = ChatPrivate.from_dict(chats_repo.get_private(run.db, run.msg["chat"]) or {})
-    card_ids = private.card_ids  # as the answer had them (withdrawals and this turn's additions stored)
+    private = run.private  # as the answer had it (withdrawals and this turn's additions stored)
+    card_ids = private.card_ids
     fields = accounting.answer_fields(run.usage, content, card_ids)
     # the public cards it cites become visitors' links with it, and nothing else ever adds one
     links = answer_citations(run.db, fields["sources"], card_ids, private.card_owners)
@@ -316,12 +330,15 @@ def _complete(run: _Run) -> str:
             "error": None,
         },
         {"last_updated": run.now(), **chats_repo.citation_fields(links)},
-        accounting.answer_usage(run.owner, run.msg["chat"], run.spec, run.usage),
+        accounting.answer_usage(run.owner, run.msg.chat, run.spec, run.usage),
     )
     try:
         messages_repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
         run_log.unexpected(run.message_id, e, run.secrets, run.background)
+    if run.then is not None:
+        done = replace(run.msg, status="complete", content=content, model=run.spec.id)
+        run.then(run.db, run.msg.chat, run.chat, run.history, run.message_id, done)
     return "complete"
 
 
@@ -376,7 +393,7 @@ def _settle(run: _Run) -> None:
     if not run.owner:
         return
     try:
-        attempt = ChatMessage.from_dict(run.msg).attempts
+        attempt = run.msg.attempts
         reconcile(run.db, run.owner, run.message_id, attempt, run.spent(), run.now())
     except Exception as e:  # the answer is written; a missed count must not fail it (the reservation expires)
         log.error("generate %s: could not settle tokens: %s", run.message_id, type(e).__name__)

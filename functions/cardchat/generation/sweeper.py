@@ -2,7 +2,7 @@
 behind it is gone, whether or not anyone has the chat open.
 
 A run holds a lease it renews while it streams (engine.py); a stub waits
-READY_LEASE to be claimed. A lease that ran out means the function died
+READY_LEASE for a run to take it. A lease that ran out means the function died
 (killed, out of memory, past its time limit, its Firestore writes failing)
 or the trigger's delivery was lost. The sweeper, a scheduled function in
 production (main.sweepAnswers, every SWEEP_INTERVAL_S) and a loop of
@@ -26,13 +26,17 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.chat.turns import READY_LEASE, is_stalled
 from cardchat.providers.headlines import headline
+from cardchat.repo import answer_tasks
 from cardchat.repo import stalled_answers as repo
 from cardchat.schema.documents import STALLED_WITHOUT_LEASE
 from cardchat.schema.documents import now as utc_now
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +61,7 @@ class Sweep:
     failed: list[str] = field(default_factory=list)
 
 
-def sweep(db: Any, now: Callable[[], datetime] = utc_now, batch: int = BATCH) -> Sweep:
+def sweep(db: Db, now: Callable[[], datetime] = utc_now, batch: int = BATCH) -> Sweep:
     """Settle every answer whose lease ran out by `now()`."""
     when = now()
     found = repo.expired(db, when, batch)
@@ -71,7 +75,7 @@ def sweep(db: Any, now: Callable[[], datetime] = utc_now, batch: int = BATCH) ->
     return done
 
 
-def sweep_leaseless(db: Any, now: Callable[[], datetime] = utc_now) -> Sweep:
+def sweep_leaseless(db: Db, now: Callable[[], datetime] = utc_now) -> Sweep:
     """Settle the answers left live from before leases existed, which `sweep`'s indexed query never
     finds (their `lease_expires` is missing): a one-off, run on deploy (`python -m cardchat sweep`
     runs it before its first sweep); nothing writes a live answer without a lease any more."""
@@ -86,11 +90,13 @@ def sweep_leaseless(db: Any, now: Callable[[], datetime] = utc_now) -> Sweep:
     return done
 
 
-def _settle_one(db: Any, message_id: str, now: datetime) -> str | None:
+def _settle_one(db: Db, message_id: str, now: datetime) -> str | None:
     """ "redriven" or "failed"; None when it needed neither any more."""
     outcome: list[str] = []
     if not repo.settle(db, message_id, lambda msg, partial: _decide(msg, partial, now, outcome)):
         return None
+    if outcome[0] == "redriven":  # back to `ready` in a commit that landed: its new run
+        answer_tasks.start(db, [message_id])
     return outcome[0]
 
 

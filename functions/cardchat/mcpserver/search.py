@@ -7,9 +7,12 @@ ranks those past its embedding budget; a search writes nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.parsing.collection_query import CollectionQuery
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 #: Characters of a card's text around its best match (chat/card_search.snippet).
 SNIPPET_CHARS = 240
@@ -32,7 +35,7 @@ class Hit:
         return {**hit, **self.owner}
 
 
-def search_cards(db: Any, uid: str, query: str, limit: int, collection: CollectionQuery | None = None) -> list[Hit]:
+def search_cards(db: Db, uid: str, query: str, limit: int, collection: CollectionQuery | None = None) -> list[Hit]:
     """The `limit` best cards of `collection` (default: `uid`'s own) for `query`: searchCards'
     ranking over the retrieval index (chat/card_search.best_cards), never a read of the whole
     collection."""

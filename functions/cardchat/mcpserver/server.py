@@ -37,6 +37,8 @@ from cardchat.mcpserver.provenance import open_world
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
+    from cardchat.repo.db import Db
+
 log = logging.getLogger("cardchat.mcp")
 
 #: (Firestore client, uid) of the request being served.
@@ -116,7 +118,7 @@ def _build_server() -> Server[Any]:
     )
 
 
-def _asgi_app(server: Server[Any], db: Any, uid: str) -> Any:
+def _asgi_app(server: Server[Any], db: Db, uid: str) -> Any:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
@@ -128,7 +130,7 @@ def _asgi_app(server: Server[Any], db: Any, uid: str) -> Any:
     return app
 
 
-def serve(environ: dict[str, Any], db: Any, uid: str) -> Any:
+def serve(environ: dict[str, Any], db: Db, uid: str) -> Any:
     """The response (a WSGI app's, buffered into a werkzeug Response) to one
     authenticated MCP POST whose WSGI environ is `environ`."""
     from a2wsgi import ASGIMiddleware

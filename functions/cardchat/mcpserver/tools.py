@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardchat.errors import InvalidArgument, NotFound
 from cardchat.parsing.collection_query import DEFAULT_SCOPE, MAX_OWNER_CHARS, SCOPES, from_request
 from cardchat.parsing.requests import doc_id
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 MAX_QUERY_CHARS = 2_000
 MAX_SEARCH_RESULTS = 50
@@ -179,7 +182,7 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else None
 
 
-def search_cards(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+def search_cards(db: Db, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     from cardchat.mcpserver.search import search_cards as search
 
     query = args["query"].strip()
@@ -189,7 +192,7 @@ def search_cards(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"results": [hit.to_dict() for hit in search(db, uid, query, args["limit"], collection)]}
 
 
-def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+def get_card(db: Db, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     from cardchat.mcpserver.provenance import as_shown, provenance
     from cardchat.repo import cards as card_repo
 
@@ -207,7 +210,7 @@ def get_card(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def list_chats(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+def list_chats(db: Db, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     from cardchat.repo import listings
 
     return {
@@ -226,7 +229,7 @@ def list_chats(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def get_chat(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
+def get_chat(db: Db, uid: str, args: dict[str, Any]) -> dict[str, Any]:
     from cardchat.repo import chats as chat_repo
     from cardchat.repo import messages as messages_repo
 
@@ -244,11 +247,11 @@ def get_chat(db: Any, uid: str, args: dict[str, Any]) -> dict[str, Any]:
         "citations": {str(n): c for n, c in enumerate(card_ids, start=1) if c},
         "messages": [
             {
-                "index": int(m.get("message_index") or 0),
-                "role": m.get("role") or "",
-                "content": m.get("content") or "",
-                "status": m.get("status") or "",
-                **({"error": m["error"]} if m.get("error") else {}),
+                "index": m.message_index,
+                "role": m.role,
+                "content": m.content,
+                "status": m.status,
+                **({"error": m.error} if m.error else {}),
             }
             for _, m in messages_repo.chat_messages(db, chat_id)
         ],

@@ -1,15 +1,16 @@
 """Cloud Tasks adapter: asking for answers' runs.
 
 Each answer made `ready` (a new turn, a branch, a retry, the sweeper's re-drive)
-gets one task on generateAnswer's queue, enqueued right after the commit that
-made it ready. Tasks are dispatched side by side, up to the queue's limit, and
+gets one task on generateAnswer's queue: the domain step that made it ready asks
+for it right after its commit landed (chat/turns.start_answers, generation/sweeper.py).
+Tasks are dispatched side by side, up to the queue's limit, and
 never wait behind the Firestore events of bulk work (an import's embedCard
 events), which the Firestore emulator delivers one at a time; the run's own
 writes to the message fire nothing.
 
 A task that is lost (the enqueue failing, the instance dying before it) loses
 no answer: the stub holds READY_LEASE, and the sweeper re-drives it when that
-runs out. A task delivered twice runs one answer: the engine's claim lets one
+runs out. A task delivered twice runs one answer: the engine's take_run lets one
 run through.
 """
 
@@ -18,10 +19,13 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, REGION
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
 
 log = logging.getLogger(__name__)
 
@@ -31,19 +35,15 @@ QUEUE = "generateAnswer"
 #: max_instances), so a dispatch never meets a full service; the rest wait in the queue, in order.
 AT_ONCE = 20
 #: Dispatches of one task: a run that fails as a whole (its instance lost) is tried again; a
-#: second task for an answer already claimed, streaming or done finds nothing to do.
+#: second task for an answer already taken, streaming or done finds nothing to do.
 ATTEMPTS = 3
 
 
-def _needs_run(fields: Mapping[str, Any]) -> bool:
-    """A message written with these fields waits for a run (an answer stub, or one set back to `ready`)."""
-    return fields.get("status") == "ready" and fields.get("role", "assistant") == "assistant"
-
-
-def start(project: str, written: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
-    """After a commit, given the messages it wrote (id, fields written): one task per answer it
-    made `ready`. Never raises: an answer whose task is not enqueued waits for the sweeper instead."""
-    ids = [message_id for message_id, fields in written if _needs_run(fields)]
+def start(db: firestore.Client, message_ids: Iterable[str]) -> None:
+    """One task per answer of `message_ids`, each `ready` in a commit that landed. Never raises:
+    an answer whose task is not enqueued waits for the sweeper instead."""
+    ids = list(message_ids)
+    project = db.project
     if not ids:
         return
     if os.environ.get("FIRESTORE_EMULATOR_HOST") and not os.environ.get("CLOUD_TASKS_EMULATOR_HOST"):

@@ -29,6 +29,7 @@ from ..ids import chat_viewer_id
 from ..retrieval import chat_terms
 from ..schema.chat_search import CHAT_SEARCH, CHAT_SEARCH_MESSAGES, CHAT_SEARCH_SHARDS
 from ..schema.documents import CHAT_MESSAGES, CHAT_VIEWERS, CHATS, MESSAGE_STATUS
+from ..schema.messages import ChatMessage
 from . import messages as messages_repo
 from . import sharing
 
@@ -50,17 +51,20 @@ def shard_id(uid: str, n: int, shared: bool = False) -> str:
     return f"{uid}_s{n}" if shared else f"{uid}_{n}"
 
 
-def _indexed(message: dict[str, Any], upto: int) -> bool:
+def _indexed(message: ChatMessage, upto: int) -> bool:
     """A message a search may show: a question, or an answer complete, at most `upto`."""
-    index = int(message.get("message_index", 0))
-    done = message.get("role") == "user" or message.get("status") == MESSAGE_STATUS["complete"]
-    return index <= upto and done and bool(message.get("content"))
+    done = message.role == "user" or message.status == MESSAGE_STATUS["complete"]
+    return message.message_index <= upto and done and bool(message.content)
+
+
+def _texts_of(messages: Iterable[tuple[str, ChatMessage]], upto: int) -> list[tuple[int, str, str]]:
+    """(message index, text, message id) of `messages` a search may show, up to `upto`."""
+    return [(m.message_index, m.content, i) for i, m in messages if _indexed(m, upto)]
 
 
 def _texts(db: firestore.Client, chat_id: str, upto: int) -> list[tuple[int, str, str]]:
     """(message index, text, message id) of the chat's messages a search may show, up to `upto`."""
-    found = [(i, m) for i, m in messages_repo.chat_messages(db, chat_id) if _indexed(m, upto)]
-    return [(int(m["message_index"]), m["content"], i) for i, m in found]
+    return _texts_of(messages_repo.chat_messages(db, chat_id), upto)
 
 
 def _ids(
@@ -142,16 +146,21 @@ def _add(
     return writes
 
 
-def index_answer(db: firestore.Client, chat_id: str, index: int) -> None:
-    """Answer `index` is complete: its turn into the index of every reader of the chat (the whole
-    chat up to it into that of a reader who has none of it yet)."""
-    snap = db.collection(CHATS).document(chat_id).get()
-    chat = snap.to_dict() if snap.exists else None
-    if chat is None:
-        return
+def index_answer(
+    db: firestore.Client,
+    chat_id: str,
+    owner: str,
+    title: str,
+    messages: Sequence[tuple[str, ChatMessage]],
+    index: int,
+) -> None:
+    """Answer `index` of `owner`'s chat (titled `title`) is complete: its turn into the index of
+    every reader of the chat (the whole chat up to it, of `messages`, into that of a reader who has
+    none of it yet). `messages` (id, message) are the answer's run's: nothing is read back."""
+    chat = {"owner": owner, "title": title}
     readers = _readers(db, chat, chat_id)
     heads = _heads(db, readers)
-    texts = _texts(db, chat_id, index)
+    texts = _texts_of(messages, index)
     turn = [t for t in texts if t[0] in (index - 1, index)]
     _write(db, [_ids(db, chat, chat_id, texts)])
     by_reader = {}
@@ -178,9 +187,7 @@ def remove_readers(db: firestore.Client, chat_id: str, uids: Sequence[str]) -> N
     if not uids:
         return
     heads = _heads(db, uids)
-    texts = [
-        (int(m.get("message_index", 0)), m.get("content") or "") for _, m in messages_repo.chat_messages(db, chat_id)
-    ]
+    texts = [(m.message_index, m.content) for _, m in messages_repo.chat_messages(db, chat_id)]
     writes: list[tuple[Any, dict[str, Any]]] = []
     for uid, head in heads.items():
         keys = [k for k, v in head.items() if v.get("chat") == chat_id]

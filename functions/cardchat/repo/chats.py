@@ -17,7 +17,6 @@ from typing import Any
 
 from google.cloud import firestore
 
-from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import ANSWER_FEEDBACK, ANSWER_USAGE
@@ -91,7 +90,6 @@ def write_new_chat(
             write_ledger()
 
         run_in_transaction(db, run)
-    answer_tasks.start(db.project, [(mid, message.to_dict()) for mid, message in messages])
 
 
 def write_branch(
@@ -255,11 +253,11 @@ def replace_background(
     card_owners: list[str],
     edits: dict[str, Any] | None = None,
     stale: Sequence[str] = (),
-) -> None:
+) -> dict[str, Any]:
     """The background after cards were withdrawn from it or re-packed (chat/recheck.py), with the
     counts and owners that follow and the `stale` numbers out of Chat.public_citations, in one
     atomic batch. `edits`: the re-packed cards' record (`card_updated`, `changed_cards` of the
-    head; `cards_changed` of the owner's count)."""
+    head; `cards_changed` of the owner's count). Returns the ChatPrivate fields written."""
     from cardchat.retrieval.background import card_numbers
 
     edits = dict(edits or {})
@@ -267,7 +265,7 @@ def replace_background(
     fields = {"card_ids": card_ids, "card_owners": card_owners, "cards_packed": packed}
     if "cards_changed" in edits:
         fields["cards_changed"] = edits.pop("cards_changed")
-    write_context(db, chat_id, text, tokens, fields, edits, stale)
+    return write_context(db, chat_id, text, tokens, fields, edits, stale)
 
 
 def get_source(db: firestore.Client, chat_id: str) -> dict[str, Any] | None:
@@ -283,12 +281,13 @@ def write_context(
     private_fields: dict[str, Any],
     head_fields: dict[str, Any] | None = None,
     stale: Sequence[str] = (),
-) -> None:
+) -> dict[str, Any]:
     """A changed background (cards withdrawn or re-packed: chat/recheck.py; a follow-up's
-    additions: chat/turn_context.py) with the owner's record of it, `head_fields` of its
+    additions: generation/turn_context.py) with the owner's record of it, `head_fields` of its
     server-only head and the `stale` numbers out of the links visitors may follow, in one
     atomic batch. It never adds a link (an answer's final write does), so a follow-up or a
-    pin changes nothing a reader of the chat reads."""
+    pin changes nothing a reader of the chat reads. Returns the ChatPrivate fields it wrote, so
+    that the caller's copy stays as stored without reading it again."""
     bg_ref = db.collection(CHAT_BACKGROUNDS).document(chat_id)
     old = int(bg_ref.get().get("parts") or 0)
     parts = split_parts(text)
@@ -298,10 +297,12 @@ def write_context(
     for i in range(len(parts), old):
         batch.delete(bg_ref.collection(CHAT_BACKGROUND_PARTS).document(f"{i:04d}"))
     batch.update(bg_ref, {**(head_fields or {}), "tokens": tokens, "parts": len(parts)})
-    batch.update(db.collection(CHAT_PRIVATE).document(chat_id), {**private_fields, "background_tokens": tokens})
+    written = {**private_fields, "background_tokens": tokens}
+    batch.update(db.collection(CHAT_PRIVATE).document(chat_id), written)
     if stale:
         batch.update(db.collection(CHATS).document(chat_id), citation_fields({n: None for n in stale}))
     batch.commit()
+    return written
 
 
 def citation_fields(entries: Mapping[str, str | None]) -> dict[str, Any]:

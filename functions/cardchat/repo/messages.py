@@ -24,13 +24,12 @@ from google.cloud import firestore
 
 from cardchat.ids import chunk_id
 from cardchat.parsing.utf8 import well_formed_fields
-from cardchat.repo import answer_tasks
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
 from cardchat.repo.transactions import commit_batch, run_in_transaction
 from cardchat.schema.accounts import ANSWER_USAGE, AnswerUsage, UsageDay
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
-from cardchat.schema.messages import StreamChunk
+from cardchat.schema.messages import ChatMessage, StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450
@@ -63,52 +62,52 @@ def get_message(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
     return snap.to_dict() if snap.exists else None
 
 
-def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, dict[str, Any]]]:
-    """All messages of a chat in message_index order.
+def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, ChatMessage]]:
+    """All messages of a chat (id, message) in message_index order.
 
     Sorted here rather than with order_by so the query needs only the
     automatic single-field index on `chat`; a chat holds few messages.
     """
     query = db.collection(CHAT_MESSAGES).where(filter=firestore.FieldFilter("chat", "==", chat_id))
-    docs = [(d.id, d.to_dict() or {}) for d in query.stream()]
-    docs.sort(key=lambda item: item[1].get("message_index", 0))
+    docs = [(d.id, ChatMessage.from_dict(d.to_dict() or {})) for d in query.stream()]
+    docs.sort(key=lambda item: item[1].message_index)
     return docs
 
 
-#: How long a claim keeps trying while the message stays `ready` but its
+#: How long take_run keeps trying while the message stays `ready` but its
 #: write cannot land (another writer, or a transaction's lock, in the way).
 #: Far beyond any lock a request holds; far below generateAnswer's timeout.
-CLAIM_PATIENCE_S = 60.0
+TAKE_RUN_PATIENCE_S = 60.0
 #: Longest pause between two tries (full jitter below it, doubling from 50 ms).
-_CLAIM_MAX_PAUSE_S = 2.0
+_TAKE_RUN_MAX_PAUSE_S = 2.0
 
 
-def claim(
+def take_run(
     db: firestore.Client,
     message_id: str,
     run_id: str,
     lease_expires: datetime | Callable[[], datetime],
-) -> dict[str, Any] | None:
-    """Take a `ready` message for this run; None if it is not `ready` (a
+) -> ChatMessage | None:
+    """Take a `ready` message for this run (the message as taken); None if it is not `ready` (a
     duplicate delivery or a racing generator got there first).
 
     A compare-and-set, not a transaction: read the message, then update it
-    only if it is unchanged since that read (its update_time). Two claim
-    transactions that both read it deadlock under pessimistic locking (the
+    only if it is unchanged since that read (its update_time). Two
+    transactions taking it that both read it deadlock under pessimistic locking (the
     emulator's, and the server SDKs' in production) until the lock times out:
-    both could abort on every attempt, and a claim that ran out of attempts
+    both could abort on every attempt, and a take that ran out of attempts
     failed its delivery instead of skipping it. A precondition write holds no
     lock between read and write: of two racers exactly one write lands; the
     other's fails its precondition, and its re-read finds the message taken.
     A write that could not land for a lock (ABORTED) is tried again after a
-    jittered pause until the message is no longer `ready` (someone claimed
-    it: skipped) or CLAIM_PATIENCE_S have passed.
+    jittered pause until the message is no longer `ready` (another run took
+    it: skipped) or TAKE_RUN_PATIENCE_S have passed.
 
-    `lease_expires` may be a function, asked on each try, so that a claim
+    `lease_expires` may be a function, asked on each try, so that a take
     that waited still starts with its whole lease.
     """
     ref = _message_ref(db, message_id)
-    give_up = time.monotonic() + CLAIM_PATIENCE_S
+    give_up = time.monotonic() + TAKE_RUN_PATIENCE_S
     pause = 0.05
     while True:
         snap = ref.get()
@@ -123,7 +122,7 @@ def claim(
         }
         try:
             ref.update(update, option=db.write_option(last_update_time=snap.update_time))
-            return {**msg, **update}
+            return ChatMessage.from_dict({**msg, **update})
         except (gexc.FailedPrecondition, gexc.NotFound):
             if time.monotonic() > give_up:
                 raise
@@ -132,7 +131,7 @@ def claim(
             if time.monotonic() > give_up:
                 raise
             time.sleep(random.uniform(0, pause))
-            pause = min(pause * 2, _CLAIM_MAX_PAUSE_S)
+            pause = min(pause * 2, _TAKE_RUN_MAX_PAUSE_S)
 
 
 def _owned(snap: Any, run_id: str, status: str = "streaming") -> bool:
@@ -245,7 +244,7 @@ class TurnDecision:
     """What a turn's `decide` returns: the messages to create (id, document), the chat's
     fields to update, and the caller's admission to apply beside them."""
 
-    messages: list[tuple[str, dict[str, Any]]]
+    messages: list[tuple[str, ChatMessage]]
     chat_fields: dict[str, Any]
     admission: ratelimit_repo.Ledger | None = None
 
@@ -258,7 +257,7 @@ class ResetDecision:
     admission: ratelimit_repo.Ledger | None = None
 
 
-def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[dict[str, Any]]:
+def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: str) -> list[ChatMessage]:
     """The chat's messages in order, the last one read in `tx`. A query in a transaction locks the
     whole collection on the emulator, so every other chat's answer would wait on a turn being
     posted: the history is a plain read, and only the message a turn's decision turns on (the
@@ -269,64 +268,61 @@ def _chat_messages_in(tx: firestore.Transaction, db: firestore.Client, chat_id: 
     if not found:
         return []
     last = found[-1].reference.get(transaction=tx)
-    return [d.to_dict() or {} for d in found[:-1]] + ([last.to_dict() or {}] if last.exists else [])
+    docs = [d.to_dict() or {} for d in found[:-1]] + ([last.to_dict() or {}] if last.exists else [])
+    return [ChatMessage.from_dict(d) for d in docs]
 
 
 def append_turn(
     db: firestore.Client,
     chat_id: str,
-    decide: Callable[[dict[str, Any] | None, list[dict[str, Any]]], TurnDecision],
+    decide: Callable[[dict[str, Any] | None, list[ChatMessage]], TurnDecision],
     stub_id: str,
 ) -> None:
     """One transaction: read the chat and its messages, let `decide` (domain
     rules; it raises to refuse) return the messages to create, the chat
     fields to update and the admission to apply, and write them all or
     nothing. Concurrent appends serialise on the chat document, so a second
-    one sees the first's stub. Once it lands, the stub's run is asked for.
+    one sees the first's stub. Asking for the stub's run is the caller's next step.
     A commit whose outcome was lost (transactions.AMBIGUOUS) is tried again:
     finding `stub_id` (the stub the decision creates) it knows it landed."""
     chat_ref = db.collection(CHATS).document(chat_id)
-    written: list[tuple[str, dict[str, Any]]] = []
 
     def run(tx: firestore.Transaction) -> None:
-        if (stub := _message_ref(db, stub_id).get(transaction=tx)).exists:
-            written[:] = [(stub_id, stub.to_dict() or {})]  # an earlier try landed; its task was never asked for
-            return
+        if _message_ref(db, stub_id).get(transaction=tx).exists:
+            return  # an earlier try landed
         snap = chat_ref.get(transaction=tx)
         chat = snap.to_dict() if snap.exists else None
         messages = _chat_messages_in(tx, db, chat_id) if chat is not None else []
         decision = decide(chat, messages)
         ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None
-        for message_id, doc in decision.messages:
-            tx.create(_message_ref(db, message_id), doc)
-        written[:] = decision.messages
+        for message_id, message in decision.messages:
+            tx.create(_message_ref(db, message_id), message.to_dict())
         tx.update(chat_ref, decision.chat_fields)
         if write_ledger:
             write_ledger()
 
     run_in_transaction(db, run, ambiguous=True)
-    answer_tasks.start(db.project, written)
 
 
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[dict[str, Any]]], ResetDecision],
+    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[ChatMessage]], ResetDecision],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply
     (it raises to refuse), and delete the message's old chunks in the same
     commit, so a new run never meets a stale chunk. A run that left more
     chunks than one commit takes has the rest removed by the engine when it
-    claims the message. Once it lands, the answer's new run is asked for."""
+    takes the message. Asking for the answer's new run is the caller's next step."""
     ref = _message_ref(db, message_id)
 
-    def run(tx: firestore.Transaction) -> dict[str, Any]:
+    def run(tx: firestore.Transaction) -> None:
         snap = ref.get(transaction=tx)
         msg = snap.to_dict() if snap.exists else None
         chat = None
-        messages: list[dict[str, Any]] = []
+        messages: list[ChatMessage] = []
         if msg is not None and msg.get("chat"):
             chat_snap = db.collection(CHATS).document(msg["chat"]).get(transaction=tx)
             chat = chat_snap.to_dict() if chat_snap.exists else None
@@ -342,6 +338,5 @@ def reset_message(
         tx.update(ref, decision.fields)
         if write_ledger:
             write_ledger()
-        return decision.fields
 
-    answer_tasks.start(db.project, [(message_id, run_in_transaction(db, run))])
+    run_in_transaction(db, run)

@@ -17,12 +17,11 @@ from typing import Any
 from google.cloud import firestore
 
 from cardchat.parsing.utf8 import well_formed_fields
-from cardchat.repo import answer_tasks
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
 
 #: Chunks read and deleted in the settling transaction, below the 500-writes
-#: limit; a run that left more has the rest removed by the next run to take the answer (engine).
+#: limit; a run that left more has the rest removed by the next run that takes it (engine).
 _CHUNKS_IN_TX = 450
 
 
@@ -57,7 +56,7 @@ def settle(
     """One transaction: read the message and its chunks' text (in order), let
     `decide(message, partial_text)` return the message's new fields (None: leave
     it, someone else moved it on meanwhile), then write them and delete the
-    chunks; a re-driven answer's run is asked for once it lands. Returns whether it wrote."""
+    chunks. Returns whether it wrote."""
     ref = db.collection(CHAT_MESSAGES).document(message_id)
     chunks = db.collection(CHAT_MESSAGES_STREAMING).where(filter=firestore.FieldFilter("message", "==", message_id))
 
@@ -76,7 +75,4 @@ def settle(
         tx.update(ref, well_formed_fields(update))
         return update
 
-    written = run_in_transaction(db, run)
-    if written is not None:
-        answer_tasks.start(db.project, [(message_id, written)])  # a re-drive: its new run
-    return written is not None
+    return run_in_transaction(db, run) is not None

@@ -356,7 +356,7 @@ def parse_background(text: str) -> list[tuple[int, str, str]]:
 
 def card_block(n: int, title: str, body: str, author: str | None = None) -> str:
     """One card as a <card> block numbered `n`, for appending to a background
-    (a follow-up's additions: chat/turn_context.py); `author` is Authors.of
+    (a follow-up's additions: generation/turn_context.py); `author` is Authors.of
     the card (None: the chat owner's own)."""
     return _block(n, _content(title, body, author), author=author)
 

@@ -1,4 +1,4 @@
-"""Shapes of per-turn retrieval (chat/turn_context.py): the cards a chat was made
+"""Shapes of per-turn retrieval (generation/turn_context.py): the cards a chat was made
 from, server-only, and the owner's record of what each follow-up added. Beside
 schema/documents.py, whose helpers they share."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from cardchat.schema.documents import COLLECTIONS, _dict, now
 
-#: Server-only: the card ids a chat was made from, which each follow-up ranks anew (chat/turn_context.py).
+#: Server-only: the card ids a chat was made from, which each follow-up ranks anew (generation/turn_context.py).
 CHAT_SOURCES = COLLECTIONS["chat_sources"]
 
 

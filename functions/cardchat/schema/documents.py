@@ -265,7 +265,7 @@ class ChatPrivate:
     branched_from: dict[str, Any] | None = None
     # set on a continued chat (chat/continuation.py): {"chat": the chat it continues, "messages": turns copied}
     continued_from: dict[str, Any] | None = None
-    # What the context holds, for the owner's "why" (chat/turn_context.py): cards ranked when the chat
+    # What the context holds, for the owner's "why" (generation/turn_context.py): cards ranked when the chat
     # was made, cards in the context now, cards the first budget left out, and per follow-up a ContextTurn.
     cards_considered: int = 0
     cards_packed: int = 0

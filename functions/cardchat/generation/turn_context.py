@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,7 +35,11 @@ from cardchat.chat.packed_cards import packed_owners, packed_stamps
 from cardchat.llm.models import ModelSpec
 from cardchat.retrieval.background import OWN_CARDS_ONLY, Authors, card_block, card_numbers, drop_cards
 from cardchat.schema.chat_sources import ContextTurn
-from cardchat.schema.documents import Card, ChatPrivate
+from cardchat.schema.documents import Card, Chat, ChatPrivate
+from cardchat.schema.messages import ChatMessage
+
+if TYPE_CHECKING:
+    from cardchat.repo.db import Db
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +197,7 @@ class _Context:
 
 
 def rank_source(
-    db: Any,
+    db: Db,
     owner: str,
     source: CardSource,
     question: str,
@@ -240,33 +244,47 @@ def rank_source(
     )
 
 
+@dataclass
+class Context:
+    """The background an answer is given, its tokens, and the chat's ChatPrivate as stored with it."""
+
+    text: str
+    tokens: int
+    private: ChatPrivate
+
+
 def context_for(
-    db: Any, chat_id: str, chat: dict[str, Any], history: Sequence[dict[str, Any]], index: int, spec: ModelSpec
-) -> tuple[str, int]:
-    """The background answer `index` is given, and its tokens: the stored one
-    less what its owner may no longer read (chat/recheck.py), with its owner's
-    pins and exclusions (chat/pins.py), plus this turn's cards (ground_turn)."""
+    db: Db, chat_id: str, chat: Chat, history: Sequence[ChatMessage], index: int, spec: ModelSpec
+) -> Context:
+    """The background answer `index` is given: the stored one less what its owner may no longer
+    read (chat/recheck.py), with its owner's pins and exclusions (chat/pins.py), plus this turn's
+    cards (ground_turn). ChatPrivate is read once, here: each step is handed it and hands on
+    what it stored, so the run ends with the card ids its answer cites by."""
     from cardchat.chat import pins
     from cardchat.chat.recheck import current_background
+    from cardchat.repo import chats as chats_repo
 
-    text, tokens = current_background(db, chat_id, chat, spec.tokenizer)
-    text, tokens = pins.apply(db, chat_id, text, tokens, spec.tokenizer) or (text, tokens)
-    return ground_turn(db, chat_id, text, tokens, history, index, spec) or (text, tokens)
+    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
+    text, tokens, private = current_background(db, chat_id, chat, private, spec.tokenizer)
+    text, tokens, private = pins.apply(db, chat_id, private, text, tokens, spec.tokenizer) or (text, tokens, private)
+    grounded = ground_turn(db, chat_id, private, text, tokens, history, index, spec)
+    return Context(*(grounded or (text, tokens, private)))
 
 
 def ground_turn(
-    db: Any,
+    db: Db,
     chat_id: str,
+    private: ChatPrivate,
     text: str,
     tokens: int,
-    history: Sequence[dict[str, Any]],
+    history: Sequence[ChatMessage],
     index: int,
     spec: ModelSpec,
-) -> tuple[str, int] | None:
+) -> tuple[str, int, ChatPrivate] | None:
     """The context of answer `index` with this turn's additions, stored
-    before the answer starts; None when there is nothing to rank (the first
-    answer of a chat, whose background was ranked for its question; a chat
-    made before sources were kept)."""
+    before the answer starts, and `private` as stored with it; None when there
+    is nothing to rank (the first answer of a chat, whose background was ranked
+    for its question; a chat made before sources were kept)."""
     from cardchat.chat.authors import AuthorBook
     from cardchat.chat.history_window import history_before, turn_budget
     from cardchat.repo import chats as chats_repo
@@ -274,7 +292,6 @@ def ground_turn(
     source = chats_repo.get_source(db, chat_id)
     if source is None or int(source.get("ranked_for", 1)) == index:
         return None
-    private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     said = history_before(history, index)
     questions = [m["content"] for m in said if m["role"] == "user"]
     if not questions:
@@ -293,7 +310,7 @@ def ground_turn(
         log.warning("turn context %s: the background is not in card format", chat_id)
         return None
     kept = [t.to_dict() for t in turns if t.message_index < index] + [plan.turn.to_dict()]
-    chats_repo.write_context(
+    stored = chats_repo.write_context(
         db,
         chat_id,
         plan.text,
@@ -307,22 +324,4 @@ def ground_turn(
         },
         chats_repo.card_stamp_fields(packed_stamps([a["card"] for a in plan.turn.added], ranked.cards)),
     )
-    return plan.text, plan.tokens
-
-
-def branch_context(
-    private: ChatPrivate, text: str, tokens: int, asked: int, renumber: dict[int, int], tokenizer: str
-) -> tuple[str, int, list[dict[str, Any]]]:
-    """What a branch re-asking question `asked` starts from: the source's
-    context less what the turns from `asked` on added (they answered questions
-    the branch does not have), and the records of the turns before it under
-    the branch's message indices (`renumber`: source index → branch index).
-    Card numbers stay: the copied answers cite the same [n]."""
-    kept = [t for t in map(ContextTurn.from_dict, private.context_turns) if t.message_index in renumber]
-    later = {
-        a["n"] for t in map(ContextTurn.from_dict, private.context_turns) if t.message_index > asked for a in t.added
-    }
-    ctx = _Context(text, tokens, set(card_numbers(text)) if later else set(), 0, tokenizer)
-    ctx.drop(later)
-    turns = [{**t.to_dict(), "message_index": renumber[t.message_index]} for t in kept]
-    return ctx.text, ctx.tokens, turns
+    return plan.text, plan.tokens, replace(private, **stored)

@@ -1,11 +1,11 @@
-"""What one follow-up adds to a chat's context (chat/turn_context.plan_turn):
+"""What one follow-up adds to a chat's context (generation/turn_context.plan_turn):
 the best cards not already in it, within the per-turn budget and the room
 the window leaves; older additions go first when the room is short; a card
 keeps its citation number for the life of the chat."""
 
 from __future__ import annotations
 
-from cardchat.chat.turn_context import TURN_CANDIDATES, Ranked, plan_turn, turn_query
+from cardchat.generation.turn_context import TURN_CANDIDATES, Ranked, plan_turn, turn_query
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.llm.tokens import count_tokens
 from cardchat.retrieval.background import card_numbers, fit_background, parse_background
@@ -132,7 +132,7 @@ def test_withdrawn_entries_stay_empty_and_are_never_matched():
 
 
 def test_the_follow_up_alone_outweighs_its_reading_with_the_previous_question():
-    from cardchat.chat.turn_context import fuse
+    from cardchat.generation.turn_context import fuse
 
     assert fuse([0, 1, 2], None, 3) == [0, 1, 2]
     # card 2 is first when read with the previous question, card 0 for the follow-up alone
@@ -142,7 +142,7 @@ def test_the_follow_up_alone_outweighs_its_reading_with_the_previous_question():
 
 def test_the_room_keeps_a_long_chat_within_its_first_budget_and_two_turns_of_additions():
     from cardchat.chat.history_window import turn_budget
-    from cardchat.chat.turn_context import turn_room
+    from cardchat.generation.turn_context import turn_room
 
     spec = MODELS[OFFLINE_MODEL_ID]
     budget = turn_budget(spec)

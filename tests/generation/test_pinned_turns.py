@@ -1,9 +1,9 @@
 """A pinned card never leaves the context to make room for a follow-up's cards
-(chat/turn_context.plan_turn with `pinned`), nor when a retry takes out what its turn added."""
+(generation/turn_context.plan_turn with `pinned`), nor when a retry takes out what its turn added."""
 
 from __future__ import annotations
 
-from cardchat.chat.turn_context import Ranked, plan_turn
+from cardchat.generation.turn_context import Ranked, plan_turn
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.retrieval.background import card_numbers, fit_background
 from cardchat.schema.documents import Card
