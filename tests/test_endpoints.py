@@ -352,5 +352,9 @@ def test_cards_are_embedded_below_the_answers_cpu_priority(call, app_db, ai_user
     # (a worker the emulator is starting for another test's card has not reached its first call yet)
     embedders = _workers("embedCard")
     assert 10 in embedders and max(embedders) == 10, embedders
+    # The stack's own niceness, which this process shares: scripts/run-suites runs the functions tests
+    # on a second stack niced a little, below the level the embedders take.
+    stack = os.nice(0)
+    assert stack < 10, f"the stack runs at niceness {stack}: its answers could not be seen above the embedders"
     answering = {name: _workers(name) for name in ("createChat", "generateAnswer")}
-    assert all(answering.values()) and {n for found in answering.values() for n in found} == {0}, answering
+    assert all(answering.values()) and {n for found in answering.values() for n in found} == {stack}, answering
