@@ -35,7 +35,9 @@ pytestmark = pytest.mark.functions
 SECRET_SENTENCE = "The vault combination is forty-two seventeen ninety and only Mallory knows it."
 
 
-def wait_for(predicate, timeout: float = 60, what: str = "condition"):
+def wait_for(predicate, timeout: float = 180, what: str = "condition"):
+    # The timeout only ends a run that is broken: a trigger's worker niced below a busy machine's
+    # other suites (scripts/run-suites) can take a minute and more to start and to embed.
     deadline = time.time() + timeout
     while time.time() < deadline:
         value = predicate()
