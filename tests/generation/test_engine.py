@@ -17,7 +17,8 @@ from cardchat.access.ratelimit import Limits, admit
 from cardchat.chat.history_window import output_reserve
 from cardchat.chat.turns import is_stalled, post_message, retry_message
 from cardchat.errors import FailedPrecondition
-from cardchat.generation.engine import GENERIC_ERROR, _Run, generate
+from cardchat.generation.engine import GENERIC_ERROR, generate
+from cardchat.generation.run_state import Run
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
@@ -268,7 +269,7 @@ def test_an_unexpected_error_fails_generically_and_logs_no_background(db, caplog
 
 def test_a_failed_chunk_write_is_retried_with_backoff_then_given_up():
     pauses: list[float] = []
-    run = _Run(None, "m", {"chat": "c", "message_index": 1}, "r", 30.0, utc_now, pauses.append)
+    run = Run(None, "m", {"chat": "c", "message_index": 1}, "r", 30.0, utc_now, pauses.append)
     attempts: list[int] = []
 
     def flaky() -> None:
