@@ -46,7 +46,7 @@ from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
 from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import Usage
+from cardchat.schema.messages import FinalAnswer, Usage
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
@@ -221,7 +221,7 @@ def _stop(writer: StreamWriter | None) -> None:
 
 def _fail(run: Run, error: str, partial: str) -> str:
     try:
-        run.finish({"status": "failed", "error": error, "content": partial})
+        run.finish(FinalAnswer.failed(error, partial))
     except messages_repo.LostOwnership:
         return _superseded(run)
     except Exception as e:  # the lease runs out and the answer shows as stalled

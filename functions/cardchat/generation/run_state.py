@@ -5,7 +5,7 @@ write), each refused once another run owns it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +13,7 @@ from cardchat.generation import accounting
 from cardchat.repo import messages as messages_repo
 from cardchat.schema.accounts import AnswerUsage
 from cardchat.schema.documents import Chat, ChatPrivate
-from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
+from cardchat.schema.messages import ChatMessage, FinalAnswer, StreamChunk, Usage
 
 if TYPE_CHECKING:
     from cardchat.chat.history_window import Window
@@ -116,12 +116,13 @@ class Run:
                 self.sleep(0.2 * 3**attempt)
 
     def finish(
-        self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None, record: AnswerUsage | None = None
+        self, answer: FinalAnswer, public_citations: Mapping[str, str] | None = None, record: AnswerUsage | None = None
     ) -> None:
-        """The run's final write: the message's `fields`, the chat's, and a complete answer's
-        answer_usage `record` with what it adds to its owner's day, in one transaction."""
-        fields = {**fields, "lease_expires": None, "provider_wait": None}
-        day = accounting.usage_day(record, str(fields.get("model") or ""), self.now())
-        chat_id = self.msg.chat
-        messages_repo.finish(self.db, self.message_id, self.run_id, fields, chat_id, chat_fields, day, record)
-        accounting.log_answer(self.message_id, fields, self.spec, self.msg, record)
+        """The run's final write, in one transaction: its `answer`; for a complete one the chat's
+        `public_citations` it adds, and its answer_usage `record` with what that adds to its owner's day."""
+        day = accounting.usage_day(record, answer.model or "", self.now())
+        chat_id = self.msg.chat if answer.status == "complete" else None
+        messages_repo.finish(
+            self.db, self.message_id, self.run_id, answer, chat_id, public_citations, day, record, when=self.now()
+        )
+        accounting.log_answer(self.message_id, answer, self.spec, self.msg, record)
