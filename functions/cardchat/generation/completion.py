@@ -48,7 +48,7 @@ def final_answer(run: Run, content: str, chunks: int) -> FinalAnswer:
         model=run.spec.id,
         usage=OutputUsage(run.usage.output_tokens),
         uncited_claims=claims.uncited_count(content, claims.citable(card_ids)),
-        sources=claims.sources(content, card_ids),
+        sources=claims.citations(content, card_ids),
         coverage=coverage_of(run.db, run.window.messages[-1]["content"], content, card_ids),
         timings=accounting.timings(run.ttft, total, chunks, run.retries),
         dropped_turns=run.window.dropped,

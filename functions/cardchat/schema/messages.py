@@ -56,7 +56,7 @@ class ChatMessage:
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
     uncited_claims: int | None = None  # a complete answer's claims with no citation (generation/claims.py)
-    sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
+    sources: list[int] | None = None  # the numbers it cites that name a card (claims.citations), never which card
     coverage: str | None = None  # a complete answer's: do the cards cover its question (generation/coverage.py)
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (own_keys.run_key)
