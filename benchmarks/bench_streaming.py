@@ -25,11 +25,10 @@ from typing import Any
 from benchmarks.common import tiny
 from cardchat import providers
 from cardchat.generation import engine
-from cardchat.generation.accounting import AnswerTimings
 from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.repo.chats import delete_chat, write_new_chat
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, Chat, ChatBackground, ChatPrivate
-from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
+from cardchat.schema.messages import AnswerTimings, ChatMessage, StreamChunk, Usage
 
 WORDS = [
     "the",

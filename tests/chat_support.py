@@ -53,7 +53,7 @@ def make_chat(
     batch.commit()
     bg = fit_background(list(cards.items()), 1_000_000, SPEC.tokenizer, "ocean notes")
     cited = {
-        n: claims.sources(text, bg.card_ids)
+        n: claims.citations(text, bg.card_ids)
         for n, (role, status, text) in enumerate(turns)
         if role == "assistant" and status == "complete"
     }
@@ -112,7 +112,7 @@ def make_cited_chat(db, turns: list[tuple[str, str, str]], cards: dict[str, Card
     card_ids = make_chat(db, turns, cards=cards)
     for i, (role, status, text) in enumerate(turns):
         if role == "assistant" and status == "complete":
-            db.collection(CHAT_MESSAGES).document(f"src-m{i}").update({"sources": claims.sources(text, card_ids)})
+            db.collection(CHAT_MESSAGES).document(f"src-m{i}").update({"sources": claims.citations(text, card_ids)})
     return card_ids
 
 

@@ -48,7 +48,9 @@ def bodies(db, chat_id: str = "src") -> dict[int, str]:
 def answer(db, question: str) -> str:
     asked = post_message(db, "u1", "src", question)
     assert generate(db, asked) == "complete"
-    return str(messages_repo.get_message(db, asked)["content"])
+    found = messages_repo.get_message(db, asked)
+    assert found is not None
+    return found.content
 
 
 def test_an_edited_card_is_packed_again_under_its_number(db, quick):

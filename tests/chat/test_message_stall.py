@@ -11,6 +11,7 @@ import pytest
 
 from cardchat.chat.turns import is_stalled, may_retry
 from cardchat.schema.documents import MESSAGE_STATUS, Status
+from cardchat.schema.messages import ChatMessage
 
 CASES = json.loads((Path(__file__).resolve().parents[2] / "common" / "message_stall_cases.json").read_text())["cases"]
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
@@ -19,7 +20,7 @@ LEASES = {"none": None, "past": NOW - timedelta(milliseconds=1), "now": NOW, "fu
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['status']}-{c['lease']}")
 def test_stall_and_retry_follow_the_shared_table(case):
-    msg = {"role": "assistant", "status": case["status"], "lease_expires": LEASES[case["lease"]]}
+    msg = ChatMessage.from_dict({"role": "assistant", "status": case["status"], "lease_expires": LEASES[case["lease"]]})
     assert is_stalled(msg, NOW) is case["stalled"]
     assert may_retry(msg, NOW) is case["retry"]
 

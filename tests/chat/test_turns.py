@@ -17,7 +17,7 @@ from cardchat.parsing.requests import post_message as parse_post
 from cardchat.repo import messages as repo
 from cardchat.schema.documents import CHAT_MESSAGES, CHATS
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import StreamChunk
+from cardchat.schema.messages import ChatMessage, StreamChunk
 from chat_support import answered_chat
 
 SPEC = MODELS[OFFLINE_MODEL_ID]
@@ -154,16 +154,20 @@ def test_retry_refuses_a_complete_or_live_answer(db):
         retry_message(db, "u1", "a1")
 
 
+def _answer(status, lease) -> ChatMessage:
+    return ChatMessage(chat="c", message_index=1, role="assistant", content="", status=status, lease_expires=lease)
+
+
 def test_is_stalled_only_for_a_live_answer_past_its_lease():
     now = utc_now()
-    assert is_stalled({"status": "streaming", "lease_expires": now - timedelta(seconds=1)}, now)
-    assert not is_stalled({"status": "streaming", "lease_expires": now + timedelta(seconds=1)}, now)
-    assert is_stalled({"status": "streaming", "lease_expires": None}, now)
-    assert not is_stalled({"status": "failed", "lease_expires": now - timedelta(hours=1)}, now)
+    assert is_stalled(_answer("streaming", now - timedelta(seconds=1)), now)
+    assert not is_stalled(_answer("streaming", now + timedelta(seconds=1)), now)
+    assert is_stalled(_answer("streaming", None), now)
+    assert not is_stalled(_answer("failed", now - timedelta(hours=1)), now)
     # a stub no generator took (a lost trigger delivery) stalls too
-    assert is_stalled({"status": "ready", "lease_expires": now - timedelta(seconds=1)}, now)
-    assert not is_stalled({"status": "ready", "lease_expires": now + timedelta(seconds=1)}, now)
-    assert not is_stalled({"status": "complete", "lease_expires": now - timedelta(hours=1)}, now)
+    assert is_stalled(_answer("ready", now - timedelta(seconds=1)), now)
+    assert not is_stalled(_answer("ready", now + timedelta(seconds=1)), now)
+    assert not is_stalled(_answer("complete", now - timedelta(hours=1)), now)
 
 
 @pytest.mark.emulator

@@ -17,10 +17,12 @@ import pytest
 from conftest import _clear_firestore
 from google.cloud import firestore
 
-from cardchat.chat.turns import post_message, retry_message, start_answers
+from cardchat.chat.turns import post_message, question_and_stub, retry_message, start_answers
 from cardchat.generation.answer_runs import message_of, run_answer
 from cardchat.generation.sweeper import sweep
 from cardchat.repo import answer_tasks
+from cardchat.repo import messages as messages_repo
+from cardchat.repo.messages import TurnDecision
 from cardchat.schema.documents import REGION
 from cardchat.schema.documents import now as utc_now
 from cardchat.schema.messages import ChatMessage
@@ -124,6 +126,27 @@ def test_a_follow_up_asks_for_one_run_and_its_run_asks_for_none(recorded):
     # A task the run's writes asked for was enqueued before run_answer returned: it arrives before the marker.
     answer_tasks.start(db, ["marker"])
     assert recorder.messages(3) == [first, stub, "marker"]
+
+
+def test_the_store_writing_a_turn_asks_for_no_run_and_the_turn_asks_for_one_after_it(recorded):
+    db, recorder = recorded
+    first = _answered_chat(db, recorder)
+    when = utc_now()
+
+    def decide(chat, messages) -> TurnDecision:
+        question, stub = question_and_stub("chat1", 2, "And the tides?", chat["model"], when)
+        return TurnDecision(messages=[("q2", question), ("a3", stub)], chat_fields={"message_count": 4})
+
+    messages_repo.append_turn(db, "chat1", decide, "a3")
+    assert message(db, "a3")["status"] == "ready"
+    # The marker, enqueued last, arrives behind any task the store's write asked for: there is none.
+    answer_tasks.start(db, ["marker"])
+    assert recorder.messages(2) == [first, "marker"]
+
+    db.collection("chat_messages").document("a3").update({"status": "complete", "lease_expires": None})
+    stub = post_message(db, "u1", "chat1", "And the moon?")
+    answer_tasks.start(db, ["marker"])
+    assert recorder.messages(4) == [first, "marker", stub, "marker"]  # one run, asked for once
 
 
 def test_a_duplicate_delivery_runs_nothing(recorded):

@@ -33,7 +33,7 @@ def test_what_the_offline_answerer_says_about_itself_is_never_a_claim():
 @pytest.mark.parametrize("case", CITATIONS["cases"], ids=[c["name"] for c in CITATIONS["cases"]])
 def test_the_shared_citation_cases(case):
     card_ids = CITATIONS["card_ids"]
-    assert claims.sources(case["markdown"], card_ids) == case["sources"]
+    assert claims.citations(case["markdown"], card_ids) == case["sources"]
     names = claims.citable(card_ids)
     assert claims.uncited_sentences(case["markdown"], names) == case["uncited"]
     assert claims.uncited_count(case["markdown"], names) == len(case["uncited"])

@@ -17,13 +17,15 @@ from cardchat.access.ratelimit import Limits, admit
 from cardchat.chat.history_window import output_reserve
 from cardchat.chat.turns import is_stalled, post_message, retry_message
 from cardchat.errors import FailedPrecondition
-from cardchat.generation.engine import GENERIC_ERROR, _Run, generate
+from cardchat.generation.engine import GENERIC_ERROR, generate
+from cardchat.generation.run_state import Run
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.repo import messages as repo
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.schema.accounts import TokenReservation
 from cardchat.schema.documents import CHAT_MESSAGES, CHATS
 from cardchat.schema.documents import now as utc_now
+from cardchat.schema.messages import ChatMessage, FinalAnswer
 from engine_support import (
     CLAUDE,
     OFFLINE_ANSWER,
@@ -164,7 +166,7 @@ def test_duplicate_deliveries_outlast_a_held_lock_and_end_complete_and_skipped(d
 def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
     stub = make_chat(db)
     old = repo.take_run(db, stub, "old-run", utc_now())  # a lease that has already run out
-    assert old is not None and is_stalled(message(db, stub), utc_now())
+    assert old is not None and is_stalled(ChatMessage.from_dict(message(db, stub)), utc_now())
     retry_message(db, "u1", stub)
     assert generate(db, stub) == "complete"
     from cardchat.schema.messages import StreamChunk
@@ -173,7 +175,7 @@ def test_a_stalled_run_cannot_write_over_the_run_that_replaced_it(db):
     with pytest.raises(repo.LostOwnership):
         repo.write_chunk(db, stub, "old-run", late)
     with pytest.raises(repo.LostOwnership):
-        repo.finish(db, stub, "old-run", {"status": "failed", "content": "stale"})
+        repo.finish(db, stub, "old-run", FinalAnswer.failed("", "stale"))
     assert message(db, stub)["content"] == OFFLINE_ANSWER
     assert chunks_left(db) == 0
 
@@ -215,11 +217,11 @@ def test_a_generator_killed_mid_answer_stalls_and_a_retry_completes_it(db, fires
     assert msg["status"] == "streaming"
     # When it died its lease was running (renewed every 0.5 s): judged at that
     # moment, not now, so a slow machine cannot turn this into a race.
-    assert not is_stalled(msg, killed_at)
+    assert not is_stalled(ChatMessage.from_dict(msg), killed_at)
     # Nothing renews it any more: from the moment its lease runs out it counts as stalled
     # (judged on that clock rather than by waiting for it on this machine's).
     expired = msg["lease_expires"]
-    assert is_stalled(msg, expired)
+    assert is_stalled(ChatMessage.from_dict(msg), expired)
     with pytest.raises(FailedPrecondition, match="stopped"):
         post_message(db, "u1", "chat1", "next question", now=expired)
 
@@ -268,7 +270,7 @@ def test_an_unexpected_error_fails_generically_and_logs_no_background(db, caplog
 
 def test_a_failed_chunk_write_is_retried_with_backoff_then_given_up():
     pauses: list[float] = []
-    run = _Run(None, "m", {"chat": "c", "message_index": 1}, "r", 30.0, utc_now, pauses.append)
+    run = Run(None, "m", {"chat": "c", "message_index": 1}, "r", 30.0, utc_now, pauses.append)
     attempts: list[int] = []
 
     def flaky() -> None:

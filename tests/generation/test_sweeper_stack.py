@@ -122,7 +122,7 @@ def test_a_worker_killed_mid_answer_is_re_driven_by_the_sweeper_and_the_chat_goe
 
 
 def _eventually_empty(query) -> bool:
-    """The chunks go right after the final write (engine._complete), not with it."""
+    """The chunks go right after the final write (completion.complete), not with it."""
     give_up = time.monotonic() + 30
     while query.get():
         if time.monotonic() > give_up:

@@ -8,6 +8,7 @@ import pytest
 from cardchat.repo import messages as messages_repo
 from cardchat.schema.accounts import USAGE_DAILY, UsageDay, usage_day_id
 from cardchat.schema.documents import CHAT_MESSAGES
+from cardchat.schema.messages import FinalAnswer
 
 pytestmark = pytest.mark.emulator
 
@@ -22,9 +23,9 @@ def _streaming(db, run_id: str) -> None:
 
 def test_a_final_write_sent_again_finds_its_own_and_counts_its_usage_once(db):
     _streaming(db, "run-1")
-    fields = {"status": "complete", "content": "The answer."}
-    messages_repo.finish(db, "a1", "run-1", fields, usage_day=DAY)
-    messages_repo.finish(db, "a1", "run-1", fields, usage_day=DAY)  # as after a lost outcome
+    answer = FinalAnswer(status="complete", content="The answer.")
+    messages_repo.finish(db, "a1", "run-1", answer, usage_day=DAY)
+    messages_repo.finish(db, "a1", "run-1", answer, usage_day=DAY)  # as after a lost outcome
     assert db.collection(CHAT_MESSAGES).document("a1").get().get("status") == "complete"
     usage = db.collection(USAGE_DAILY).document(usage_day_id("u1", DAY.day, "m")).get().to_dict()
     assert (usage["answers"], usage["output_tokens"]) == (1, 5)
@@ -32,8 +33,8 @@ def test_a_final_write_sent_again_finds_its_own_and_counts_its_usage_once(db):
 
 def test_another_runs_final_write_is_still_refused(db):
     _streaming(db, "run-1")
-    messages_repo.finish(db, "a1", "run-1", {"status": "complete", "content": "Mine."})
+    messages_repo.finish(db, "a1", "run-1", FinalAnswer(status="complete", content="Mine."))
     with pytest.raises(messages_repo.LostOwnership):
-        messages_repo.finish(db, "a1", "run-2", {"status": "complete", "content": "Theirs."})
+        messages_repo.finish(db, "a1", "run-2", FinalAnswer(status="complete", content="Theirs."))
     with pytest.raises(messages_repo.LostOwnership):
-        messages_repo.finish(db, "a1", "run-1", {"status": "failed", "content": ""})
+        messages_repo.finish(db, "a1", "run-1", FinalAnswer.failed("", ""))

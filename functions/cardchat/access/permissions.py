@@ -103,5 +103,7 @@ def model_of_chat(db: Db, chat_id: str) -> str | None:
 def model_of_message(db: Db, message_id: str) -> str | None:
     from cardchat.repo.messages import get_message
 
-    found = get_message(db, message_id) or {}
-    return found.get("model") or (model_of_chat(db, found["chat"]) if found.get("chat") else None)
+    found = get_message(db, message_id)
+    if found is None:
+        return None
+    return found.model or (model_of_chat(db, found.chat) if found.chat else None)

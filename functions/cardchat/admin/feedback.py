@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from cardchat.generation.claims import sources
+from cardchat.generation.claims import citations
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import feedback as feedback_repo
 from cardchat.repo import messages as messages_repo
@@ -60,7 +60,7 @@ def _row(db: Db, message_id: str, fb: dict[str, Any]) -> Row:
     index = answer.message_index if answer else 0
     question = next((m.content for _, m in messages if m.message_index == index - 1), "")
     card_ids = list((chats_repo.get_private(db, chat_id) or {}).get("card_ids") or [])
-    cited = [card_ids[n - 1] for n in sources(answer.content if answer else "", card_ids)]
+    cited = [card_ids[n - 1] for n in citations(answer.content if answer else "", card_ids)]
     updated = fb.get("updated")
     return Row(
         updated=updated.isoformat(timespec="seconds") if isinstance(updated, datetime) else str(updated or ""),

@@ -17,17 +17,15 @@ from cardchat.repo import messages as messages_repo
 from cardchat.schema.accounts import AnswerFeedback
 from cardchat.schema.documents import MESSAGE_STATUS
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import ChatMessage
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
 
 
 def rate_answer(db: Db, uid: str, request: RateAnswerRequest, now: datetime | None = None) -> None:
-    stored = messages_repo.get_message(db, request.message_id)
-    if stored is None:
+    msg = messages_repo.get_message(db, request.message_id)
+    if msg is None:
         raise NotFound("message not found")
-    msg = ChatMessage.from_dict(stored)
     require_owner(chats_repo.get_chat(db, msg.chat) if msg.chat else None, uid)
     if msg.role != "assistant":
         raise FailedPrecondition("only an answer can be rated, not a question")

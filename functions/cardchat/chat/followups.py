@@ -48,12 +48,10 @@ def suggest_followups(
     from cardchat.repo.chats import get_chat, get_private
     from cardchat.repo.messages import get_message
     from cardchat.schema.documents import SEARCH_WINDOW
-    from cardchat.schema.messages import ChatMessage
 
-    stored = get_message(db, message_id)
-    if stored is None:
+    answer = get_message(db, message_id)
+    if answer is None:
         raise NotFound("answer not found")
-    answer = ChatMessage.from_dict(stored)
     permissions.require_owner(get_chat(db, answer.chat), uid)
     if answer.role != "assistant" or answer.status != "complete":
         raise FailedPrecondition("only a complete answer has suggested follow-ups")

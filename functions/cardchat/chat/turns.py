@@ -37,21 +37,20 @@ if TYPE_CHECKING:
 READY_LEASE = timedelta(seconds=120)
 
 
-def is_stalled(msg: dict[str, Any], now: datetime) -> bool:
+def is_stalled(msg: ChatMessage, now: datetime) -> bool:
     """An answer whose lease ran out: left `streaming` (its generator died) or
     left `ready` (no run ever took it). The rule lives in
     common/collections.json, which the SPA's messagestate.ts reads too."""
-    if msg.get("status") not in LIVE_STATUSES:
+    if msg.status not in LIVE_STATUSES:
         return False
-    lease = msg.get("lease_expires")
-    if lease is None:
-        return msg.get("status") in STALLED_WITHOUT_LEASE
-    return bool(lease <= now)
+    if msg.lease_expires is None:
+        return msg.status in STALLED_WITHOUT_LEASE
+    return msg.lease_expires <= now
 
 
-def may_retry(msg: dict[str, Any], now: datetime) -> bool:
+def may_retry(msg: ChatMessage, now: datetime) -> bool:
     """What retryMessage accepts, and so when the SPA offers Retry."""
-    return msg.get("status") in RETRYABLE_STATUSES or is_stalled(msg, now)
+    return msg.status in RETRYABLE_STATUSES or is_stalled(msg, now)
 
 
 def _refuse_unfinished(last: ChatMessage | None, now: datetime) -> None:
@@ -59,7 +58,7 @@ def _refuse_unfinished(last: ChatMessage | None, now: datetime) -> None:
         return
     if last.status == "failed":
         raise FailedPrecondition("the last answer failed: retry it before sending a new message")
-    if is_stalled(last.to_dict(), now):
+    if is_stalled(last, now):
         raise FailedPrecondition("the last answer stopped before it finished: retry it before sending a new message")
     raise FailedPrecondition("the last answer is still being written: wait for it to finish")
 
@@ -146,16 +145,15 @@ def retry_message(db: Db, uid: str, message_id: str, now: datetime | None = None
     when = now or utc_now()
     rules = limits or Limits.from_env()
     found = messages_repo.get_message(db, message_id)
-    bg_tokens = _background_tokens(db, found["chat"]) if found and found.get("chat") else 0
+    bg_tokens = _background_tokens(db, found.chat) if found and found.chat else 0
 
-    def decide(msg: dict[str, Any] | None, chat: dict[str, Any] | None, messages: list[ChatMessage]) -> ResetDecision:
-        if msg is None:
+    def decide(answer: ChatMessage | None, chat: dict[str, Any] | None, messages: list[ChatMessage]) -> ResetDecision:
+        if answer is None:
             raise NotFound("message not found")
         owned = Chat.from_dict(require_owner(chat, uid))
-        answer = ChatMessage.from_dict(msg)
         if answer.role != "assistant":
             raise FailedPrecondition("only an answer can be retried")
-        if not may_retry(msg, when):
+        if not may_retry(answer, when):
             raise FailedPrecondition(f"only a failed or stopped answer can be retried; this one is {answer.status}")
         spec = _spec(owned)
         said = [m.content for m in said_before(messages, answer.message_index)]

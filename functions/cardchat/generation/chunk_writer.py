@@ -7,7 +7,7 @@ is what a reader notices), then at most one flush per `interval`, or earlier
 when the pending text outgrows `max_chars`.
 
 `Coalescer` and `ChunkPlan` (which adds lease renewals) are pure and
-clock-injected. `StreamWriter` runs the plan on a background thread so that a
+clock-injected. `StreamWriter` runs the plan on a worker thread so that a
 slow Firestore write never stalls the provider's stream; the single thread
 keeps chunk order, and `close()` hands over every pending delta before it
 returns.
@@ -151,7 +151,7 @@ class ChunkPlan:
 
 class StreamWriter:
     """Feeds deltas through a ChunkPlan to `write_chunk(index, text, renew)` on
-    one background thread, and calls `renew_lease()` when the plan says the
+    one worker thread, and calls `renew_lease()` when the plan says the
     lease needs a renewal of its own (a model thinking silently for long).
     """
 

@@ -1,9 +1,9 @@
-"""Citations and claims without a source in an answer: one definition,
+"""Citations and claims without a citation in an answer: one definition,
 shared with the SPA through common/claims.json and tested on both sides with
 common/claim_cases.json and common/citation_cases.json. The server counts
 the uncited claims and lists the cited cards when an answer completes
 (ChatMessage.uncited_claims, also logged, and ChatMessage.sources); the SPA
-marks the same sentences and shows the same sources under the answer.
+marks the same sentences and shows the same citations under the answer.
 A [n] that names no card of the background (0, beyond it, withdrawn) is
 plain text, not a citation."""
 
@@ -132,7 +132,7 @@ def citable(card_ids: Sequence[str]) -> frozenset[int]:
     return frozenset(first.values())
 
 
-def sources(markdown: str, card_ids: Sequence[str]) -> list[int]:
+def citations(markdown: str, card_ids: Sequence[str]) -> list[int]:
     """The cards an answer cites, by number, each once, in order of first
     use; a number naming no card (0, beyond the background, withdrawn) is none."""
     names = citable(card_ids)

@@ -69,7 +69,7 @@ def declines(markdown: str) -> bool:
 
 def cited_cards(markdown: str, card_ids: Sequence[str]) -> list[str]:
     """The ids of the cards an answer cites, in order of first use."""
-    return [card_ids[n - 1] for n in claims.sources(markdown, card_ids)]
+    return [card_ids[n - 1] for n in claims.citations(markdown, card_ids)]
 
 
 def evidence(

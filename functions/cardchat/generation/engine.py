@@ -27,29 +27,26 @@ import logging
 import math
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cardchat import providers
 from cardchat.access.own_keys import run_key
 from cardchat.access.ratelimit import reconcile
-from cardchat.chat.history_window import ContextTooSmall, Window, window_for
-from cardchat.chat.packed_cards import answer_citations
-from cardchat.generation import accounting, run_log, turn_context
-from cardchat.generation.answer_coverage import coverage_of
+from cardchat.chat.history_window import ContextTooSmall, window_for
+from cardchat.generation import completion, run_log, turn_context
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
+from cardchat.generation.run_state import AfterAnswer, Run
 from cardchat.ids import new_run_id
-from cardchat.llm.models import MODELS, ModelSpec
+from cardchat.llm.models import MODELS
 from cardchat.providers.base import ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
 from cardchat.repo import messages as messages_repo
-from cardchat.schema.accounts import AnswerUsage
-from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat, ChatPrivate
+from cardchat.schema.documents import GENERATE_TIMEOUT_S, Chat
 from cardchat.schema.documents import now as utc_now
-from cardchat.schema.messages import ChatMessage, StreamChunk, Usage
+from cardchat.schema.messages import FinalAnswer, Usage
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
@@ -60,8 +57,6 @@ log = logging.getLogger(__name__)
 
 LEASE_ENV = "CARDCHAT_LEASE_SECONDS"
 DEFAULT_LEASE = 30.0
-#: Attempts per chunk write before the run gives up (transient store errors).
-WRITE_ATTEMPTS = 3
 GENERIC_ERROR = headline(None, "internal")
 #: Calls per answer to a provider that fails before its first token.
 PROVIDER_ATTEMPTS = 4
@@ -77,10 +72,6 @@ DEADLINE_S = float(GENERATE_TIMEOUT_S - 40)
 CUT_OFF_TIME = "time_limit"
 
 
-#: What a complete answer does next (generation/answered.py), from the run's chat, history and answer.
-AfterAnswer = Callable[["Db", str, Chat, Sequence[tuple[str, ChatMessage]], str, ChatMessage], None]
-
-
 def lease_seconds() -> float:
     raw = os.environ.get(LEASE_ENV, "").strip()
     if not raw:
@@ -92,105 +83,6 @@ def lease_seconds() -> float:
     if value <= 0:
         raise ValueError(f"{LEASE_ENV} must be a positive number of seconds, not {raw!r}")
     return value
-
-
-class _Run:
-    """One generation attempt of one message, owning it through `run_id`."""
-
-    def __init__(
-        self,
-        db: Db,
-        message_id: str,
-        msg: ChatMessage,
-        run_id: str,
-        lease: float,
-        now: Callable[[], datetime],
-        sleep: Callable[[float], None],
-    ) -> None:
-        self.db = db
-        self.message_id = message_id
-        self.msg = msg
-        self.run_id = run_id
-        self.lease = lease
-        self.now = now
-        self.sleep = sleep
-        self.owner: str | None = None  # whose daily tokens this run spends
-        self.clock: Callable[[], float] = time.monotonic
-        self.started = 0.0
-        # what _prepare finds and the stream fills in
-        self.chat = Chat(owner="", title="", model="")
-        self.history: list[tuple[str, ChatMessage]] = []  # the chat's messages (id, message) as the run read them
-        self.private = ChatPrivate.from_dict({})  # the one read of it, as the context steps left it
-        self.spec: ModelSpec | None = None
-        self.window: Window | None = None
-        self.background = ""
-        self.background_tokens = 0
-        self.secrets: list[str | None] = []
-        self.api_key: str | None = None  # the chat owner's own key (access/own_keys.py), else None
-        self.writer: StreamWriter | None = None
-        self.parts: list[str] = []
-        self.usage: Usage | None = None
-        self.ttft: float | None = None
-        self.retries = 0
-        self.cut_off: str | None = None
-        self.then: AfterAnswer | None = None
-
-    def elapsed(self) -> float:
-        return self.clock() - self.started
-
-    def spent(self) -> int:
-        """Tokens so far, once a provider is called."""
-        if self.spec is None or self.window is None:
-            return 0
-        return accounting.spent(self.spec, self.window.messages, self.background_tokens, self.parts, self.usage)
-
-    def lease_end(self) -> datetime:
-        return self.now() + timedelta(seconds=self.lease)
-
-    def write_chunk(self, index: int, text: str, renew: bool) -> None:
-        chunk = StreamChunk(
-            chat=self.msg.chat,
-            message=self.message_id,
-            message_index=self.msg.message_index,
-            index=index,
-            content=text,
-            timestamp=self.now(),
-        )
-        self._retrying(
-            lambda: messages_repo.write_chunk(
-                self.db, self.message_id, self.run_id, chunk, self.lease_end() if renew else None
-            )
-        )
-
-    def renew(self, fields: dict[str, Any] | None = None) -> None:
-        self._retrying(
-            lambda: messages_repo.renew_lease(self.db, self.message_id, self.run_id, self.lease_end(), fields)
-        )
-
-    def _retrying(self, write: Callable[[], None]) -> None:
-        # Chunk writes are idempotent (fixed document id), so repeating one
-        # whose commit may or may not have landed is safe.
-        for attempt in range(WRITE_ATTEMPTS):
-            try:
-                write()
-                return
-            except messages_repo.LostOwnership:
-                raise
-            except Exception:
-                if attempt == WRITE_ATTEMPTS - 1:
-                    raise
-                self.sleep(0.2 * 3**attempt)
-
-    def finish(
-        self, fields: dict[str, Any], chat_fields: dict[str, Any] | None = None, record: AnswerUsage | None = None
-    ) -> None:
-        """The run's final write: the message's `fields`, the chat's, and a complete answer's
-        answer_usage `record` with what it adds to its owner's day, in one transaction."""
-        fields = {**fields, "lease_expires": None, "provider_wait": None}
-        day = accounting.usage_day(record, str(fields.get("model") or ""), self.now())
-        chat_id = self.msg.chat
-        messages_repo.finish(self.db, self.message_id, self.run_id, fields, chat_id, chat_fields, day, record)
-        accounting.log_answer(self.message_id, fields, self.spec, self.msg, record)
 
 
 def generate(
@@ -213,7 +105,7 @@ def generate(
     msg = messages_repo.take_run(db, message_id, run_id, lambda: now() + timedelta(seconds=lease))
     if msg is None:
         return "skipped"
-    run = _Run(db, message_id, msg, run_id, lease, now, sleep)
+    run = Run(db, message_id, msg, run_id, lease, now, sleep)
     run.then = then
     run.clock, run.started = clock, clock()
     try:
@@ -221,7 +113,7 @@ def generate(
         if refused is not None:
             return refused
         _stream_with_retries(run, deadline)
-        return _complete(run)
+        return completion.complete(run)
     except ProviderError as e:
         _stop(run.writer)
         run_log.provider_failure(message_id, e, "the answer failed")
@@ -240,7 +132,7 @@ def generate(
         _settle(run)
 
 
-def _prepare(run: _Run) -> str | None:
+def _prepare(run: Run) -> str | None:
     """Model, background and window of the message taken; the status the
     run ends in when it cannot start (unknown model, context too small)."""
     msg = run.msg
@@ -270,7 +162,7 @@ def _prepare(run: _Run) -> str | None:
     return None
 
 
-def _stream_with_retries(run: _Run, deadline: float) -> None:
+def _stream_with_retries(run: Run, deadline: float) -> None:
     """Stream the answer into the chunk writer, calling the provider again
     after a refusal before the first token; cut off at `deadline`."""
     assert run.spec is not None and run.window is not None and run.writer is not None
@@ -303,45 +195,6 @@ def _stream_with_retries(run: _Run, deadline: float) -> None:
             deltas.close()  # a run that stops early hangs up on the provider at once
 
 
-def _complete(run: _Run) -> str:
-    """Write the whole answer once, then drop its chunks."""
-    assert run.spec is not None and run.window is not None and run.writer is not None
-    chunks = run.writer.close()
-    run.writer = None
-    content = "".join(run.parts)
-    if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
-        run.usage = accounting.estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
-    total = run.elapsed()
-    private = run.private  # as the answer had it (withdrawals and this turn's additions stored)
-    card_ids = private.card_ids
-    fields = accounting.answer_fields(run.usage, content, card_ids)
-    # the public cards it cites become visitors' links with it, and nothing else ever adds one
-    links = answer_citations(run.db, fields["sources"], card_ids, private.card_owners)
-    run.finish(
-        {
-            "status": "complete",
-            "content": content,
-            "model": run.spec.id,
-            **fields,
-            "coverage": coverage_of(run.db, run.window.messages[-1]["content"], content, card_ids),
-            "timings": accounting.timings(run.ttft, total, chunks, run.retries),
-            "dropped_turns": run.window.dropped,
-            "cut_off": run.cut_off,
-            "error": None,
-        },
-        {"last_updated": run.now(), **chats_repo.citation_fields(links)},
-        accounting.answer_usage(run.owner, run.msg.chat, run.spec, run.usage),
-    )
-    try:
-        messages_repo.delete_chunks(run.db, run.message_id)
-    except Exception as e:  # the answer is complete and stays so; chunks left are only clutter
-        run_log.unexpected(run.message_id, e, run.secrets, run.background)
-    if run.then is not None:
-        done = replace(run.msg, status="complete", content=content, model=run.spec.id)
-        run.then(run.db, run.msg.chat, run.chat, run.history, run.message_id, done)
-    return "complete"
-
-
 def _retry_wait(e: ProviderError, retries: int) -> float | None:
     """Seconds to wait before calling the provider again, None to give up."""
     if not e.retryable or retries + 1 >= PROVIDER_ATTEMPTS:
@@ -350,7 +203,7 @@ def _retry_wait(e: ProviderError, retries: int) -> float | None:
     return wait if wait <= PROVIDER_MAX_WAIT_S else None
 
 
-def _wait_renewing(run: _Run, seconds: float) -> None:
+def _wait_renewing(run: Run, seconds: float) -> None:
     """Sleep `seconds`, renewing the lease often enough that the answer never
     looks stalled meanwhile (and failing if a retry has taken it over)."""
     steps = max(1, math.ceil(seconds / (run.lease / 3)))
@@ -366,9 +219,9 @@ def _stop(writer: StreamWriter | None) -> None:
         writer.close(flush=False)
 
 
-def _fail(run: _Run, error: str, partial: str) -> str:
+def _fail(run: Run, error: str, partial: str) -> str:
     try:
-        run.finish({"status": "failed", "error": error, "content": partial})
+        run.finish(FinalAnswer.failed(error, partial))
     except messages_repo.LostOwnership:
         return _superseded(run)
     except Exception as e:  # the lease runs out and the answer shows as stalled
@@ -378,7 +231,7 @@ def _fail(run: _Run, error: str, partial: str) -> str:
     return "failed"
 
 
-def _superseded(run: _Run) -> str:
+def _superseded(run: Run) -> str:
     """Another run owns the message now, so its chunks are not ours to
     delete, unless the message itself is gone (chat deleted mid-answer)."""
     if messages_repo.get_message(run.db, run.message_id) is None:
@@ -387,7 +240,7 @@ def _superseded(run: _Run) -> str:
     return "superseded"
 
 
-def _settle(run: _Run) -> None:
+def _settle(run: Run) -> None:
     """Replace this attempt's token reservation by what it spent, whatever
     way the run ended; ratelimit.settle makes a repeat harmless."""
     if not run.owner:

@@ -37,6 +37,7 @@ from cardchat.schema.documents import now as utc_now
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
+    from cardchat.schema.messages import ChatMessage
 
 log = logging.getLogger(__name__)
 
@@ -100,13 +101,13 @@ def _settle_one(db: Db, message_id: str, now: datetime) -> str | None:
     return outcome[0]
 
 
-def _decide(msg: dict[str, Any], partial: str, now: datetime, outcome: list[str]) -> dict[str, Any] | None:
+def _decide(msg: ChatMessage, partial: str, now: datetime, outcome: list[str]) -> dict[str, Any] | None:
     """The new fields of a stalled answer; None if it is not stalled any more.
     `outcome` says which way it went (cleared first: a transaction may retry)."""
     outcome.clear()
     if not is_stalled(msg, now):
         return None
-    redrives = int(msg.get("redrives") or 0)
+    redrives = msg.redrives
     if redrives < MAX_REDRIVES:
         outcome.append("redriven")
         return {
@@ -119,7 +120,7 @@ def _decide(msg: dict[str, Any], partial: str, now: datetime, outcome: list[str]
             "redrives": redrives + 1,
         }
     outcome.append("failed")
-    started = msg.get("status") == "streaming"
+    started = msg.status == "streaming"
     return {
         "status": "failed",
         "content": partial if started else "",

@@ -2,8 +2,8 @@
 
 createChat ranks the chat's cards against the first question only. Before
 each later answer (a follow-up, its retry, the edited question of a branch)
-the generation run ranks the chat's source (the card ids it was made from,
-kept server-only in chat_sources, culled to what its owner may read now)
+the generation run ranks the chat's collection (the card ids or query it was
+made from, kept server-only in chat_sources, culled to what its owner may read now)
 against the new question read with the previous one, and appends the best
 cards not already in the context to the hidden background, within
 `turn_budget` tokens and the room the model's window leaves. When the
@@ -93,7 +93,7 @@ def turn_room(spec: ModelSpec, background_length: int, tokens: int, said: Sequen
 
 @dataclass
 class Ranked:
-    """The source ranked for a question: card ids best first (every card the
+    """The chat's collection ranked for a question: card ids best first (every card the
     owner may read), the cards, and each one's cosine similarity (None when unembedded)."""
 
     ids: list[str]
@@ -205,7 +205,7 @@ def rank_source(
     context_ids: Sequence[str] = (),
     excluded: Sequence[str] = (),
 ) -> Ranked:
-    """The source's cards `owner` may read now (its ids, or its query resolved
+    """The collection's cards `owner` may read now (its ids, or its query resolved
     again: cards added since included), ranked for `question` read with
     the `previous` one (fuse) by the hybrid ranker createChat uses, over the
     retrieval index (chat/candidates.py). Cards without a stored vector are

@@ -11,13 +11,14 @@ Firestore document holds at most 1 MiB.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from google.cloud import firestore
 
 from cardchat.repo import ratelimit as ratelimit_repo
+from cardchat.repo.public_citations import citation_fields
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.accounts import ANSWER_FEEDBACK, ANSWER_USAGE
 from cardchat.schema.chat_sources import CHAT_SOURCES, ChatSource
@@ -303,12 +304,6 @@ def write_context(
         batch.update(db.collection(CHATS).document(chat_id), citation_fields({n: None for n in stale}))
     batch.commit()
     return written
-
-
-def citation_fields(entries: Mapping[str, str | None]) -> dict[str, Any]:
-    """An update of Chat.public_citations entry by entry (a card id, or None to remove the
-    number), so that a re-check and an answer's final write never undo each other's."""
-    return {f"public_citations.{int(n)}": firestore.DELETE_FIELD if cid is None else cid for n, cid in entries.items()}
 
 
 def drop_public_citations(db: firestore.Client, chat_id: str, stale: Sequence[str]) -> None:

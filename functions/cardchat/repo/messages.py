@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,10 +26,11 @@ from cardchat.ids import chunk_id
 from cardchat.parsing.utf8 import well_formed_fields
 from cardchat.repo import ratelimit as ratelimit_repo
 from cardchat.repo import usage as usage_repo
+from cardchat.repo.public_citations import citation_fields
 from cardchat.repo.transactions import commit_batch, run_in_transaction
 from cardchat.schema.accounts import ANSWER_USAGE, AnswerUsage, UsageDay
-from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS
-from cardchat.schema.messages import ChatMessage, StreamChunk
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHATS, now
+from cardchat.schema.messages import ChatMessage, FinalAnswer, StreamChunk
 
 #: Below the 500-writes-per-commit limit, with room for the message itself.
 _BATCH = 450
@@ -57,9 +58,9 @@ def answer_in_progress(db: firestore.Client) -> bool:
     return any(True for _ in query.stream())
 
 
-def get_message(db: firestore.Client, message_id: str) -> dict[str, Any] | None:
+def get_message(db: firestore.Client, message_id: str) -> ChatMessage | None:
     snap = _message_ref(db, message_id).get()
-    return snap.to_dict() if snap.exists else None
+    return ChatMessage.from_dict(snap.to_dict() or {}) if snap.exists else None
 
 
 def chat_messages(db: firestore.Client, chat_id: str) -> list[tuple[str, ChatMessage]]:
@@ -186,34 +187,62 @@ def finish(
     db: firestore.Client,
     message_id: str,
     run_id: str,
-    fields: dict[str, Any],
+    answer: FinalAnswer,
     chat_id: str | None = None,
-    chat_fields: dict[str, Any] | None = None,
+    public_citations: Mapping[str, str] | None = None,
     usage_day: UsageDay | None = None,
     answer_usage: AnswerUsage | None = None,
+    when: datetime | None = None,
 ) -> None:
-    """The run's last write: the message's final fields (and the chat's, a complete
-    answer's answer_usage and what it adds to its owner's daily usage, in the same
-    commit, so an answer is counted exactly once). Raises LostOwnership if the run no
-    longer owns it. A commit whose outcome was lost is tried again, and
+    """The run's last write: its `answer` (and with `chat_id`, the chat's last_updated, `when`, and
+    the `public_citations` it adds; a complete answer's answer_usage and what it adds to its owner's
+    daily usage, in the same commit, so an answer is counted exactly once). Raises LostOwnership if the
+    run no longer owns it. A commit whose outcome was lost is tried again, and
     finds its own final write if it landed."""
     ref = _message_ref(db, message_id)
+    fields = final_fields(answer)
 
     def run(tx: firestore.Transaction) -> None:
         snap = ref.get(transaction=tx)
-        if _owned(snap, run_id, fields["status"]):
+        if _owned(snap, run_id, answer.status):
             return  # an earlier try landed, its usage counted with it: its outcome was lost on the way
         if not _owned(snap, run_id):
             raise LostOwnership(ref.id)
         tx.update(ref, well_formed_fields(fields))
-        if chat_id and chat_fields:
-            tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(chat_fields))
+        if chat_id:
+            touched = {"last_updated": when or now(), **citation_fields(public_citations or {})}
+            tx.update(db.collection(CHATS).document(chat_id), well_formed_fields(touched))
         if usage_day is not None:
             usage_repo.add_in(tx, db, usage_day)
         if answer_usage is not None:
             tx.set(db.collection(ANSWER_USAGE).document(message_id), answer_usage.to_dict())
 
     run_in_transaction(db, run, ambiguous=True)
+
+
+def final_fields(answer: FinalAnswer) -> dict[str, Any]:
+    """The message's fields a run's last write sets: the lease and any wait given up; a failed answer
+    keeps what its stub said (its model), a complete one says what its readers see of it."""
+    fields: dict[str, Any] = {
+        "status": answer.status,
+        "content": answer.content,
+        "error": answer.error,
+        "lease_expires": None,
+        "provider_wait": None,
+    }
+    if answer.status != "complete":
+        return fields
+    return {
+        **fields,
+        "model": answer.model,
+        "usage": asdict(answer.usage) if answer.usage else None,
+        "uncited_claims": answer.uncited_claims,
+        "sources": list(answer.sources),
+        "coverage": answer.coverage,
+        "timings": asdict(answer.timings) if answer.timings else None,
+        "dropped_turns": answer.dropped_turns,
+        "cut_off": answer.cut_off,
+    }
 
 
 def delete_chunks(db: firestore.Client, message_id: str) -> int:
@@ -308,7 +337,7 @@ def append_turn(
 def reset_message(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any] | None, dict[str, Any] | None, list[ChatMessage]], ResetDecision],
+    decide: Callable[[ChatMessage | None, dict[str, Any] | None, list[ChatMessage]], ResetDecision],
 ) -> None:
     """One transaction: read the message, its chat and the chat's messages,
     let `decide` return the message's new fields and the admission to apply
@@ -320,14 +349,14 @@ def reset_message(
 
     def run(tx: firestore.Transaction) -> None:
         snap = ref.get(transaction=tx)
-        msg = snap.to_dict() if snap.exists else None
+        msg = ChatMessage.from_dict(snap.to_dict() or {}) if snap.exists else None
         chat = None
         messages: list[ChatMessage] = []
-        if msg is not None and msg.get("chat"):
-            chat_snap = db.collection(CHATS).document(msg["chat"]).get(transaction=tx)
+        if msg is not None and msg.chat:
+            chat_snap = db.collection(CHATS).document(msg.chat).get(transaction=tx)
             chat = chat_snap.to_dict() if chat_snap.exists else None
             if chat is not None:
-                messages = _chat_messages_in(tx, db, msg["chat"])
+                messages = _chat_messages_in(tx, db, msg.chat)
         decision = decide(msg, chat, messages)
         ledger = decision.admission
         write_ledger = ratelimit_repo.read_in(tx, db, ledger) if ledger else None

@@ -19,6 +19,7 @@ from google.cloud import firestore
 from cardchat.parsing.utf8 import well_formed_fields
 from cardchat.repo.transactions import run_in_transaction
 from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, LIVE_STATUSES
+from cardchat.schema.messages import ChatMessage
 
 #: Chunks read and deleted in the settling transaction, below the 500-writes
 #: limit; a run that left more has the rest removed by the next run that takes it (engine).
@@ -36,8 +37,8 @@ def expired_query(db: firestore.Client, now: datetime, limit: int) -> firestore.
     )
 
 
-def expired(db: firestore.Client, now: datetime, limit: int) -> list[tuple[str, dict[str, Any]]]:
-    return [(d.id, d.to_dict() or {}) for d in expired_query(db, now, limit).stream()]
+def expired(db: firestore.Client, now: datetime, limit: int) -> list[tuple[str, ChatMessage]]:
+    return [(d.id, ChatMessage.from_dict(d.to_dict() or {})) for d in expired_query(db, now, limit).stream()]
 
 
 def leaseless(db: firestore.Client, statuses: frozenset[str]) -> list[str]:
@@ -51,7 +52,7 @@ def leaseless(db: firestore.Client, statuses: frozenset[str]) -> list[str]:
 def settle(
     db: firestore.Client,
     message_id: str,
-    decide: Callable[[dict[str, Any], str], dict[str, Any] | None],
+    decide: Callable[[ChatMessage, str], dict[str, Any] | None],
 ) -> bool:
     """One transaction: read the message and its chunks' text (in order), let
     `decide(message, partial_text)` return the message's new fields (None: leave
@@ -67,7 +68,7 @@ def settle(
         # a plain read: a query in a transaction locks every answer's chunks on the emulator
         found = sorted(chunks.limit(_CHUNKS_IN_TX).stream(), key=lambda d: (d.to_dict() or {}).get("index", 0))
         partial = "".join((d.to_dict() or {}).get("content") or "" for d in found)
-        update = decide(snap.to_dict() or {}, partial)
+        update = decide(ChatMessage.from_dict(snap.to_dict() or {}), partial)
         if update is None:
             return None
         for d in found:

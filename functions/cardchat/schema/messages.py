@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from cardchat.schema.documents import SCRATCH_TTL, Role, Status, _dict, now
 
@@ -56,7 +56,7 @@ class ChatMessage:
     # while the engine waits to ask a busy provider again: why, and until when (SPA shows it)
     provider_wait: dict[str, Any] | None = None  # {"reason": a fixed headline, "until": datetime, "call": n}
     uncited_claims: int | None = None  # a complete answer's claims with no citation (generation/claims.py)
-    sources: list[int] | None = None  # the numbers it cites that name a card (claims.sources), never which card
+    sources: list[int] | None = None  # the numbers it cites that name a card (claims.citations), never which card
     coverage: str | None = None  # a complete answer's: do the cards cover its question (generation/coverage.py)
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (own_keys.run_key)
@@ -91,6 +91,50 @@ class ChatMessage:
             coverage=d.get("coverage"),
             own_key=d.get("own_key") is True,
         )
+
+
+@dataclass(frozen=True)
+class AnswerTimings:
+    """A complete answer's `timings` (ChatMessage.timings), in seconds: to its first token (the
+    whole time when it had none), in all; its chunk writes and provider retries. Readers (the
+    benchmarks) go through `of`, so a renamed field is a type error, not a missing key."""
+
+    ttft: float
+    total: float
+    chunks: int
+    provider_retries: int
+
+    @classmethod
+    def of(cls, message: dict[str, Any]) -> AnswerTimings | None:
+        """The timings of a chat_messages document, if it has them."""
+        t = message.get("timings")
+        return cls(float(t["ttft"]), float(t["total"]), int(t["chunks"]), int(t["provider_retries"])) if t else None
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """A run's last write to its answer, built by the engine (generation/completion.py, a failure in
+    generation/engine.py) and turned into the message's fields by repo/messages.finish alone. A
+    complete answer carries what every reader of the chat may read of it (so nothing that measures
+    the hidden background); a failed one only the text it kept and a fixed headline, its stub's
+    other fields (its model) left as they were."""
+
+    status: Literal["complete", "failed"]
+    content: str
+    error: str | None = None  # a fixed headline (providers/headlines.py), never provider text
+    model: str | None = None
+    usage: OutputUsage | None = None
+    uncited_claims: int | None = None
+    sources: list[int] = field(default_factory=list)  # the numbers it cites that name a card
+    coverage: str | None = None
+    timings: AnswerTimings | None = None
+    dropped_turns: int = 0
+    cut_off: str | None = None
+
+    @classmethod
+    def failed(cls, error: str, partial: str) -> FinalAnswer:
+        """A failed answer: `error` a fixed headline, `partial` the text streamed before it."""
+        return cls(status="failed", content=partial, error=error)
 
 
 @dataclass
