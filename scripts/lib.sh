@@ -136,6 +136,13 @@ export_stack_env() {
   export CARDCHAT_KEY_ENCRYPTION_KEY="${CARDCHAT_KEY_ENCRYPTION_KEY:-Y2FyZGNoYXQgZW11bGF0b3JzIG9ubHksIHB1YmxpYyE=}"
 }
 
+# A stack started from inside another must find its own emulators, never inherit these:
+# `"${WITHOUT_STACK[@]}" CARDCHAT_PORT_OFFSET=N cmd ...`.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+WITHOUT_STACK=(env -u FIRESTORE_EMULATOR_HOST -u FIREBASE_AUTH_EMULATOR_HOST -u FIREBASE_EMULATOR_HUB
+  -u GCLOUD_PROJECT -u FUNCTIONS_EMULATOR_HOST -u CLOUD_TASKS_EMULATOR_HOST -u CARDCHAT_FUNCTIONS_HOST
+  -u CARDCHAT_APP_URL)
+
 build_spa() {
   say "building the SPA for the emulators"
   VITE_EMULATORS="{\"auth\":\"http://127.0.0.1:$AUTH_PORT\",\"firestore\":\"127.0.0.1:$FIRESTORE_PORT\",\"functions\":\"127.0.0.1:$FUNCTIONS_PORT\"}" \
