@@ -175,7 +175,11 @@ build_deck() {
 build_demo_vectors() {
   local want; want=$(cat "$DECK.stamp" "$ROOT"/functions/cardchat/embeddings/text.py "$ROOT"/functions/cardchat/embeddings/minilm.py | sha256sum | cut -c1-16)
   [ "$(cat "$CACHE/demo-vectors.stamp" 2>/dev/null)" = "$want" ] && return 0
-  say "embedding the demo deck once (cached under $CACHE)"
+  local committed
+  for committed in "$ROOT"/demo/demo-vectors-*.npz; do  # the deck's vectors as committed: only new texts are embedded
+    if [ -f "$committed" ] && [ ! -s "$CACHE/${committed##*/}" ]; then cp "$committed" "$CACHE/"; fi
+  done
+  say "embedding the demo deck's new texts (cached under $CACHE)"
   (cd "$ROOT/functions" && "$PY" -m cardchat demo-vectors "$DECK" "$CACHE")
   echo "$want" > "$CACHE/demo-vectors.stamp"
 }

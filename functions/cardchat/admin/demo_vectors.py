@@ -5,6 +5,9 @@ stores those vectors with the cards (`python -m cardchat seed-vectors FOLDER`), 
 index is built. So the demo workspace is embedded the moment `scripts/dev` says ready: a newcomer's
 first chat ranks by meaning as well as by keywords, and no backfill competes with it for the CPU.
 
+A copy of the cache for today's deck is committed under `demo/`: setup starts from it, so a fresh clone
+embeds only what a newer Git manual changed.
+
 The cache maps a card's text hash (embeddings/text.py, what decides freshness) to its vector, one file
 per embedding model: a regenerated deck re-embeds only the cards whose text changed, and a vector of
 one model never serves another.
@@ -54,7 +57,7 @@ def load(path: Path) -> dict[str, np.ndarray]:
 def _save(path: Path, vectors: dict[str, np.ndarray]) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")  # np.savez adds .npz to a name without it
     hashes = list(vectors)
-    np.savez(tmp, hashes=np.array(hashes), vectors=np.stack([vectors[h] for h in hashes]).astype(np.float32))
+    np.savez_compressed(tmp, hashes=np.array(hashes), vectors=np.stack([vectors[h] for h in hashes]).astype(np.float32))
     os.replace(tmp, path)  # a setup stopped halfway leaves the old cache, never half of one
 
 
