@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -26,9 +27,20 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 
 
 class FakeAnthropic:
-    def __init__(self, port: int, first_token_s: float = FIRST_TOKEN_S, words: list[str] = WORDS) -> None:
+    def __init__(
+        self,
+        port: int,
+        first_token_s: float = FIRST_TOKEN_S,
+        words: list[str] = WORDS,
+        *,
+        words_for: Callable[[dict[str, Any]], list[str]] | None = None,
+        hold: threading.Barrier | None = None,
+    ) -> None:
+        """`words_for(request body)`: an answer of its own per request; `hold`: each stream waits there
+        after its first token, so a test sees every answer in flight at once."""
         self.first_token_s = first_token_s
-        self.words = words
+        self.words_for = words_for or (lambda _body: words)
+        self.hold = hold
         #: (arrived, first token written) per request, time.time() seconds.
         self.calls: list[tuple[float, float]] = []
         fake = self
@@ -45,7 +57,7 @@ class FakeAnthropic:
                 if not self.path.startswith("/v1/messages") or not body.get("stream"):
                     self.send_error(404)
                     return
-                fake._stream(self, arrived)
+                fake._stream(self, arrived, fake.words_for(body))
 
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
@@ -64,7 +76,7 @@ class FakeAnthropic:
         self.server.shutdown()
         self.server.server_close()
 
-    def _stream(self, h: BaseHTTPRequestHandler, arrived: float) -> None:
+    def _stream(self, h: BaseHTTPRequestHandler, arrived: float, words: list[str]) -> None:
         h.send_response(200)
         h.send_header("content-type", "text/event-stream")
         h.send_header("cache-control", "no-cache")
@@ -97,7 +109,7 @@ class FakeAnthropic:
         h.wfile.flush()
         time.sleep(max(0.0, arrived + self.first_token_s - time.time()))
         first = None
-        for i, word in enumerate(self.words):
+        for i, word in enumerate(words):
             text = (" " if i else "") + word
             h.wfile.write(
                 _event(
@@ -108,6 +120,8 @@ class FakeAnthropic:
             h.wfile.flush()
             if first is None:
                 first = time.time()
+                if self.hold is not None:
+                    self.hold.wait()
             time.sleep(TOKEN_S)
         h.wfile.write(_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
         h.wfile.write(
@@ -116,7 +130,7 @@ class FakeAnthropic:
                 {
                     "type": "message_delta",
                     "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": len(self.words)},
+                    "usage": {"output_tokens": len(words)},
                 },
             )
         )

@@ -65,6 +65,7 @@ SECTIONS = [
     Section("scope", default=False),
     Section("call_costs", default=False),
     Section("embed_rates", default=False),
+    Section("concurrent_answers", default=False),
     Section("emulator_jvm", default=False),
     Section("pipeline", stack="pipeline"),
     Section("load", stack="pipeline", default=False),

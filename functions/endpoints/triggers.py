@@ -86,6 +86,8 @@ def _card_of(snap: DocumentSnapshot[Any] | None) -> Card | None:
     retry_config=options.RetryConfig(max_attempts=answer_tasks.ATTEMPTS, min_backoff_seconds=10),
     rate_limits=options.RateLimits(max_concurrent_dispatches=answer_tasks.AT_ONCE),
     memory=options.MemoryOption.GB_1,
+    cpu=1,  # a concurrency above 1 needs a whole vCPU
+    concurrency=answer_tasks.ANSWERS_PER_INSTANCE,
     timeout_sec=GENERATE_TIMEOUT_S,
     secrets=secrets_for("generateAnswer"),
 )

@@ -340,11 +340,12 @@ def _key(text: str) -> str:
 
 def _sentence_bm25() -> Bm25:
     global _BM25
-    if _BM25 is None:
-        from cardchat.retrieval.bm25 import Bm25
+    with _LOCK:
+        if _BM25 is None:
+            from cardchat.retrieval.bm25 import Bm25
 
-        _BM25 = Bm25(title_weight=0.0)  # its own vocabulary and cache: sentences, not cards
-    return _BM25
+            _BM25 = Bm25(title_weight=0.0)  # its own vocabulary and cache: sentences, not cards
+        return _BM25
 
 
 def _vectors(texts: list[str]) -> np.ndarray:

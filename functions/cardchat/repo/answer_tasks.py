@@ -31,9 +31,13 @@ log = logging.getLogger(__name__)
 
 #: The task-queue function that runs answers (endpoints/triggers.py), and its queue's name.
 QUEUE = "generateAnswer"
+#: Answers one generateAnswer instance runs side by side (its `concurrency`): an answer mostly waits
+#: on the provider's stream (docs/scale.md; tests/generation/test_concurrent_answers.py runs this many
+#: in one process).
+ANSWERS_PER_INSTANCE = 8
 #: Answers the queue dispatches at once: as many as generateAnswer's instances (endpoints/base.py's
-#: max_instances), so a dispatch never meets a full service; the rest wait in the queue, in order.
-AT_ONCE = 20
+#: max_instances) can run, so a dispatch never meets a full service; the rest wait in the queue, in order.
+AT_ONCE = 20 * ANSWERS_PER_INSTANCE
 #: Dispatches of one task: a run that fails as a whole (its instance lost) is tried again; a
 #: second task for an answer already taken, streaming or done finds nothing to do.
 ATTEMPTS = 3

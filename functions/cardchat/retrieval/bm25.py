@@ -280,11 +280,14 @@ class Bm25:
 
 
 _DEFAULT: Bm25 | None = None
+_DEFAULT_LOCK = threading.Lock()
 
 
 def default_bm25() -> Bm25:
-    """The per-process instance whose cache serves every call."""
+    """The per-process instance whose cache serves every call (answers run side by side in one
+    instance: the first two to ask must not each make one)."""
     global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Bm25()
-    return _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = Bm25()
+        return _DEFAULT
