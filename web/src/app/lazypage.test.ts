@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mountLazily, whenLoaded } from './lazypage';
+import { loadBeside, mountLazily, whenLoaded } from './lazypage';
 
 /** A chunk's import() the test settles by hand. */
 function held<M>(): { load: () => Promise<M>; arrive: (m: M) => Promise<void>; fail: (e: Error) => Promise<void> } {
@@ -96,5 +96,33 @@ describe('a feature loaded on first use', () => {
     expect(document.querySelector('[data-testid=toast]')?.textContent).toContain('could not be loaded');
     document.querySelector<HTMLButtonElement>('[data-testid=toast-action]')!.click();
     expect(reload).toHaveBeenCalledOnce();
+  });
+});
+
+describe('a module fetched beside a view', () => {
+  it('is handed to the view once it has arrived', async () => {
+    const chunk = held<{ render: string }>();
+    const arrived = vi.fn();
+    loadBeside(chunk.load, arrived);
+    expect(arrived).not.toHaveBeenCalled();
+    await chunk.arrive({ render: 'markdown' });
+    expect(arrived).toHaveBeenCalledWith({ render: 'markdown' });
+  });
+
+  it('is not handed to a view that is gone', async () => {
+    const chunk = held<{ render: string }>();
+    const arrived = vi.fn();
+    const stop = loadBeside(chunk.load, arrived);
+    stop();
+    await chunk.arrive({ render: 'markdown' });
+    expect(arrived).not.toHaveBeenCalled();
+  });
+
+  it('leaves the view as it was when it does not arrive', async () => {
+    const chunk = held<{ render: string }>();
+    const arrived = vi.fn();
+    loadBeside(chunk.load, arrived);
+    await chunk.fail(new TypeError('Failed to fetch'));
+    expect(arrived).not.toHaveBeenCalled();
   });
 });

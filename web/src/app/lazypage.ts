@@ -66,3 +66,18 @@ export async function whenLoaded<M>(load: () => Promise<M>, use: (module: M) => 
   }
   use(module);
 }
+
+/**
+ * A module a view asks for as it opens but shows itself without (the card list's Markdown): `arrived`
+ * runs once it has, unless the answer was called first (the view is gone). A chunk that does not
+ * arrive leaves the view as it was.
+ */
+export function loadBeside<M>(load: () => Promise<M>, arrived: (module: M) => void): Unmount {
+  let gone = false;
+  load().then((module) => {
+    if (!gone) arrived(module);
+  }, () => {});
+  return () => {
+    gone = true;
+  };
+}

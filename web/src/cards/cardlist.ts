@@ -8,6 +8,7 @@ import {
 import { cardRelation, type CardRelation } from './cardfilter';
 import { ownerLabel } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
+import { loadBeside } from '../app/lazypage';
 import { cardEditPath } from '../app/router';
 import type { CardDoc } from '../data/shapes';
 
@@ -37,6 +38,7 @@ export class CardList {
    * cards on screen are drawn again when it does (docs/web.md, "Chunks").
    */
   private markdown: ((md: string) => string) | null = null;
+  private readonly stopMarkdown: () => void;
 
   /** `onNearEnd(n)`: the reader is `n` cards from the start of what is on screen's end; load at least that many. */
   constructor(
@@ -61,11 +63,13 @@ export class CardList {
     this.virtualizer = new Virtualizer(this.options);
     this.unmount = this.virtualizer._didMount();
     replaceChildren(this.el, this.status);
-    import('../app/markdown').then((m) => {
+    // Drawn again only while the page is open (a left page's list asks for no more cards); without
+    // the chunk the previews stay plain text and the rest of the page works.
+    this.stopMarkdown = loadBeside(() => import('../app/markdown'), (m) => {
       this.markdown = m.renderMarkdown;
       this.rendered.clear();
       this.render();
-    }, () => { /* the previews stay plain text: the rest of the page works without Markdown */ });
+    });
   }
 
   /** The list's cards (all loaded so far) and what its last row says while more are coming (null: nothing more). */
@@ -101,6 +105,7 @@ export class CardList {
   }
 
   dispose(): void {
+    this.stopMarkdown();
     this.unmount();
   }
 
