@@ -12,6 +12,9 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     target: 'es2022',
+    // dist/.vite/manifest.json: which chunk imports which, read by scripts/bundle_budget.py (the
+    // first screens' budget). Hosting does not serve dot folders (firebase.json "ignore").
+    manifest: true,
   },
   server: {
     // common/collections.json lives outside web/.

@@ -173,7 +173,18 @@ async function checkViewerChat(page, chatId, found) {
   await axeOn(page, 'a chat shared with the reader', found);
 }
 
-test('the pages of readers who are not the owner pass axe: sign-in, a published chat, a shared one', async () => {
+/** A page whose chunk does not arrive (a deploy replaced it) says so and offers a reload, which recovers. */
+async function checkChunkNotArrived(page, chatId, found) {
+  const chatChunk = /\/assets\/chat-[\w-]+\.js$/;
+  await page.route(chatChunk, (route) => route.abort());
+  await openPage(page, `/chat/${encodeURIComponent(chatId)}`, 'page-load-error');
+  await axeOn(page, 'a page whose chunk did not arrive', found);
+  await page.unroute(chatChunk);
+  await page.getByTestId('page-load-reload').click();
+  await page.getByTestId('read-only-note').waitFor({ timeout: 60_000 });
+}
+
+test('the pages of readers who are not the owner pass axe: sign-in, a published chat, one whose chunk did not arrive, a shared one', async () => {
   const { chatId, idToken } = await demoChat();
   await publishAsAdmin(chatId);
   await ensureUser(VIEWER.email, VIEWER.password);
@@ -184,6 +195,7 @@ test('the pages of readers who are not the owner pass axe: sign-in, a published 
   const found = [];
   await checkSignIn(page, found);
   await checkVisitorChat(page, chatId, found);
+  await checkChunkNotArrived(page, chatId, found);
   await checkViewerChat(page, chatId, found);
   assert.deepEqual(found, [], `axe found:\n${found.join('\n')}`);
   assert.deepEqual(errors, []);

@@ -2,21 +2,13 @@
 import './styles.css';
 import { h, replaceChildren } from './app/dom';
 import { router, type Route } from './app/router';
+import { mountLazily, type Unmount } from './app/lazypage';
 import { onSession, session, signOutNow, startSession, type Session } from './data/session';
-import { mountCard } from './cards/card';
-import { mountCardEditor } from './cards/cardeditor';
-import { mountCards } from './cards/cards';
-import { mountChat } from './chat/chat';
-import { mountChats } from './chat/chats';
-import { mountCollection, mountCollections } from './cards/collections';
-import { mountSettings } from './account/settings';
-import { mountUsage } from './account/usagepage';
-import { mountImport } from './importexport/importpage';
 import { renderSignIn } from './account/signin';
 
 const outlet = document.getElementById('view') as HTMLElement;
 const userBox = document.getElementById('user') as HTMLElement;
-let unmount: (() => void) | null = null;
+let unmount: Unmount | null = null;
 let mountedFor = '';
 
 function renderUser(s: Session): void {
@@ -55,31 +47,46 @@ function show(route: Route): void {
     replaceChildren(outlet, h('p', { class: 'muted', role: 'status' }, route.name === 'chat' ? 'Loading chat…' : 'Loading…'));
     return;
   }
-  switch (route.name) {
-    case 'chat':
-      // Published chats open without signing in.
-      unmount = mountChat(outlet, route.id, s);
-      return;
-    case 'card':
-      // Public cards (citation targets of published chats) open signed out too.
-      unmount = mountCard(outlet, route.id);
-      return;
-    case 'notfound':
-      replaceChildren(outlet, h('section', { class: 'panel' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Go to your cards')));
-      return;
+  if (route.name === 'notfound') {
+    replaceChildren(outlet, h('section', { class: 'panel' }, h('h1', null, 'Not found'), h('a', { href: '/' }, 'Go to your cards')));
+    return;
   }
-  if (!s.user) {
+  // Published chats and public cards (their citation targets) open without signing in.
+  if (!s.user && route.name !== 'chat' && route.name !== 'card') {
     renderSignIn(outlet);
     return;
   }
-  if (route.name === 'settings') unmount = mountSettings(outlet, s);
-  else if (route.name === 'usage') unmount = mountUsage(outlet, s);
-  else if (route.name === 'cards') unmount = mountCards(outlet, route, s);
-  else if (route.name === 'cardedit') unmount = mountCardEditor(outlet, route.id, s);
-  else if (route.name === 'import') unmount = mountImport(outlet, s);
-  else if (route.name === 'collections') unmount = mountCollections(outlet, s.user.uid);
-  else if (route.name === 'collection') unmount = mountCollection(outlet, route.id, s.user.uid);
-  else unmount = mountChats(outlet, s);
+  unmount = mountPage(route, s);
+}
+
+/**
+ * Every page is a chunk of its own, fetched when it opens: the first screen (sign-in, or the Cards
+ * page) downloads no other page's code (docs/web.md, "Chunks").
+ */
+function mountPage(route: Exclude<Route, { name: 'notfound' }>, s: Session): Unmount {
+  const uid = s.user?.uid ?? '';
+  switch (route.name) {
+    case 'chat':
+      return mountLazily(outlet, { load: () => import('./chat/chat'), mount: (m) => m.mountChat(outlet, route.id, s), waiting: 'Loading chat…' });
+    case 'card':
+      return mountLazily(outlet, { load: () => import('./cards/card'), mount: (m) => m.mountCard(outlet, route.id) });
+    case 'cards':
+      return mountLazily(outlet, { load: () => import('./cards/cards'), mount: (m) => m.mountCards(outlet, route, s) });
+    case 'cardedit':
+      return mountLazily(outlet, { load: () => import('./cards/cardeditor'), mount: (m) => m.mountCardEditor(outlet, route.id, s) });
+    case 'import':
+      return mountLazily(outlet, { load: () => import('./importexport/importpage'), mount: (m) => m.mountImport(outlet, s) });
+    case 'settings':
+      return mountLazily(outlet, { load: () => import('./account/settings'), mount: (m) => m.mountSettings(outlet, s) });
+    case 'usage':
+      return mountLazily(outlet, { load: () => import('./account/usagepage'), mount: (m) => m.mountUsage(outlet, s) });
+    case 'collections':
+      return mountLazily(outlet, { load: () => import('./cards/collections'), mount: (m) => m.mountCollections(outlet, uid) });
+    case 'collection':
+      return mountLazily(outlet, { load: () => import('./cards/collections'), mount: (m) => m.mountCollection(outlet, route.id, uid) });
+    case 'chats':
+      return mountLazily(outlet, { load: () => import('./chat/chats'), mount: (m) => m.mountChats(outlet, s) });
+  }
 }
 
 onSession((s) => {

@@ -8,7 +8,7 @@ import {
 import { cardRelation, type CardRelation } from './cardfilter';
 import { ownerLabel } from './cardsources';
 import { h, replaceChildren } from '../app/dom';
-import { renderMarkdown } from '../app/markdown';
+import { loadBeside } from '../app/lazypage';
 import { cardEditPath } from '../app/router';
 import type { CardDoc } from '../data/shapes';
 
@@ -32,6 +32,13 @@ export class CardList {
   private readonly virtualizer: Virtualizer<Window, HTMLElement>;
   private readonly options: VirtualizerOptions<Window, HTMLElement>;
   private readonly unmount: () => void;
+  /**
+   * Markdown (marked and DOMPurify) is a chunk of its own, asked for as the list is made and fetched
+   * beside the first page of cards: until it has arrived a preview is the body's plain text, and the
+   * cards on screen are drawn again when it does (docs/web.md, "Chunks").
+   */
+  private markdown: ((md: string) => string) | null = null;
+  private readonly stopMarkdown: () => void;
 
   /** `onNearEnd(n)`: the reader is `n` cards from the start of what is on screen's end; load at least that many. */
   constructor(
@@ -56,6 +63,13 @@ export class CardList {
     this.virtualizer = new Virtualizer(this.options);
     this.unmount = this.virtualizer._didMount();
     replaceChildren(this.el, this.status);
+    // Drawn again only while the page is open (a left page's list asks for no more cards); without
+    // the chunk the previews stay plain text and the rest of the page works.
+    this.stopMarkdown = loadBeside(() => import('../app/markdown'), (m) => {
+      this.markdown = m.renderMarkdown;
+      this.rendered.clear();
+      this.render();
+    });
   }
 
   /** The list's cards (all loaded so far) and what its last row says while more are coming (null: nothing more). */
@@ -91,6 +105,7 @@ export class CardList {
   }
 
   dispose(): void {
+    this.stopMarkdown();
     this.unmount();
   }
 
@@ -150,7 +165,7 @@ export class CardList {
     }
     if (this.rendered.size > CACHE) this.rendered.clear();
     const box = this.selectBox(c);
-    const body = h('div', { class: 'card-body markdown', html: renderMarkdown(c.body.slice(0, PREVIEW_CHARS)) });
+    const body = this.preview(c.body.slice(0, PREVIEW_CHARS));
     const el = h('article', { class: 'card', 'data-testid': 'card', 'data-card-id': c.id },
       h('header', null,
         box,
@@ -162,11 +177,16 @@ export class CardList {
       ),
       c.tags.length ? h('p', { class: 'tags' }, c.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
       body,
-      showMoreButton(body, c.body),
+      showMoreButton(body, c.body, (md) => this.preview(md).innerHTML),
     );
     const entry = { key: c.updated, el, box };
     this.rendered.set(c.id, entry);
     return entry;
+  }
+
+  private preview(markdown: string): HTMLElement {
+    const render = this.markdown;
+    return render ? h('div', { class: 'card-body markdown', html: render(markdown) }) : h('div', { class: 'card-body' }, markdown);
   }
 
   private selectBox(c: CardDoc): HTMLInputElement {
@@ -188,12 +208,12 @@ function scopeChip(relation: CardRelation, owner: string): HTMLElement {
   return h('span', { class: `chip scope-${relation}`, 'data-testid': 'card-scope' }, text);
 }
 
-function showMoreButton(body: HTMLElement, markdown: string): HTMLButtonElement {
+function showMoreButton(body: HTMLElement, markdown: string, render: (md: string) => string): HTMLButtonElement {
   const more = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Show more');
   let whole = markdown.length <= PREVIEW_CHARS;
   more.addEventListener('click', () => {
     if (!whole) {
-      body.innerHTML = renderMarkdown(markdown);
+      body.innerHTML = render(markdown);
       whole = true;
     }
     const open = body.classList.toggle('expanded');

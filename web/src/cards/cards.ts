@@ -18,10 +18,9 @@ import { describeSearch } from './cardsearch';
 import { listContentFor, type ListContent } from './listcontent';
 import { EmbeddingStatus } from './embeddingstatus';
 import { exportButtons } from '../importexport/exportmenu';
-import { openStartChat } from '../chat/startchat';
-import { saveCollectionButton } from './savecollection';
 import { emptySourceText, SourcePicker, type SourceChoice } from './sourcepicker';
 import { mark } from '../app/timing';
+import { whenLoaded } from '../app/lazypage';
 import type { CardDoc, CardSources } from '../data/shapes';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
@@ -213,7 +212,8 @@ class CardsView {
       h('div', { class: 'toolbar' },
         h('div', { class: 'field' }, h('label', { for: 'card-search' }, 'Filter'), this.search),
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
-        this.picker.el, h('span', { class: 'spacer' }), saveCollectionButton(this.uid, () => this.filter),
+        this.picker.el, h('span', { class: 'spacer' }), h('button', { type: 'button', 'data-testid': 'save-collection',
+          onclick: () => void whenLoaded(() => import('./savecollection'), (m) => m.openSaveDialog(this.uid, this.filter)) }, 'Save as collection'),
         h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'), h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
       this.picker.sharersEl,
@@ -293,13 +293,14 @@ class CardsView {
     const query = selCount ? null : filterQuery(filter);
     const cards = selCount ? await this.chosenCards() : query ? [] : await this.allCards(MAX_CHAT_IDS);
     this.renderActions();
-    openStartChat({
+    // Like "Save as collection", a dialog loaded on its first use (the first screen waits for neither).
+    await whenLoaded(() => import('../chat/startchat'), (m) => m.openStartChat({
       cardIds: cards.map((c) => c.id),
       query,
       count: this.viewCount() ?? 0,
       description: describeCollection(filter, selCount || null),
       configuration: { tag: filter.tag, text: filter.text, selected: selCount > 0, from_chat: route.chat },
-    });
+    }));
   }
 
   private syncUrl(): void {

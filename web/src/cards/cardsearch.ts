@@ -2,7 +2,7 @@
 // typing a word finds cards the page never loaded. The page's own debounce and
 // list generations drop answers to an older text; a failure reaches the
 // list as a failure (the pager's error state), never as "no match".
-import { searchCards, type CollectionQuery, type SearchHit } from '../data/api';
+import type { CollectionQuery, SearchHit } from '../data/api';
 import type { CardPages } from '../data/cardpager';
 import type { CardDoc } from '../data/shapes';
 
@@ -23,7 +23,8 @@ export interface SearchAnswer {
 export function searchPages(query: CollectionQuery & { text: string }): { pages: CardPages; count: () => Promise<number> } {
   let answer: Promise<SearchAnswer> | null = null;
   const ask = (): Promise<SearchAnswer> => {
-    answer ??= searchCards({ ...query, limit: SEARCH_LIMIT })
+    // The callables' chunk (the Functions SDK) loads with the first search, not with the page.
+    answer ??= import('../data/api').then((api) => api.searchCards({ ...query, limit: SEARCH_LIMIT }))
       .then((r) => ({ cards: r.cards.map(asCard), matching: r.matching }))
       .catch((e: unknown) => { answer = null; throw e; });
     return answer;

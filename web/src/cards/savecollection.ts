@@ -1,6 +1,5 @@
 // "Save as collection" on the Cards page: the current filter (or its explicit
 // id list) under a name, with standing instructions to the model.
-import { h } from '../app/dom';
 import { describeError } from '../app/errors';
 import { collectionPath, router } from '../app/router';
 import { collectionProblem, saveCollection, type NewCollection } from '../data/savedcollections';
@@ -8,14 +7,8 @@ import { describeCollection, type CardFilter } from './cardfilter';
 import { filterQuery } from './collectionquery';
 import { collectionForm } from './collectionform';
 
-/** The button; `filter` is read when it is clicked. */
-export function saveCollectionButton(uid: string, filter: () => CardFilter): HTMLElement {
-  const button = h('button', { type: 'button', 'data-testid': 'save-collection' }, 'Save as collection');
-  button.addEventListener('click', () => openSaveDialog(uid, filter()));
-  return button;
-}
-
-function openSaveDialog(uid: string, f: CardFilter): void {
+/** The dialog of the Cards page's "Save as collection" button (cards.ts), for the filter it shows. */
+export function openSaveDialog(uid: string, f: CardFilter): void {
   const { dialog, form, name, instructions, error, save } = collectionForm({
     heading: 'Save as collection', hint: describeCollection(f, null), name: f.tag ?? f.text.trim(), instructions: '',
     testId: 'save-collection-dialog',

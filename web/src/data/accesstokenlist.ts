@@ -1,7 +1,7 @@
 // The user's personal access tokens as Settings lists them: labels and dates,
 // never a token or its hash (those are server-only).
 import { collection, onSnapshot, query, where, type FirestoreError, type Unsubscribe } from 'firebase/firestore';
-import { db } from './firebase';
+import { db } from './db';
 import { COLLECTIONS } from './names';
 import type { AccessTokenDoc } from './shapes';
 import { toAccessToken } from './snapshots';

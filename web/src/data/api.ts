@@ -1,7 +1,7 @@
 // Typed wrappers for the backend's callables (names from common/collections.json).
 import { httpsCallable } from 'firebase/functions';
 import { timed } from '../app/timing';
-import { functions } from './firebase';
+import { functions } from './functions';
 import { FUNCTIONS } from './names';
 
 /** A model the caller may chat with (listModels). */

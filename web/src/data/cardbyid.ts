@@ -2,7 +2,7 @@
 // export), and the owner's skip record of it: single-document gets the rules
 // allow to any reader the card admits.
 import { doc, getDoc, type DocumentData } from 'firebase/firestore';
-import { db } from './firebase';
+import { db } from './db';
 import { COLLECTIONS } from './names';
 import type { CardDoc } from './shapes';
 import { toCard } from './snapshots';

@@ -17,7 +17,7 @@ import { cursorPages, filteredPages, idPages, type CardPages, type PageFetch } f
 import { parseSources, sourcesProblem } from '../cards/cardsources';
 import { errorCode } from '../app/errors';
 import { OFFLINE, watchLive } from './livequery';
-import { db } from './firebase';
+import { db } from './db';
 import { COLLECTIONS } from './names';
 import { mark, timed } from '../app/timing';
 import type { CardDoc, CardSources } from './shapes';

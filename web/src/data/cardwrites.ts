@@ -9,7 +9,7 @@ import {
 } from 'firebase/firestore';
 import { ownCardId } from '../cards/cardids';
 import type { CardFields } from '../cards/cardvalidity';
-import { db } from './firebase';
+import { db } from './db';
 import { idRanges, type PlannedCard } from '../importexport/importplan';
 import { COLLECTIONS } from './names';
 import { inPool } from '../app/pool';

@@ -4,7 +4,7 @@
 import {
   collection, doc, getDoc, onSnapshot, orderBy, query, where, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
-import { db } from './firebase';
+import { db } from './db';
 import { watchLive, type LiveError } from './livequery';
 import { COLLECTIONS } from './names';
 import type { ChatDoc, ChatPrivateDoc } from './shapes';

@@ -2,7 +2,7 @@
 // viewer}), never a list on the chat, which every visitor of a published chat
 // reads. The rules give a viewer doc to the viewer it names and to the owner.
 import { collection, doc, onSnapshot, query, where, type Unsubscribe } from 'firebase/firestore';
-import { db } from './firebase';
+import { db } from './db';
 import { watchLive, type LiveError } from './livequery';
 import { COLLECTIONS } from './names';
 import type { ChatDoc } from './shapes';

@@ -3,7 +3,7 @@
 import {
   collection, onSnapshot, orderBy, query, where, type FirestoreError, type Unsubscribe,
 } from 'firebase/firestore';
-import { db } from './firebase';
+import { db } from './db';
 import { watchLive, type LiveError } from './livequery';
 import { COLLECTIONS } from './names';
 import type { MessageDoc } from './shapes';

@@ -6,7 +6,7 @@ import {
 } from 'firebase/firestore';
 import type { AnswerUsageDoc, FeedbackDoc, UsageDayDoc } from './shapes';
 import { toAnswerUsage, toFeedback, toUsageDay } from './snapshots';
-import { db } from './firebase';
+import { db } from './db';
 import { COLLECTIONS } from './names';
 
 /** One document per answer of one of the owner's chats, by message id (the rules want the owner filter). */

@@ -8,7 +8,7 @@ import {
 } from 'firebase/firestore';
 import shared from '../../../common/collections.json';
 import type { CollectionQuery } from './api';
-import { db } from './firebase';
+import { db } from './db';
 import { COLLECTIONS } from './names';
 import type { ChatDoc } from './shapes';
 import { toChat } from './snapshots';

@@ -3,11 +3,8 @@ import {
   EmailAuthProvider, GoogleAuthProvider, onAuthStateChanged, reauthenticateWithCredential, reauthenticateWithPopup,
   signOut, type User,
 } from 'firebase/auth';
-import { doc, getDoc } from 'firebase/firestore';
-import { listApiKeys } from './api';
-import { auth, db, usingEmulators } from './firebase';
-import { COLLECTIONS } from './names';
-import { mark, timed } from '../app/timing';
+import { auth, usingEmulators } from './firebase';
+import { mark } from '../app/timing';
 
 export interface Session {
   user: User | null;
@@ -50,12 +47,9 @@ export function startSession(): void {
     publish({ user, mayUseAi: false, aiChecked: false, resolved: true });
     let mayUseAi = false;
     try {
-      const snap = await timed('profile', getDoc(doc(db, COLLECTIONS.users, user.uid)));
-      mayUseAi = snap.exists() && snap.get('may_use_ai') === true;
-      // Without the grant, a key of their own (Settings) lets them chat on that provider's models.
-      if (!mayUseAi) mayUseAi = (await timed('listApiKeys', listApiKeys({}))).keys.length > 0;
+      mayUseAi = await (await import('./profile')).mayUseAi(user.uid);
     } catch {
-      // Unreadable profile: the server stays the judge; the UI just won't offer chat.
+      // Unreadable profile (or its chunk did not arrive): the server stays the judge; the UI just won't offer chat.
     }
     if (auth.currentUser?.uid === user.uid) publish({ user, mayUseAi, aiChecked: true, resolved: true });
   });
