@@ -116,3 +116,15 @@ def test_a_listed_endpoints_key_is_bound_as_a_secret_and_a_bad_setting_stops_the
     for bad in ("{", '{"id": "x"}', '[{"id": "Bad Id", "base_url": "https://a/v1", "key_secret": "K"}]'):
         with pytest.raises(ValueError, match=compatible.SETTING):
             compatible.endpoints({compatible.SETTING: bad})
+
+
+def test_the_deployments_named_models_are_offered_by_host_without_a_price(monkeypatch):
+    from cardchat.access.model_list import listing
+
+    setting = [{**{"id": "gateway", "base_url": ENDPOINT.base_url, "key_secret": ENDPOINT.key_env}, "models": ["m-1"]}]
+    monkeypatch.setenv(compatible.SETTING, json.dumps(setting))
+    offered = {m["id"]: m for m in listing(None, None, frozenset())["models"]}  # type: ignore[arg-type]
+    assert offered["compatible:gateway:m-1"]["label"] == "m-1 (via llm.example.com)"
+    assert offered["compatible:gateway:m-1"]["priced"] is False and "base_url" not in offered["compatible:gateway:m-1"]
+    monkeypatch.delenv(ENDPOINT.key_env)
+    assert "compatible:gateway:m-1" not in {m["id"] for m in listing(None, None, frozenset())["models"]}  # type: ignore[arg-type]
