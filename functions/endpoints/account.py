@@ -6,7 +6,6 @@ from typing import Any
 
 from firebase_functions import https_fn, options, scheduler_fn
 
-from cardchat.llm import models
 from cardchat.parsing import requests, token_requests
 from endpoints.base import ai_access, caller, db, endpoint, secrets_for
 
@@ -14,11 +13,10 @@ from endpoints.base import ai_access, caller, db, endpoint, secrets_for
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("listModels"))
 @endpoint
 def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
-    own = ai_access(req.auth.uid).own_keys if req.auth is not None and req.auth.uid else frozenset()
-    return {
-        "models": [dict(m.public(), own_key=m.provider in own) for m in models.available_models(own_keys=own)],
-        "default": models.default_model_id(own_keys=own),
-    }
+    from cardchat.access import model_list
+
+    uid = req.auth.uid if req.auth is not None and req.auth.uid else None
+    return model_list.listing(db(), uid, ai_access(uid).own_keys if uid else frozenset())
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("setApiKey"))
@@ -27,8 +25,8 @@ def setApiKey(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import own_keys
 
     uid = caller(req)
-    provider, key = requests.api_key(req.data)
-    return own_keys.set_key(db(), uid, provider, key)
+    provider, key, base_url = requests.api_key(req.data)
+    return own_keys.set_key(db(), uid, provider, key, base_url=base_url)
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

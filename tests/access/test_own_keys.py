@@ -31,9 +31,9 @@ def sealing(monkeypatch):
 
 
 def test_a_key_of_each_provider_has_its_shape_and_a_refusal_never_repeats_it():
-    assert set(requests.API_KEY_SHAPES) == {"anthropic", "openai", "gemini"}
+    assert set(requests.API_KEY_SHAPES) == {"anthropic", "openai", "gemini", "openai_compatible"}
     for provider, key in (("anthropic", ANTHROPIC), ("openai", OPENAI), ("gemini", GEMINI)):
-        assert requests.api_key({"provider": provider, "key": f"  {key}\n"}) == (provider, key)
+        assert requests.api_key({"provider": provider, "key": f"  {key}\n"}) == (provider, key, None)
     wrong = [
         ("openai", ANTHROPIC),
         ("anthropic", OPENAI),
@@ -49,6 +49,18 @@ def test_a_key_of_each_provider_has_its_shape_and_a_refusal_never_repeats_it():
     for provider in ("offline", "", None, "Anthropic"):
         with pytest.raises(InvalidArgument, match=r"^provider:"):
             requests.api_key({"provider": provider, "key": ANTHROPIC})
+
+
+def test_an_endpoint_key_comes_with_its_base_url_and_no_other_key_takes_one():
+    data = {"provider": "openai_compatible", "key": " any-word ", "base_url": " https://llm.example.com/v1 "}
+    assert requests.api_key(data) == ("openai_compatible", "any-word", "https://llm.example.com/v1")
+    for missing in (None, "", "   ", 5):
+        with pytest.raises(InvalidArgument, match=r"^base_url: required"):
+            requests.api_key({**data, "base_url": missing})
+    with pytest.raises(InvalidArgument, match=r"^base_url: only for"):
+        requests.api_key({"provider": "anthropic", "key": ANTHROPIC, "base_url": "https://llm.example.com/v1"})
+    with pytest.raises(InvalidArgument, match=r"^key:"):
+        requests.api_key({**data, "key": "two words"})
 
 
 @pytest.mark.emulator

@@ -67,6 +67,7 @@ def test_a_priced_answer_records_cost_timings_uncited_claims_and_its_day(db, ant
         "output_tokens": 9,
         "cached_input_tokens": 0,
         "cache_write_tokens": 1200,
+        "estimated": False,  # the provider's count
     }
     assert owners["cost_usd"] == cost_usd(CLAUDE, 1225, 9, 0, 1200)
     assert owners["cost_usd"] == pytest.approx((25 * 3 + 1200 * 3.75 + 9 * 15) / 1e6)

@@ -31,6 +31,7 @@ def test_a_complete_answer_tells_its_readers_nothing_of_the_backgrounds_size(db,
         "output_tokens": 9,
         "cached_input_tokens": 0,
         "cache_write_tokens": 1200,
+        "estimated": False,  # the provider's count
     }
     assert owners["cost_usd"] == cost_usd(CLAUDE, 1225, 9, 0, 1200) > 0
     (day,) = [d.to_dict() for d in db.collection(USAGE_DAILY).stream()]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardchat.access.ratelimit import Limits
 from cardchat.errors import NotFound, PermissionDenied
-from cardchat.llm.models import MODELS, ModelSpec, key_present
+from cardchat.llm.models import ModelSpec, key_present, spec_of
 from cardchat.schema.documents import Card, UserDoc
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class AIAccess:
         """The rate limits a call answered by `model_id` runs under: on the
         caller's own key, no daily cap and no AI grant needed; else AI use
         must have been granted (PermissionDenied)."""
-        spec = MODELS.get(model_id or "")
+        spec = spec_of(model_id)
         if spec is not None and spec.key_env is not None and spec.provider in self.own_keys:
             return Limits.from_env().on_own_key()
         if not self.may_use_ai:

@@ -63,7 +63,7 @@ def branch_chat(
     when = now or utc_now()
     rules = limits or ratelimit.Limits.from_env()
     source = Chat.from_dict(require_owner(chats_repo.get_chat(db, chat_id), uid))
-    spec = models.MODELS.get(source.model)
+    spec = models.spec_of(source.model)
     if spec is None or not (rules.own_key or models.key_present(spec)):  # own_key: admitted on the caller's key
         raise FailedPrecondition(f"the chat's model {source.model!r} is not available any more")
     earlier = _said_before_question(messages_repo.chat_messages(db, chat_id), message_index)

@@ -104,7 +104,8 @@ def continue_chat(
     `query`: a scope of the caller's whose cards join the cited ones; None, the cited ones alone."""
     when = now or utc_now()
     source, private = _readable_source(db, uid, chat_id)
-    spec = models.MODELS[model_id or _default_model(source, ai)]
+    spec = models.spec_of(model_id or _default_model(source, ai))
+    assert spec is not None  # parsed (parsing.requests.continue_chat) or the default
     rules = ai.admit(spec.id)  # AI use, or the caller's own key for this provider
     ratelimit.check(db, uid, 0, when, rules)
 
@@ -206,7 +207,7 @@ def _continued_title(source: dict[str, Any]) -> str:
 
 
 def _default_model(source: dict[str, Any], ai: AIAccess) -> str:
-    spec = models.MODELS.get(source.get("model") or "")
+    spec = models.spec_of(source.get("model"))
     return spec.id if spec is not None and ai.offers(spec) else models.default_model_id(own_keys=ai.own_keys)
 
 

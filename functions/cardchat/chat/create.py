@@ -110,7 +110,8 @@ def create_chat(
     clock = _Stopwatch()
     saved = saved_collections.resolve(db, uid, req) if req.collection_id is not None else None
     req = saved.request if saved is not None else req
-    spec = models.MODELS[req.model]
+    spec = models.spec_of(req.model)
+    assert spec is not None  # parsed: parsing.requests.create_chat
     stamp = when or now()
     rules = limits or ratelimit.Limits.from_env()
     ratelimit.check(db, uid, token_bound(spec, 0, [req.initial_message]), stamp, rules)

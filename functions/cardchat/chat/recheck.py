@@ -152,7 +152,7 @@ def _withdraw_from(db: Db, chat_id: str, owner: str) -> None:
     if chat is None:
         return
     private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
-    spec = models.MODELS.get(str(chat.get("model") or ""))
+    spec = models.spec_of(str(chat.get("model") or ""))
     current_background(db, chat_id, Chat.from_dict(chat), private, spec.tokenizer if spec else TOKENIZERS[0])
     # Their ids name them (`<uid>_…`): they go from the chat's other records too.
     theirs = [c for c, o in zip(private.card_ids, private.card_owners, strict=False) if c and o == owner]

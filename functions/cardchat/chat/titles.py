@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from cardchat.llm.models import MODELS
+from cardchat.llm import compatible
+from cardchat.llm.models import spec_of
 from cardchat.parsing.utf8 import well_formed
 from cardchat.providers import Message, ProviderError, complete
 
@@ -38,8 +39,9 @@ def make_title(model_id: str, question: str, api_key: str | None = None) -> tupl
     """The title, and the model tokens its call used (for the owner's daily
     limit: the provider's count, else our tokenizer's; 0 when no model was
     called or the provider refused the call). `api_key`: the owner's own."""
-    spec = MODELS.get(model_id)
-    if spec is None or spec.key_env is None:
+    spec = spec_of(model_id)
+    # a user's own endpoint is often a small local server: its answer comes first, the first words title it
+    if spec is None or spec.key_env is None or spec.provider == compatible.OWN:
         return fallback_title(question), 0
     messages: list[Message] = [{"role": "user", "content": question}]
     try:
@@ -67,7 +69,7 @@ def retitle(db: Db, chat_id: str, owner: str, first_answer: ChatMessage, questio
     model_id = first_answer.model
     if not model_id:
         return None
-    spec = MODELS.get(model_id)
+    spec = spec_of(model_id)
     # on the owner's own key when the answer was: theirs to pay, not the day's cap
     own = key_for(db, owner, spec.provider) if owner and spec is not None and spec.key_env else None
     if own is None and first_answer.own_key:

@@ -19,7 +19,7 @@ from cardchat.access.ratelimit import Limits, admission
 from cardchat.chat.history_window import said_before, token_bound, turn_budget
 from cardchat.errors import FailedPrecondition, NotFound
 from cardchat.ids import new_message_id
-from cardchat.llm.models import MODELS, ModelSpec
+from cardchat.llm.models import ModelSpec, spec_of
 from cardchat.repo import answer_tasks
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.messages import ResetDecision, TurnDecision
@@ -94,7 +94,7 @@ def start_answers(db: Db, written: Sequence[tuple[str, ChatMessage]]) -> None:
 
 
 def _spec(chat: Chat) -> ModelSpec:
-    spec = MODELS.get(chat.model)
+    spec = spec_of(chat.model)
     if spec is None:
         raise FailedPrecondition(f"the chat's model {chat.model!r} is not available any more")
     return spec

@@ -35,11 +35,12 @@ def answer_usage(owner: str | None, chat: str, spec: ModelSpec, usage: Usage) ->
 
 
 def estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:
-    """Our count of a call the provider did not count (cut off before its count arrived)."""
+    """Our count of a call the provider did not count (cut off before its count arrived, or a
+    compatible server that sends none)."""
     from cardchat.llm.tokens import count_tokens
 
     counts = count_tokens([m["content"] for m in messages] + [content], spec.tokenizer)
-    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1])
+    return Usage(input_tokens=background_tokens + sum(counts[:-1]), output_tokens=counts[-1], estimated=True)
 
 
 def spent(
@@ -72,7 +73,7 @@ def usage_day(record: AnswerUsage | None, model: str, now: datetime) -> UsageDay
         answers=1,
         input_tokens=record.usage.input_tokens,
         output_tokens=record.usage.output_tokens,
-        cost_usd=record.cost_usd,
+        cost_usd=record.cost_usd or 0.0,
     )
 
 

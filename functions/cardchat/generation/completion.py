@@ -39,7 +39,8 @@ def final_answer(run: Run, content: str, chunks: int) -> FinalAnswer:
     citations read against the background's cards, its coverage, timings and notices."""
     assert run.spec is not None and run.window is not None
     total = run.elapsed()
-    if run.usage is None:  # cut off before the provider's count: ours, for the rate limit
+    if run.usage is None or not (run.usage.input_tokens or run.usage.output_tokens):
+        # cut off before the provider's count, or it sent none: ours, for the rate limit and the owner
         run.usage = accounting.estimated_usage(run.spec, run.window.messages, run.background_tokens, content)
     card_ids = run.private.card_ids
     return FinalAnswer(

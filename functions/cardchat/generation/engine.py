@@ -32,14 +32,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from cardchat import providers
-from cardchat.access.own_keys import run_key
+from cardchat.access.own_keys import base_url_for, run_key
 from cardchat.access.ratelimit import reconcile
 from cardchat.chat.history_window import ContextTooSmall, window_for
 from cardchat.generation import completion, run_log, turn_context
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.generation.run_state import AfterAnswer, Run
 from cardchat.ids import new_run_id
-from cardchat.llm.models import MODELS
+from cardchat.llm.models import spec_of
 from cardchat.providers.base import ProviderError, read_timeout_s
 from cardchat.providers.headlines import headline
 from cardchat.repo import chats as chats_repo
@@ -138,12 +138,13 @@ def _prepare(run: Run) -> str | None:
     msg = run.msg
     chat = run.chat = Chat.from_dict(chats_repo.get_chat(run.db, msg.chat) or {})
     run.owner = chat.owner or None
-    spec = MODELS.get(msg.model or chat.model or "")
+    spec = spec_of(msg.model or chat.model)
     if spec is None:
         log.error("generate %s: unknown model %r", run.message_id, str(msg.model)[:60])
         return _fail(run, headline(None, "unknown_model"), "")
     run.spec = spec
     run.api_key = run_key(run.db, chat.owner, spec, msg.own_key)
+    run.base_url = base_url_for(run.db, chat.owner, spec)
     run.secrets = [os.environ.get(spec.key_env) if spec.key_env else None, run.api_key]
     if msg.attempts > 1:
         messages_repo.delete_chunks(run.db, run.message_id)  # left by a run that died
@@ -167,7 +168,10 @@ def _stream_with_retries(run: Run, deadline: float) -> None:
     after a refusal before the first token; cut off at `deadline`."""
     assert run.spec is not None and run.window is not None and run.writer is not None
     while True:
-        deltas = providers.stream(run.spec.id, run.window.messages, run.background, run.window.max_tokens, run.api_key)
+        window = run.window
+        deltas = providers.stream(
+            run.spec.id, window.messages, run.background, window.max_tokens, run.api_key, run.base_url
+        )
         try:
             for item in deltas:
                 if isinstance(item, Usage):

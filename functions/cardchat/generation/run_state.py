@@ -61,6 +61,7 @@ class Run:
         self.background_tokens = 0
         self.secrets: list[str | None] = []
         self.api_key: str | None = None  # the chat owner's own key (access/own_keys.py), else None
+        self.base_url: str | None = None  # their own OpenAI-compatible endpoint's, beside that key
         self.writer: StreamWriter | None = None
         self.parts: list[str] = []
         self.usage: Usage | None = None

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from cardchat.llm import compatible
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -24,11 +26,15 @@ class ModelSpec:
     # How tokens are counted for this model (llm/tokens.py): a tiktoken encoding
     # where the real tokenizer is available offline, else a calibrated estimate.
     tokenizer: str
+    # a deployment's OpenAI-compatible endpoint (llm/compatible.py); a user's own is stored with their key
+    base_url: str | None = None
 
     def public(self) -> dict[str, Any]:
-        """What listModels tells a client: no key names."""
+        """What listModels tells a client: no key names, no URL (the label names the host)."""
         d = asdict(self)
         d.pop("key_env")
+        d.pop("base_url")
+        d["priced"] = self.id in PRICES
         d["offline"] = self.key_env is None
         return d
 
@@ -75,16 +81,68 @@ MODELS: dict[str, ModelSpec] = {
 KEY_NAMES: tuple[str, ...] = tuple(sorted({m.key_env for m in MODELS.values() if m.key_env}))
 
 
+#: What an OpenAI-compatible model is assumed to take when its endpoint says
+#: nothing (the OpenAI API has no field for it): small enough for the servers
+#: people run locally, and a request that overflows fails with a headline.
+COMPATIBLE_CONTEXT_WINDOW = 32_768
+COMPATIBLE_MAX_OUTPUT = 4_096
+#: Their tokenizers are unknown (Llama, Qwen, Mistral...): counted as an estimate (llm/tokens.py).
+COMPATIBLE_TOKENIZER = "estimate-open"
+#: The key_env of a user's own endpoint's models: never set, so only their own key answers them.
+OWN_ENDPOINT_KEY = "CARDCHAT_OWN_ENDPOINT_KEY"
+
+
+def compatible_spec(model: str, endpoint: compatible.Endpoint | None = None, base_url: str | None = None) -> ModelSpec:
+    """The spec of `model` on the deployment's `endpoint`, or (None) on a
+    user's own endpoint, whose `base_url` (stored with their key) only names its host."""
+    url = endpoint.base_url if endpoint else base_url
+    return ModelSpec(
+        id=compatible.model_id(model, endpoint.id if endpoint else None),
+        provider=compatible.DEPLOYED if endpoint else compatible.OWN,
+        label=compatible.label(model, url) if url else model,
+        context_window=COMPATIBLE_CONTEXT_WINDOW,
+        max_output_tokens=COMPATIBLE_MAX_OUTPUT,
+        key_env=endpoint.key_env if endpoint else OWN_ENDPOINT_KEY,
+        tokenizer=COMPATIBLE_TOKENIZER,
+        base_url=endpoint.base_url if endpoint else None,
+    )
+
+
+def spec_of(model_id: str | None, env: Mapping[str, str] | None = None) -> ModelSpec | None:
+    """The spec of any model id: one of MODELS, or a compatible endpoint's (None: no such model)."""
+    if not model_id:
+        return None
+    spec = MODELS.get(model_id)
+    if spec is not None:
+        return spec
+    parsed = compatible.parse_model_id(model_id)
+    if parsed is None:
+        return None
+    endpoint_id, name = parsed
+    if endpoint_id is None:
+        return compatible_spec(name)
+    endpoint = compatible.endpoints(env).get(endpoint_id)
+    return compatible_spec(name, endpoint) if endpoint is not None else None
+
+
 def key_present(spec: ModelSpec, env: Mapping[str, str] | None = None) -> bool:
     if spec.key_env is None:
         return True
+    if spec.provider == compatible.OWN:
+        return False
     env = os.environ if env is None else env
     return bool(env.get(spec.key_env, "").strip())
 
 
 def available_models(env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()) -> list[ModelSpec]:
-    """The models with a key: the deployment's, or the caller's own for the provider (`own_keys`)."""
-    return [m for m in MODELS.values() if key_present(m, env) or (m.key_env is not None and m.provider in own_keys)]
+    """The models with a key: the deployment's, or the caller's own for the provider (`own_keys`);
+    of the compatible endpoints, those the setting names (the rest come from their `GET /models`)."""
+    named = [compatible_spec(n, e) for e in compatible.endpoints(env).values() for n in e.models]
+    return [
+        m
+        for m in [*MODELS.values(), *named]
+        if key_present(m, env) or (m.key_env is not None and m.provider in own_keys)
+    ]
 
 
 def default_model_id(env: Mapping[str, str] | None = None, own_keys: frozenset[str] = frozenset()) -> str:
@@ -139,13 +197,13 @@ PRICES: dict[str, Price] = {
 
 def cost_usd(
     model_id: str, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0, cache_write_tokens: int = 0
-) -> float:
+) -> float | None:
     """What one call cost in US dollars. `input_tokens` is the whole prompt,
-    cached reads and cache writes included; an unknown model costs 0 (it
-    cannot have been called)."""
+    cached reads and cache writes included; None for a model without a known
+    price (a compatible endpoint's): unknown, never 0."""
     price = PRICES.get(model_id)
     if price is None:
-        return 0.0
+        return None
     if price.long_prompt is not None and price.long_prompt_above is not None and input_tokens > price.long_prompt_above:
         price = price.long_prompt
     cached = cached_input_tokens if price.cached_input is not None else 0

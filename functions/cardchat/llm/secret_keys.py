@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from cardchat.llm import compatible
 from cardchat.llm.keycrypt import KEY_ENV as USER_KEYS_SECRET
 from cardchat.llm.models import KEY_NAMES
 
@@ -41,4 +42,6 @@ def bound_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     known = {*KEY_NAMES, USER_KEYS_SECRET}
     listed = {k for k in env.get(SECRETS_ENV, "").replace(" ", "").split(",") if k in known}
     embedder = EMBEDDER_KEYS.get(embeddings_name(env))
-    return sorted(listed | ({embedder} if embedder else set()))
+    # an OpenAI-compatible endpoint's key is bound whenever the endpoint is listed, as the embedder's is
+    endpoints = {e.key_env for e in compatible.endpoints(env).values()}
+    return sorted(listed | endpoints | ({embedder} if embedder else set()))

@@ -28,7 +28,10 @@ TIKTOKEN_DIR = Path(__file__).resolve().parents[1] / "assets" / "tiktoken"
 #: cards rather than a failed request.
 #: Gemini: its SentencePiece vocabulary (256k) is about as efficient as
 #: o200k on English and somewhat less on code and markup; 1.25 errs high.
-ESTIMATE_FACTORS: dict[str, float] = {"estimate-claude": 1.35, "estimate-gemini": 1.25}
+#: An OpenAI-compatible endpoint's model (llm/compatible.py) may use any
+#: tokenizer, many with vocabularies a quarter or less of o200k's (Llama 2,
+#: Mistral): 1.5 errs high for all of them.
+ESTIMATE_FACTORS: dict[str, float] = {"estimate-claude": 1.35, "estimate-gemini": 1.25, "estimate-open": 1.5}
 ENCODINGS = ("o200k_base", "cl100k_base")
 TOKENIZERS = ENCODINGS + tuple(ESTIMATE_FACTORS)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from cardchat.errors import InvalidArgument
-from cardchat.llm import models
+from cardchat.llm import compatible, models
 from cardchat.parsing.collection_query import MAX_QUERY_TEXT_CHARS, CollectionQuery, from_request, request_string
 from cardchat.schema.accounts import Rating
 from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
@@ -223,7 +223,7 @@ def _pinned(ids: Any) -> list[str]:
 def _model(model_id: Any, own_keys: frozenset[str], env: Mapping[str, str] | None) -> str:
     """A known model the caller may use: the deployment holds its key, or the
     caller holds their own for its provider (`own_keys`)."""
-    spec = models.MODELS.get(model_id) if isinstance(model_id, str) else None
+    spec = models.spec_of(model_id, env) if isinstance(model_id, str) else None
     if spec is None:
         raise InvalidArgument(f"model: unknown model {str(model_id)[:60]!r}")
     if not models.key_present(spec, env) and spec.provider not in own_keys:
@@ -266,6 +266,8 @@ API_KEY_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
     "anthropic": (re.compile(r"sk-ant-[A-Za-z0-9_-]{20,250}"), "an Anthropic API key (sk-ant-…)"),
     "openai": (re.compile(r"sk-(?!ant-)[A-Za-z0-9_-]{20,250}"), "an OpenAI API key (sk-…)"),
     "gemini": (re.compile(r"AIza[0-9A-Za-z_-]{35}"), "a Gemini API key (AIza…, 39 characters)"),
+    # an endpoint's key has no one shape; a local server that takes none is given any word
+    compatible.OWN: (re.compile(r"[!-~]{1,512}"), "an API key (printable characters, no spaces)"),
 }
 
 
@@ -277,14 +279,22 @@ def key_provider(data: Any) -> str:
     return provider
 
 
-def api_key(data: Any) -> tuple[str, str]:
-    """(provider, key) for setApiKey, the key trimmed and of its provider's shape."""
+def api_key(data: Any) -> tuple[str, str, str | None]:
+    """(provider, key, base_url) for setApiKey, the key trimmed and of its provider's shape;
+    `base_url` an OpenAI-compatible endpoint's only (access/own_keys.py checks where it leads)."""
     provider = key_provider(data)
     key = data.get("key")
     pattern, described = API_KEY_SHAPES[provider]
     if not isinstance(key, str) or not pattern.fullmatch(key.strip()):
         raise InvalidArgument(f"key: does not look like {described}")
-    return provider, key.strip()
+    base_url = data.get("base_url")
+    if provider != compatible.OWN:
+        if base_url is not None:
+            raise InvalidArgument(f"base_url: only for provider {compatible.OWN}")
+        return provider, key.strip(), None
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise InvalidArgument("base_url: required: the endpoint's base URL, such as https://host/v1")
+    return provider, key.strip(), base_url.strip()
 
 
 @dataclass(frozen=True)

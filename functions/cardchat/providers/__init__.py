@@ -11,7 +11,7 @@ import importlib
 import os
 from collections.abc import Callable, Generator
 
-from cardchat.llm.models import MODELS, ModelSpec, key_present
+from cardchat.llm.models import ModelSpec, key_present, spec_of
 from cardchat.providers import declining
 from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
 from cardchat.providers.scrub import scrub_error
@@ -33,11 +33,14 @@ PROVIDERS: dict[str, Callable[[], Provider]] = {
     "openai": _lazy("openai", "OpenAIProvider"),
     "gemini": _lazy("gemini", "GeminiProvider"),
     "offline": _lazy("offline", "OfflineProvider"),
+    # OpenAI-compatible endpoints: the deployment's, and a user's own (llm/compatible.py)
+    "compatible": _lazy("compatible", "CompatibleProvider"),
+    "openai_compatible": _lazy("compatible", "CompatibleProvider"),
 }
 
 
 def resolve(model_id: str, own_key: bool = False) -> ModelSpec:
-    spec = MODELS.get(model_id)
+    spec = spec_of(model_id)
     if spec is None:
         raise ProviderError("unknown_model", detail=f"unknown model {model_id[:60]!r}")
     if not own_key and not key_present(spec):
@@ -46,11 +49,17 @@ def resolve(model_id: str, own_key: bool = False) -> ModelSpec:
 
 
 def stream(
-    model_id: str, messages: list[Message], system: str, max_tokens: int | None = None, api_key: str | None = None
+    model_id: str,
+    messages: list[Message],
+    system: str,
+    max_tokens: int | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
 ) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only.
     `api_key`: the user's own key (access/own_keys.py), used instead of the
-    deployment's; a failure then says it is theirs that failed. A keyed model
+    deployment's; a failure then says it is theirs that failed; `base_url`: the
+    user's own OpenAI-compatible endpoint, stored with that key. A keyed model
     reads before the background how to say that the cards don't cover the
     question (before it, so a follow-up's system text still starts with the
     last one's: a prompt cache keeps its prefix)."""
@@ -65,7 +74,7 @@ def stream(
     usage_seen = False
     provider = PROVIDERS[spec.provider]()
     if api_key is not None and isinstance(provider, SDKProvider):
-        provider.api_key = api_key
+        provider.api_key, provider.base_url = api_key, base_url
     try:
         for item in provider.stream(spec, messages, system, budget):
             if isinstance(item, Usage):

@@ -260,6 +260,8 @@ class SDKProvider(ABC):
     key_env: str
     #: The user's own API key (access/own_keys.py), set by providers.stream: used instead of the deployment's.
     api_key: str | None = None
+    #: A user's own OpenAI-compatible endpoint (access/own_keys.py), set beside `api_key`.
+    base_url: str | None = None
 
     def __init__(self, http_client: httpx2.Client | None = None):
         # A caller's HTTP client (a test transport, a shared pool) is theirs to close.

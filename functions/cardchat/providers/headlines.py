@@ -19,6 +19,8 @@ PROVIDER_NAMES: dict[str, str] = {
     "openai": "OpenAI",
     "gemini": "Gemini",
     "offline": "the offline answerer",
+    "compatible": "OpenAI-compatible endpoint",
+    "openai_compatible": "OpenAI-compatible endpoint",
 }
 #: Who failed when the provider is not known.
 UNKNOWN_PROVIDER = "the provider"

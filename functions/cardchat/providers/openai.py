@@ -14,8 +14,11 @@ from cardchat.providers.base import Failures, Prompt, SDKProvider, client_option
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import httpx2
     import openai
+    from openai.types.chat import ChatCompletionChunk
 
 
 class OpenAIProvider(SDKProvider):
@@ -26,6 +29,12 @@ class OpenAIProvider(SDKProvider):
         import openai
 
         return openai.OpenAI(**client_options(api_key, http_client))
+
+    def model_name(self, prompt: Prompt) -> str:
+        return prompt.spec.id
+
+    def request_options(self, prompt: Prompt) -> dict[str, Any]:
+        return {"max_completion_tokens": prompt.max_tokens, "stream_options": {"include_usage": True}}
 
     def exchange(
         self,
@@ -40,12 +49,10 @@ class OpenAIProvider(SDKProvider):
         usage: Usage | None = None
         finished = False
         try:
-            chunks = client.chat.completions.create(  # type: ignore[call-overload]  # wire holds plain dicts
-                model=prompt.spec.id,
-                messages=wire,
-                max_completion_tokens=prompt.max_tokens,
-                stream=True,
-                stream_options={"include_usage": True},
+            # untyped: wire holds plain dicts, and the options differ by provider (request_options)
+            create: Any = client.chat.completions.create
+            chunks: Iterable[ChatCompletionChunk] = create(
+                model=self.model_name(prompt), messages=wire, stream=True, **self.request_options(prompt)
             )
             for chunk in chunks:
                 for choice in chunk.choices:

@@ -39,9 +39,14 @@ class StoredApiKey:
     nonce: bytes
     last4: str
     updated: datetime = field(default_factory=now)
+    # an OpenAI-compatible endpoint's (llm/compatible.py OWN): its base URL sealed
+    # as the key is, and its host, which listApiKeys shows
+    url_ciphertext: bytes | None = None
+    url_nonce: bytes | None = None
+    host: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return _dict(self)
+        return {k: v for k, v in _dict(self).items() if v is not None}
 
 
 # --- personal access tokens ------------------------------------------
@@ -113,7 +118,8 @@ class AnswerUsage:
     owner: str
     chat: str
     usage: Usage
-    cost_usd: float = 0.0  # derived from usage at the model's dated price (llm/models.cost_usd)
+    # derived from usage at the model's dated price (llm/models.cost_usd); None: the model has no known price
+    cost_usd: float | None = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -131,14 +137,15 @@ class UsageDay:
     answers: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # of the answers whose model has a known price (the SPA says which have none)
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
 
 
 def usage_day_id(owner: str, day: str, model: str) -> str:
-    return f"{owner}_{day}_{model}"
+    # a compatible endpoint's model name may hold a slash (`meta-llama/llama-3.3-70b`), which no document id may
+    return f"{owner}_{day}_{model}".replace("/", "%2F")
 
 
 # --- card viewers by email ---------------------------------------------

@@ -21,6 +21,8 @@ class Usage:
     # which it bills at other prices (models.PRICES); 0 where it reports none
     cached_input_tokens: int = 0
     cache_write_tokens: int = 0
+    # our count, not the provider's (it sent none: some OpenAI-compatible servers, a cut-off stream)
+    estimated: bool = False
 
 
 @dataclass

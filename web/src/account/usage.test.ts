@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byModel, dayString, formatCost, formatSeconds, formatTokens, lastDays, USAGE_DAYS } from './usage';
+import { byModel, dayString, formatCost, formatSeconds, formatTokens, lastDays, tokensLine, unpriced, USAGE_DAYS } from './usage';
 
 const doc = (day: string, model: string, answers: number, cost: number) =>
   ({ day, model, answers, input_tokens: 1000 * answers, output_tokens: 100 * answers, cost_usd: cost });
@@ -7,6 +7,7 @@ const doc = (day: string, model: string, answers: number, cost: number) =>
 describe('usage figures', () => {
   it('writes dollars, tokens and seconds readably', () => {
     expect(formatCost(0)).toBe('$0');
+    expect(formatCost(null)).toBe('unknown');
     expect(formatCost(0.000234)).toBe('$0.00023');
     expect(formatCost(0.0456)).toBe('$0.046');
     expect(formatCost(12.345)).toBe('$12.35');
@@ -32,5 +33,22 @@ describe('usage figures', () => {
     const totals = byModel([doc('2026-03-14', 'a', 1, 0.1), doc('2026-03-13', 'b', 1, 0.5), doc('2026-03-12', 'a', 2, 0.1)]);
     expect(totals.map((t) => [t.model, t.answers])).toEqual([['b', 1], ['a', 3]]);
     expect(totals[1].cost_usd).toBeCloseTo(0.2);
+  });
+});
+
+describe('a model without a known price', () => {
+  it('is an OpenAI-compatible endpoint\'s, the user\'s or the deployment\'s', () => {
+    expect(unpriced('openai_compatible:llama3.1:8b')).toBe(true);
+    expect(unpriced('compatible:gateway:meta-llama/llama-3.3-70b-instruct')).toBe(true);
+    expect(unpriced('gpt-4.1')).toBe(false);
+    expect(unpriced('offline-extractive')).toBe(false);
+  });
+});
+
+describe('an answer\'s token counts', () => {
+  const usage = { message: 'm', input_tokens: 1200, output_tokens: 40, cached_input_tokens: 0, cost_usd: null };
+  it('say when they are the server\'s estimate', () => {
+    expect(tokensLine({ ...usage, estimated: true }, '40 out')).toContain('estimated');
+    expect(tokensLine({ ...usage, estimated: false }, '40 out')).not.toContain('estimated');
   });
 });

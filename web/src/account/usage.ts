@@ -1,7 +1,7 @@
 // Figures of answers: how the details toggle and the Usage page
 // write tokens, dollars and seconds, and the last 30 days laid out from the
 // server's daily aggregates (usage_daily), one row per day and per model.
-import type { UsageDayDoc } from '../data/shapes';
+import type { AnswerUsageDoc, UsageDayDoc } from '../data/shapes';
 
 export const USAGE_DAYS = 30;
 
@@ -10,11 +10,18 @@ export function formatTokens(n: number): string {
 }
 
 /** Dollars: whole cents when large, four significant digits when tiny, "$0" for free. */
-export function formatCost(usd: number): string {
+/** null: no known price. */
+export function formatCost(usd: number | null): string {
+  if (usd === null) return 'unknown';
   if (!usd) return '$0';
   if (usd >= 1) return `$${usd.toFixed(2)}`;
   if (usd >= 0.01) return `$${usd.toFixed(3)}`;
   return `$${usd.toPrecision(2)}`;
+}
+
+/** A model of an OpenAI-compatible endpoint (functions/cardchat/llm/compatible.py): no known price. */
+export function unpriced(model: string): boolean {
+  return model.startsWith('openai_compatible:') || model.startsWith('compatible:');
 }
 
 export function formatSeconds(s: number): string {
@@ -71,4 +78,10 @@ export function byModel(docs: readonly UsageDayDoc[]): ModelTotal[] {
     totals.set(d.model, t);
   }
   return [...totals.values()].sort((a, b) => b.cost_usd - a.cost_usd || b.answers - a.answers);
+}
+
+/** An answer's token counts as its owner reads them: in (cached), out, and whether they are the server's estimate. */
+export function tokensLine(u: AnswerUsageDoc, out: string): string {
+  const cached = u.cached_input_tokens ? ` (${formatTokens(u.cached_input_tokens)} cached)` : '';
+  return `${formatTokens(u.input_tokens)} in${cached} · ${out}${u.estimated ? ' (estimated: the model sent no count)' : ''}`;
 }

@@ -6,7 +6,7 @@ import { describeError } from '../app/errors';
 import { svg } from '../app/icons';
 import { getUsageDays } from '../data/ownerqueries';
 import type { Session } from '../data/session';
-import { byModel, dayString, formatCost, formatTokens, lastDays, USAGE_DAYS, type DayRow } from './usage';
+import { byModel, dayString, formatCost, formatTokens, lastDays, unpriced, USAGE_DAYS, type DayRow } from './usage';
 import type { UsageDayDoc } from '../data/shapes';
 
 /** Bars of cost per day, or of answers when nothing cost anything (the offline answerer). */
@@ -32,7 +32,7 @@ function dayTable(rows: DayRow[], label: (m: string) => string): HTMLElement {
   const body = rows.filter((r) => r.answers).reverse().flatMap((r) => r.models.map((m, i) => h('tr', { 'data-testid': 'usage-row' },
     i === 0 ? h('th', { scope: 'row', rowspan: r.models.length }, r.day) : null,
     h('td', null, label(m.model)), h('td', { class: 'num' }, m.answers),
-    h('td', { class: 'num' }, formatTokens(m.input_tokens + m.output_tokens)), h('td', { class: 'num' }, formatCost(m.cost_usd)))));
+    h('td', { class: 'num' }, formatTokens(m.input_tokens + m.output_tokens)), h('td', { class: 'num' }, formatCost(unpriced(m.model) ? null : m.cost_usd)))));
   return h('table', { class: 'usage-table', 'data-testid': 'usage-days' },
     h('caption', { class: 'visually-hidden' }, 'Answers, tokens and cost per day and model'),
     h('thead', null, h('tr', null, ...['Day', 'Model', 'Answers', 'Tokens', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
@@ -47,11 +47,12 @@ function render(root: HTMLElement, docs: UsageDayDoc[], label: (m: string) => st
     h('h1', null, 'Usage'),
     h('p', { class: 'muted' }, `The last ${USAGE_DAYS} days (UTC): `,
       h('strong', { 'data-testid': 'usage-total-answers' }, `${sum((r) => r.answers)} answers`), ', ',
-      `${formatTokens(sum((r) => r.tokens))} tokens, `, h('strong', { 'data-testid': 'usage-total-cost' }, formatCost(sum((r) => r.cost_usd)))),
+      `${formatTokens(sum((r) => r.tokens))} tokens, `, h('strong', { 'data-testid': 'usage-total-cost' },
+        formatCost(sum((r) => r.cost_usd)) + (totals.some((t) => unpriced(t.model)) ? ' and some unknown' : ''))),
     chart(rows),
     h('div', { class: 'usage-axis muted' }, h('span', null, rows[0].day), h('span', null, rows[rows.length - 1].day)),
     totals.length ? h('ul', { class: 'usage-models' }, totals.map((t) => h('li', null,
-      h('strong', null, label(t.model)), ` · ${t.answers} answers · ${formatTokens(t.input_tokens)} in · ${formatTokens(t.output_tokens)} out · ${formatCost(t.cost_usd)}`)))
+      h('strong', null, label(t.model)), ` · ${t.answers} answers · ${formatTokens(t.input_tokens)} in · ${formatTokens(t.output_tokens)} out · ${formatCost(unpriced(t.model) ? null : t.cost_usd)}`)))
       : h('p', { class: 'muted', 'data-testid': 'usage-empty' }, 'No answers in the last 30 days.'),
     totals.length ? dayTable(rows, label) : null));
 }

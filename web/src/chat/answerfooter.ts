@@ -9,7 +9,7 @@ import { rateAnswer } from '../data/api';
 import { h, replaceChildren } from '../app/dom';
 import { icon, type IconName } from '../app/icons';
 import { describeError } from '../app/errors';
-import { formatCost, formatSeconds, formatTokens } from '../account/usage';
+import { formatCost, formatSeconds, formatTokens, tokensLine } from '../account/usage';
 import type { AnswerUsageDoc, FeedbackDoc, MessageDoc, Rating } from '../data/shapes';
 
 const HIDE_KEY = 'cardchat.hideUncited';
@@ -97,7 +97,7 @@ export class AnswerFooter {
       [h('dt', null, term), h('dd', { 'data-testid': `detail-${key}` }, value)];
     replaceChildren(this.details,
       row('Model', msg.model ? this.label(msg.model) : '—', 'model'),
-      row('Tokens', u ? `${formatTokens(u.input_tokens)} in${u.cached_input_tokens ? ` (${formatTokens(u.cached_input_tokens)} cached)` : ''} · ${out}` : out, 'tokens'),
+      row('Tokens', u ? tokensLine(u, out) : out, 'tokens'),
       u ? row('Cost', formatCost(u.cost_usd), 'cost') : null,
       row('First words after', t ? formatSeconds(t.ttft) : '—', 'ttft'),
       row('Total time', t ? formatSeconds(t.total) : '—', 'total'));

@@ -15,6 +15,8 @@ export interface ModelInfo {
   offline: boolean;
   /** Offered on the caller's own API key (Settings). */
   own_key?: boolean;
+  /** False: no known price (an OpenAI-compatible endpoint's model), so its cost shows as unknown. */
+  priced?: boolean;
 }
 
 export interface ModelList {
@@ -84,14 +86,15 @@ export const continueChat = call<{ chat_id: string; model?: string; query?: Coll
   FUNCTIONS.continueChat,
 );
 
-/** A user's own API key as the server shows it: never the key, only its last 4 characters. */
+/** A user's own API key as the server shows it: never the key, only its last 4 characters (and an endpoint's host). */
 export interface ApiKeyInfo {
   provider: string;
   last4: string;
   updated: string | null;
+  host?: string;
 }
 export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(FUNCTIONS.listApiKeys);
-export const setApiKey = call<{ provider: string; key: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
+export const setApiKey = call<{ provider: string; key: string; base_url?: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
 export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
 // Personal access tokens for the card MCP endpoint: the token is returned once, by create.
 export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);

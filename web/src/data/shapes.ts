@@ -117,7 +117,10 @@ export interface AnswerUsageDoc {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
-  cost_usd: number;
+  /** null: the model has no known price (unknown, never $0) */
+  cost_usd: number | null;
+  /** the token counts are the server's estimate: the provider sent none */
+  estimated: boolean;
 }
 
 export interface ProviderWait {

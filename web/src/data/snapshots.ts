@@ -158,7 +158,8 @@ export function toAnswerUsage(s: DocumentSnapshot<DocumentData>): AnswerUsageDoc
     input_tokens: Number(u.input_tokens ?? 0),
     output_tokens: Number(u.output_tokens ?? 0),
     cached_input_tokens: Number(u.cached_input_tokens ?? 0),
-    cost_usd: Number(d.cost_usd ?? 0),
+    cost_usd: d.cost_usd === null ? null : Number(d.cost_usd ?? 0),
+    estimated: u.estimated === true,
   };
 }
 
