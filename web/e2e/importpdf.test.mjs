@@ -48,7 +48,9 @@ async function previewsThePdfs(page, seen) {
     '4 new cards, 0 changed cards, 0 unchanged, 1 file with problems (not imported).');
   assert.match(await page.getByTestId('import-problems').textContent(), /^Scanned\.pdf: no text layer: nothing imported/);
   const pdfjs = seen.requests.filter((u) => /pdf/i.test(u));
-  assert.ok(pdfjs.some((u) => /pdf\.worker[^/]*\.mjs$/.test(new URL(u).pathname)), `the worker was fetched: ${pdfjs.join(', ')}`);
+  const paths = pdfjs.map((u) => new URL(u).pathname);
+  assert.ok(paths.some((p) => /\/pdf\.worker[^/]*\.mjs$/.test(p)), `the worker was fetched: ${pdfjs.join(', ')}`);
+  assert.ok(paths.some((p) => /\/pdf-[^/]*\.js$/.test(p)), `pdfjs is a chunk of its own, fetched now: ${pdfjs.join(', ')}`);
   for (const u of pdfjs) assert.equal(new URL(u).origin, new URL(APP_URL).origin, `pdfjs comes from the app's origin: ${u}`);
 }
 

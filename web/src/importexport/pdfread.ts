@@ -6,6 +6,7 @@
 // fetch anything else from (no CMaps, no fonts: text extraction needs neither).
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api';
+import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { planPdf, type ParsedPdf, type PdfHeading } from './pdfplan';
 import { ZIP_LIMITS } from './importparse';
 import type { ReadResult, SourceFile } from './importparse';
@@ -17,8 +18,8 @@ export interface Pdfjs {
 
 /** pdfjs and its worker, from our own origin. */
 export async function loadPdfjs(): Promise<Pdfjs> {
-  const [pdfjs, worker] = await Promise.all([import('pdfjs-dist'), import('pdfjs-dist/build/pdf.worker.min.mjs?url')]);
-  pdfjs.GlobalWorkerOptions.workerSrc = worker.default;
+  const pdfjs = await import('pdfjs-dist');
+  pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
   return pdfjs;
 }
 
