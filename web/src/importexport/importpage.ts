@@ -1,12 +1,12 @@
 // The Import page: pick a folder of Markdown files, a .zip of
-// them, or a JSON export; see what will happen (count, and every file's
+// them, a JSON export, or PDFs; see what will happen (count, and every file's
 // problem) before anything is written; write in batches with a progress bar;
 // then a summary, and the embeddings catching up ("embedded n / N").
 import { embeddingProgress, ownCardsAmong, writeImport } from '../data/cardwrites';
 import { h, replaceChildren } from '../app/dom';
 import { progressText } from '../cards/embeddingskip';
 import { describeError } from '../app/errors';
-import { readFiles, readPicked } from './importparse';
+import { isLoosePdf, readFiles, readPicked, type ReadResult, type SourceFile } from './importparse';
 import { fieldChanges, importWrites, widening } from './importdiff';
 import { planImport, summary, type ImportPlan, type PlannedCard } from './importplan';
 import type { Session } from '../data/session';
@@ -49,6 +49,20 @@ function changesList(updates: readonly PlannedCard[]): HTMLElement | null {
     more > 0 ? h('p', { class: 'muted' }, `and ${count(more, 'more card')}`) : null);
 }
 
+/**
+ * The picked files' cards: PDFs through pdfread.ts, loaded (with pdfjs) only
+ * when one is picked; everything else through readPicked.
+ */
+async function readAll(files: SourceFile[], onProgress: (read: number, total: number) => void): Promise<ReadResult> {
+  const pdfs = files.filter((f) => isLoosePdf(f.path));
+  if (!pdfs.length) return readPicked(files, onProgress);
+  const { readPdfs } = await import('./pdfread');
+  const fromPdfs = await readPdfs(pdfs);
+  const rest = files.filter((f) => !isLoosePdf(f.path));
+  const others = rest.length ? await readPicked(rest, onProgress) : { cards: [], problems: [], ignored: 0 };
+  return { cards: [...fromPdfs.cards, ...others.cards], problems: [...fromPdfs.problems, ...others.problems], ignored: others.ignored };
+}
+
 export function mountImport(root: HTMLElement, s: Session): () => void {
   const page = new ImportPage(root, s.user!.uid);
   return () => page.dispose();
@@ -56,7 +70,7 @@ export function mountImport(root: HTMLElement, s: Session): () => void {
 
 class ImportPage {
   private readonly folder = h('input', { type: 'file', webkitdirectory: true, multiple: true, 'data-testid': 'import-folder', id: 'import-folder' });
-  private readonly file = h('input', { type: 'file', accept: '.zip,.json,.md,.markdown', multiple: true, 'data-testid': 'import-file', id: 'import-file' });
+  private readonly file = h('input', { type: 'file', accept: '.zip,.json,.md,.markdown,.pdf', multiple: true, 'data-testid': 'import-file', id: 'import-file' });
   private readonly preview = h('div', { 'data-testid': 'import-preview' });
   private readonly progress = h('progress', { max: 1, value: 0, hidden: true, 'data-testid': 'import-progress' });
   private readonly result = h('p', { role: 'status', 'data-testid': 'import-summary' });
@@ -68,10 +82,10 @@ class ImportPage {
   constructor(root: HTMLElement, private readonly uid: string) {
     replaceChildren(root, h('section', { class: 'panel import-page' },
       h('h1', null, 'Import cards'),
-      h('p', null, 'A folder of Markdown files (front matter may give title, tags, visibility), a .zip of one, or a JSON export. ',
-        'Importing the same folder again updates its cards.'),
+      h('p', null, 'A folder of Markdown files (front matter may give title, tags, visibility), a .zip of one, a JSON export, ',
+        'or PDFs (a card for each section of the outline, else for each page). Importing the same files again updates their cards.'),
       h('div', { class: 'field' }, h('label', { for: 'import-folder' }, 'A folder'), this.folder),
-      h('div', { class: 'field' }, h('label', { for: 'import-file' }, 'Or a .zip, .json or Markdown files'), this.file),
+      h('div', { class: 'field' }, h('label', { for: 'import-file' }, 'Or a .zip, .json, PDF or Markdown files'), this.file),
       this.preview, this.progress, this.result, this.embedded,
       h('p', null, h('a', { href: '/' }, 'Back to your cards'))));
     for (const input of [this.folder, this.file]) input.addEventListener('change', () => void this.read(input));
@@ -91,7 +105,7 @@ class ImportPage {
     try {
       const files = await readFiles(picked);
       phase('files read');
-      const read = await readPicked(files, (done, total) => {
+      const read = await readAll(files, (done, total) => {
         status.textContent = `Reading ${done.toLocaleString('en')} / ${count(total, 'file')}…`;
       });
       phase('parsed');

@@ -1,7 +1,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { CARD_LIMITS } from '../generated/cardlimits';
-import { readFiles, readJsonExport, readMarkdown, readPicked, stripCommonFolder, type SourceCard, type SourceFile } from './importparse';
+import { isLoosePdf, readFiles, readJsonExport, readMarkdown, readPicked, stripCommonFolder, type SourceCard, type SourceFile } from './importparse';
 
 const file = (path: string, text: string): SourceFile => ({ path, bytes: strToU8(text) });
 const asCard = (r: ReturnType<typeof readMarkdown>) => r as SourceCard;
@@ -65,6 +65,12 @@ describe('reading the picked files', () => {
     expect(files[1203]).toEqual({ path: 'v/pic.png', bytes: new Uint8Array(0) });
     const r = await readPicked(files);
     expect([r.cards.length, r.ignored]).toEqual([1203, 1]);
+  });
+  it('reads picked PDFs beside Markdown files; a PDF inside a picked folder stays unread, one more attachment', async () => {
+    const loose = Object.assign(new Blob(['%PDF-1.4']), { name: 'Report.pdf', webkitRelativePath: '' });
+    const files = await readFiles([loose, picked('note.md', '# N'), picked('v/attached.pdf', '%PDF-1.4')]);
+    expect(files.map((f) => [f.path, f.bytes.length])).toEqual([['Report.pdf', 8], ['note.md', 3], ['v/attached.pdf', 0]]);
+    expect(files.map((f) => isLoosePdf(f.path))).toEqual([true, false, false]);
   });
   it('reads a single picked file whatever it is (a .zip, a .json)', async () => {
     const json = picked('export.json', '{"cards": [{"id": "c1", "title": "T", "body": "B"}]}');

@@ -1,6 +1,7 @@
 // Reading cards to import in the browser: a folder of Markdown files (from a
 // directory picker), a .zip of them (fflate), or a JSON export
 // ({"cards": [...]}, what exportcards.ts writes and the CLI importer reads).
+// PDFs are pdfread.ts's, loaded only when one is picked (importpage.ts).
 // Front matter (title, tags, visibility, viewers, id) is YAML, read by the
 // front-matter library. Nothing is validated here beyond reading: what is
 // wrong with a card is cardvalidity.ts's to say (importplan.ts).
@@ -31,6 +32,11 @@ const FIELDS = ['title', 'body', 'tags', 'visibility', 'viewers'] as const;
 
 function isMarkdown(path: string): boolean {
   return /\.(md|markdown)$/i.test(path);
+}
+
+/** A PDF picked as a file, which pdfread.ts reads; one inside a picked folder is an attachment, ignored like its images. */
+export function isLoosePdf(path: string): boolean {
+  return /\.pdf$/i.test(path) && !path.includes('/');
 }
 
 /** Paths that share one top folder lose it: "vault/a.md" and a zip of "vault/" give "a.md" alike. */
@@ -153,7 +159,7 @@ export interface PickedFile extends Blob { name: string; webkitRelativePath?: st
  */
 export async function readFiles(picked: readonly PickedFile[]): Promise<SourceFile[]> {
   const path = (f: PickedFile) => f.webkitRelativePath || f.name;
-  const wanted = picked.filter((f) => picked.length === 1 || isMarkdown(path(f)));
+  const wanted = picked.filter((f) => picked.length === 1 || isMarkdown(path(f)) || isLoosePdf(path(f)));
   const groups: PickedFile[][] = [];
   let bytes = Infinity;
   for (const f of wanted) {
@@ -176,7 +182,7 @@ export async function readFiles(picked: readonly PickedFile[]): Promise<SourceFi
   return picked.map((f) => ({ path: path(f), bytes: read.get(f) ?? new Uint8Array(0) }));
 }
 
-/** Whatever the user picked: a folder's files, one .zip, one .json, or loose .md files. */
+/** Whatever the user picked but PDFs: a folder's files, one .zip, one .json, or loose .md files. */
 export async function readPicked(files: SourceFile[], onProgress?: (read: number, total: number) => void): Promise<ReadResult> {
   if (files.length === 1 && /\.zip$/i.test(files[0].path)) {
     const zip = unzipMarkdown(files[0].bytes);
