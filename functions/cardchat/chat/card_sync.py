@@ -92,12 +92,18 @@ def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None)
     while it ran (what was written stays, and a second run finds it unchanged)."""
     from cardchat.repo import card_syncs, card_writes
 
-    records = card_syncs.records_of(db, owner, request.source)
-    listed = {f.path for f in request.files}
+    listed = {f.path: ids.synced_card_id(owner, request.source, f.path) for f in request.files}
+    if request.delete_missing:
+        records = card_syncs.records_of(db, owner, request.source)
+    else:  # by id: a request of the folder's hashes reads its own files' records, not the source's
+        records = card_syncs.records_among(db, list(listed.values()))
     gone = [p for p in records if p not in listed] if request.delete_missing else []
-    cids = [ids.synced_card_id(owner, request.source, p) for p in [*listed, *gone]]
+    sent = [listed[f.path] for f in request.files if f.markdown is not None]  # only these may write
+    cids = [*sent, *(ids.synced_card_id(owner, request.source, p) for p in gone)]
     state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when or now())
-    links = _link_targets(state)
+    linking = any("[[" in (f.markdown or "") for f in request.files)
+    known = list(records) if request.delete_missing or not linking else card_syncs.paths_of(db, owner, request.source)
+    links = _link_targets(state, known) if linking else {}
     for f in request.files:
         _plan_file(state, f, links)
     for path in gone:
@@ -111,13 +117,13 @@ def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None)
     return state.result
 
 
-def _link_targets(state: _Sync) -> dict[str, str]:
+def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:
     """What a `[[wikilink]]` may name, to its card id: a file's path without its extension, and its
     bare name where no other file has the same; the files listed and those synced before alike
     (a client sends a changed file without the unchanged ones it links to)."""
     targets: dict[str, str] = {}
     names: dict[str, list[str]] = {}
-    for path in dict.fromkeys([*(f.path for f in state.request.files), *state.records]):
+    for path in dict.fromkeys([*(f.path for f in state.request.files), *synced]):
         stem = str(PurePosixPath(path).with_suffix(""))
         targets[stem] = state.card_id(path)
         names.setdefault(PurePosixPath(stem).name, []).append(path)

@@ -50,6 +50,21 @@ def records_of(db: firestore.Client, owner: str, source: str) -> dict[str, CardS
     return {r.path: r for r in records}
 
 
+def records_among(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, CardSync]:
+    """The records of the cards `card_ids` (by id: one read each, however many the source holds), by path."""
+    col = db.collection(CARD_SYNCS)
+    found = (s for s in db.get_all([col.document(i) for i in dict.fromkeys(card_ids)]) if s.exists)
+    records = (CardSync.from_dict(s.to_dict() or {}) for s in found)
+    return {r.path: r for r in records}
+
+
+def paths_of(db: firestore.Client, owner: str, source: str) -> list[str]:
+    """The paths the owner's `source` has synced (the path field alone)."""
+    query = db.collection(CARD_SYNCS).where(filter=FieldFilter("owner", "==", owner))
+    query = query.where(filter=FieldFilter("source", "==", source)).select(["path"])
+    return [str(s.get("path")) for s in query.stream()]
+
+
 def write(db: firestore.Client, changes: Sequence[FileWrite]) -> int:
     """Every change, in batches; the files written. SyncConflict when one's condition failed."""
     cards, records = db.collection(CARDS), db.collection(CARD_SYNCS)
