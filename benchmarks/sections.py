@@ -58,6 +58,7 @@ SECTIONS = [
     Section("scrub"),
     Section("search_cards"),
     Section("search_chats"),
+    Section("card_sync", default=False),
     Section("related_cards", default=False),
     Section("index", default=False),
     Section("index_memory", default=False),
