@@ -59,6 +59,7 @@ SECTIONS = [
     Section("bundle"),
     Section("search_cards"),
     Section("search_chats"),
+    Section("card_sync", default=False),
     Section("related_cards", default=False),
     Section("index", default=False),
     Section("index_memory", default=False),

@@ -16,7 +16,7 @@ from endpoints.account import (
     setApiKey,
 )
 from endpoints.base import SECRETS, USES_KEYS, db
-from endpoints.cards import mcp, searchCards
+from endpoints.cards import mcp, searchCards, syncCards
 from endpoints.chats import (
     branchChat,
     continueChat,
@@ -67,6 +67,7 @@ __all__ = [
     "shareChat",
     "suggestFollowups",
     "sweepAnswers",
+    "syncCards",
 ]
 
 # Names the SPA calls (common/collections.json): a rename not made here fails at import, not at a call.

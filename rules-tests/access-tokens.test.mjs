@@ -1,5 +1,5 @@
 // access_tokens/{tokenId}: a user's personal access tokens as listed in
-// Settings (label, created, last_used; never the token or its hash). The
+// Settings (label, created, last_used, scope; never the token or its hash). The
 // owner gets and lists their own; nobody else, admins included, reads one;
 // no client writes one (the server creates, stamps and revokes).
 
@@ -13,7 +13,7 @@ const T0 = Timestamp.fromDate(new Date('2026-01-01T00:00:00Z'));
 const TOKEN = 'token-alice';
 
 function tokenDoc(over = {}) {
-  const data = { owner: UID.owner, label: 'Claude Desktop', created: T0, last_used: null, ...over };
+  const data = { owner: UID.owner, label: 'Claude Desktop', created: T0, last_used: null, scope: 'read', ...over };
   assert.deepEqual(Object.keys(data).sort(), schemaFields('AccessToken').sort());
   return data;
 }

@@ -31,7 +31,7 @@ const IDS = {
   users: UID.owner, card_sources: UID.owner, embedding_progress: UID.owner, rate_limits: UID.owner,
   user_api_keys: UID.owner, viewer_lookups: UID.owner, access_token_owners: UID.owner, chat_search: UID.owner,
   embedding_workers: UID.owner, embedding_handovers: UID.owner, retrieval_index: UID.owner,
-  card_write_minutes: UID.owner, embedding_skips: `${UID.owner}:${UID.owner}_card`,
+  card_write_minutes: UID.owner, embedding_skips: `${UID.owner}:${UID.owner}_card`, card_syncs: `${UID.owner}_card`,
   chat_viewers: `${CHAT}_${UID.chatViewer}`, cards: `${UID.owner}_card`,
 };
 /** Subcollections: the path of their parent document. */

@@ -1,5 +1,6 @@
 """Every document id the server makes, in one place."""
 
+import hashlib
 import secrets
 import string
 import uuid
@@ -53,3 +54,10 @@ def chunk_id(message_id: str, index: int) -> str:
 def new_run_id() -> str:
     """The token a generation run holds the answer it took by."""
     return uuid.uuid4().hex
+
+
+def synced_card_id(owner: str, source: str, path: str) -> str:
+    """The card a synced file (syncCards) writes: the same for the same (owner, source, path) at
+    every sync, in the owner's namespace; hashed, since a path may hold what an id may not ('/')."""
+    digest = hashlib.sha256(f"{source}\n{path}".encode()).hexdigest()[:32]
+    return own_card_id(owner, f"sync-{digest}")

@@ -75,8 +75,10 @@ def createAccessToken(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import access_tokens
 
     uid = caller(req)
-    made = access_tokens.create(db(), uid, token_requests.access_token_label(req.data))
-    return {"token": made.token, "id": made.token_id}
+    label = token_requests.access_token_label(req.data)
+    scope = token_requests.access_token_scope(req.data)
+    made = access_tokens.create(db(), uid, label, scope=scope)
+    return {"token": made.token, "id": made.token_id, "scope": scope}
 
 
 @https_fn.on_call(memory=options.MemoryOption.MB_256)

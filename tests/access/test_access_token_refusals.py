@@ -18,6 +18,8 @@ BAD = [
     ("createAccessToken", {"label": 7}, "label"),
     ("createAccessToken", {"label": "x" * 101}, "label"),
     ("createAccessToken", {"label": "a" + LONE}, "label"),
+    ("createAccessToken", {"label": "x", "scope": "admin"}, "scope"),
+    ("createAccessToken", {"label": "x", "scope": ["write"]}, "scope"),
     ("revokeAccessToken", {}, "token"),
     ("revokeAccessToken", {"token": "ccpat_x", "id": "abc"}, "token"),
     ("revokeAccessToken", {"token": 5}, "token"),

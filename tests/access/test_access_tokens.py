@@ -12,7 +12,7 @@ import pytest
 from firebase_admin import auth
 
 from cardchat.access import access_tokens
-from cardchat.errors import FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
+from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied, ResourceExhausted, Unauthenticated
 from cardchat.schema.accounts import ACCESS_TOKEN_HASHES, ACCESS_TOKENS
 
 pytestmark = pytest.mark.emulator
@@ -36,7 +36,18 @@ def test_a_token_acts_as_its_owner_and_only_its_hash_is_stored(db, alice):
     (stored,) = db.collection(ACCESS_TOKEN_HASHES).stream()
     assert stored.id == access_tokens.hash_token(made.token) and made.token not in str(stored.to_dict())
     listing = db.collection(ACCESS_TOKENS).document(made.token_id).get().to_dict()
-    assert listing == {"owner": alice, "label": "laptop", "created": T0, "last_used": T0}
+    assert listing == {"owner": alice, "label": "laptop", "created": T0, "last_used": T0, "scope": "read"}
+
+
+def test_a_token_reads_only_unless_made_to_write(db, alice):
+    """The scope is the token's, fixed when it is made; a read token asking to write is refused, saying why."""
+    reader = access_tokens.create(db, alice, "reader", when=T0)
+    writer = access_tokens.create(db, alice, "writer", when=T0, scope="write")
+    read_as = access_tokens.bearer(db, bearer(reader.token), T0)
+    with pytest.raises(PermissionDenied, match="may only read"):
+        read_as.require_write()
+    assert access_tokens.bearer(db, bearer(writer.token), T0).require_write() == alice
+    assert db.collection(ACCESS_TOKENS).document(writer.token_id).get().get("scope") == "write"
 
 
 @pytest.mark.parametrize("header", [None, "", "Bearer", "Basic abc", "Bearer ccpat_nope", "bearer  "])

@@ -24,6 +24,7 @@ from cardchat.chat.recheck import withdraw_cards_of
 from cardchat.repo import account_data
 from cardchat.repo.chats import read_background
 from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
+from cardchat.schema.card_syncs import CARD_SYNCS, CardSync
 from cardchat.schema.documents import (
     CARD_EMBEDDINGS,
     CHAT_BACKGROUND_PARTS,
@@ -82,6 +83,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "chat_search_shards": ("per-user", "`owner`, keyed uid_n; a deleted chat's postings leave every reader's"),
     "chat_search_messages": ("per-chat", "keyed by chat id"),
     "account_deletions": ("per-user", "keyed by uid; goes with the deletion's later pass"),
+    "card_syncs": ("per-user", "`owner`, keyed by the synced card's id"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
@@ -100,6 +102,7 @@ SEEN_BEFORE = (
     "chat_search/",
     "collections/",
     "answer_usage/",
+    "card_syncs/",
 )
 
 
@@ -173,6 +176,9 @@ def _leaver_with_everything(call, app_db, leaver, stayer) -> dict[str, str]:
     call("createAccessToken", {"label": "laptop"}, token)
     app_db.collection(SAVED_COLLECTIONS).document(f"{me}-col").set(
         SavedCollection(me, "Lighthouse", SECRET, query={"scope": "mine"}).to_dict()
+    )
+    app_db.collection(CARD_SYNCS).document("leaver-private").set(
+        CardSync(me, "leaver-private", "vault", "lighthouse.md", "0" * 64, "1" * 64).to_dict()
     )
     call("searchCards", {"text": "lighthouse"}, token)  # the search minute: rate_limits/{uid}/windows
     call("setApiKey", {"provider": "anthropic", "key": "sk-ant-api03-" + "LEAVER0123456789" * 3}, token)

@@ -92,16 +92,21 @@ def test_initialize_and_the_tools_a_model_reads(url, people):
     assert version == "2025-11-25"
     assert info.name == "cardchat"
     tools = {t.name: t for t in listed.tools}
-    assert set(tools) == {"search_cards", "get_card", "list_chats", "get_chat"}
+    readers = {"search_cards", "get_card", "list_chats", "get_chat"}
+    assert set(tools) == readers | {"create_card", "update_card"}
     assert tools["search_cards"].input_schema["required"] == ["query"]
     assert tools["get_card"].input_schema["required"] == ["id"]
-    assert all(len(t.description or "") > 80 and t.annotations.read_only_hint for t in tools.values())
+    assert tools["create_card"].input_schema["required"] == ["title", "markdown"]
+    assert all(len(t.description or "") > 80 for t in tools.values())
+    assert {n for n, t in tools.items() if t.annotations.read_only_hint} == readers
     # other people's cards, and answers drawn from them, can be in what a tool returns
     assert {n: t.annotations.open_world_hint for n, t in tools.items()} == {
         "search_cards": True,
         "get_card": True,
         "get_chat": True,
         "list_chats": False,
+        "create_card": False,
+        "update_card": False,
     }
 
 

@@ -26,6 +26,13 @@ instance (a live answer is remembered in memory; a refusal is not): a
 disabled account's tokens stop within that time. No document flag would do:
 Auth tells no trigger when an account is disabled.
 
+A token has a scope (schema.accounts.TOKEN_SCOPES), fixed when it is made:
+`read` (the default) searches and reads; `write` may also create and update
+its owner's own cards (the MCP write tools, syncCards), and nothing else: no
+chats, keys or settings, and never another person's card. A write spends the
+same minute as a read, and the card quotas of the embedding worker apply to
+what it writes as to any card.
+
 At most MAX_TOKENS_PER_USER a user, counted in the transaction that creates
 one (repo.access_tokens.create_within), so concurrent calls cannot pass it.
 """
@@ -40,7 +47,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from cardchat.access import ratelimit
-from cardchat.errors import FailedPrecondition, NotFound, Unauthenticated
+from cardchat.errors import FailedPrecondition, NotFound, PermissionDenied, Unauthenticated
 from cardchat.schema.accounts import AccessToken, AccessTokenHash
 from cardchat.schema.documents import MCP_WINDOW, now
 
@@ -59,10 +66,28 @@ _MAX_REMEMBERED = 10_000
 _live_until: dict[str, datetime] = {}
 
 
+#: What a read token is told when it asks to write.
+READ_ONLY = "This access token may only read: create one with scope write in Settings to write cards"
+
+
 @dataclass(frozen=True)
 class NewToken:
     token_id: str
     token: str
+
+
+@dataclass(frozen=True)
+class Bearer:
+    """Who a request's token acts as, and what it may do."""
+
+    uid: str
+    scope: str
+
+    def require_write(self) -> str:
+        """The uid, when the token may write; PermissionDenied (READ_ONLY) otherwise."""
+        if self.scope != "write":
+            raise PermissionDenied(READ_ONLY)
+        return self.uid
 
 
 def hash_token(token: str) -> str:
@@ -73,7 +98,7 @@ def per_minute(env: Mapping[str, str] | None = None) -> int:
     return ratelimit.window_limit(MCP_WINDOW, env)
 
 
-def create(db: Db, uid: str, label: str, when: datetime | None = None) -> NewToken:
+def create(db: Db, uid: str, label: str, when: datetime | None = None, scope: str = "read") -> NewToken:
     from cardchat.repo import access_tokens as repo
 
     stamp = when or now()
@@ -83,8 +108,8 @@ def create(db: Db, uid: str, label: str, when: datetime | None = None) -> NewTok
         db,
         token_id,
         hash_token(token),
-        AccessToken(owner=uid, label=label, created=stamp),
-        AccessTokenHash(owner=uid, token_id=token_id, created=stamp),
+        AccessToken(owner=uid, label=label, created=stamp, scope=scope),
+        AccessTokenHash(owner=uid, token_id=token_id, created=stamp, scope=scope),
         MAX_TOKENS_PER_USER,
     )
     if not made:
@@ -127,7 +152,12 @@ def _account_live(uid: str, when: datetime) -> bool:
 
 
 def authenticate(db: Db, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> str:
-    """The uid a request's `Authorization: Bearer <token>` acts as, one
+    """The uid of bearer(); for a caller that only reads."""
+    return bearer(db, authorization, when, limit).uid
+
+
+def bearer(db: Db, authorization: str | None, when: datetime | None = None, limit: int | None = None) -> Bearer:
+    """The user and scope a request's `Authorization: Bearer <token>` acts as, one
     request spent. Unauthenticated for a missing, malformed, unknown or
     revoked token, or one of a deleted or disabled account (the same message
     for all); ResourceExhausted when the user's MCP minute is full, whichever
@@ -140,7 +170,7 @@ def authenticate(db: Db, authorization: str | None, when: datetime | None = None
         raise Unauthenticated("A valid personal access token is required")
     stamp = when or now()
     per = limit or per_minute()
-    uid = repo.use(db, hash_token(token), lambda recent: ratelimit.took_slot(recent, stamp, per, "requests"), stamp)
-    if uid is None or not _account_live(uid, stamp):
+    found = repo.use(db, hash_token(token), lambda recent: ratelimit.took_slot(recent, stamp, per, "requests"), stamp)
+    if found is None or not _account_live(found[0], stamp):
         raise Unauthenticated("A valid personal access token is required")
-    return uid
+    return Bearer(*found)

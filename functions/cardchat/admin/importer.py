@@ -1,7 +1,7 @@
 """Reading cards from disk and deciding what an import writes.
 
-Two sources: a folder of Markdown files (title from front matter `title:` or
-a leading `# ` heading, id from the file's relative path) or a JSON export
+Two sources: a folder of Markdown files (read by cardchat/parsing/markdown_notes.py,
+as syncCards reads them; id from the file's relative path) or a JSON export
 `{"cards": [...]}`. Every card is validated before anything is written: one
 bad card and the import writes nothing, and the error names the file, the
 card and the field.
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from cardchat import ids
-from cardchat.parsing import card_validity
+from cardchat.parsing import card_validity, markdown_notes
 from cardchat.schema.documents import Card, Visibility, now
 
 if TYPE_CHECKING:
@@ -84,48 +84,15 @@ def slug_id(text: str) -> str:
     return s[:100] or "card"
 
 
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """`---` delimited `key: value` lines; a value `[a, b]` or following
-    `- item` lines is a list. Enough for tags/visibility/id/title."""
-    m = re.match(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", text, re.S)
-    if not m:
-        return {}, text
-    meta: dict[str, Any] = {}
-    key = None
-    for line in m.group(1).splitlines():
-        item = re.match(r"^\s*-\s+(.*)$", line)
-        if item and key is not None:
-            meta[key] = (meta[key] if isinstance(meta[key], list) else []) + [_scalar(item.group(1))]
-            continue
-        kv = re.match(r"^([\w-]+):\s*(.*)$", line)
-        if kv:
-            key, value = kv.group(1), kv.group(2).strip()
-            if value.startswith("[") and value.endswith("]"):
-                meta[key] = [_scalar(v) for v in value[1:-1].split(",") if v.strip()]
-            else:
-                meta[key] = _scalar(value) if value else []
-    return meta, text[m.end() :]
-
-
-def _scalar(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
 def read_markdown_folder(folder: Path) -> list[SourceCard]:
     out = []
     for path in sorted(folder.rglob("*.md")):
         rel = path.relative_to(folder)
-        meta, body = _front_matter(path.read_text(encoding="utf-8"))
-        if "title" not in meta:
-            heading = re.match(r"\A\s*# +(.+?)\s*#*\s*(?:\n|\Z)", body)
-            if heading:
-                meta["title"] = heading.group(1)
-                body = body[heading.end() :]
+        note = markdown_notes.read_note(path.read_text(encoding="utf-8"))
+        meta = dict(note.meta, body=note.body, tags=note.tags)
+        if note.title is not None:
+            meta["title"] = note.title
         meta.setdefault("id", slug_id(str(rel.with_suffix(""))))
-        meta["body"] = body.strip()
         out.append(SourceCard(str(rel), meta))
     return out
 

@@ -17,7 +17,14 @@ from cardchat.schema.documents import Card
 
 #: Per tool, whether its results can hold text the user did not write (the MCP `openWorldHint`):
 #: cards of other people, and answers a model drew from them. The chat list is the user's own.
-OPEN_WORLD = {"search_cards": True, "get_card": True, "get_chat": True, "list_chats": False}
+OPEN_WORLD = {
+    "search_cards": True,
+    "get_card": True,
+    "get_chat": True,
+    "list_chats": False,
+    "create_card": False,
+    "update_card": False,
+}
 
 
 def open_world(tool: str) -> bool:

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from cardchat.errors import InvalidArgument, NotFound
+from cardchat.mcpserver.write_tools import WRITE_HANDLERS, WRITE_TOOLS
 from cardchat.parsing.collection_query import DEFAULT_SCOPE, MAX_OWNER_CHARS, SCOPES, from_request
 from cardchat.parsing.requests import doc_id
 
@@ -135,6 +136,7 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
 ]
+TOOLS += WRITE_TOOLS
 TOOL_SCHEMAS = {t["name"]: t["inputSchema"] for t in TOOLS}
 
 
@@ -155,6 +157,8 @@ def _message(error: Any, tool: str) -> str:
         "maximum": f"must be at most {value}",
         "minLength": "must not be empty" if value == 1 else f"must be at least {value} characters",
         "maxLength": f"must be at most {value} characters",
+        "maxItems": f"must have at most {value} entries",
+        "enum": f"must be one of {', '.join(map(str, value))}" if isinstance(value, list) else "is not valid",
     }.get(kind, "is not valid")
     return f"{name if name is not None else 'arguments'}: {what}"
 
@@ -263,4 +267,5 @@ HANDLERS: dict[str, Callable[[Any, str, dict[str, Any]], dict[str, Any]]] = {
     "get_card": get_card,
     "list_chats": list_chats,
     "get_chat": get_chat,
+    **WRITE_HANDLERS,
 }

@@ -7,6 +7,7 @@ from typing import Any
 
 from cardchat.errors import InvalidArgument
 from cardchat.parsing.requests import _utf8_bytes, doc_id
+from cardchat.schema.accounts import TOKEN_SCOPES
 
 MAX_TOKEN_LABEL_CHARS = 100
 
@@ -19,6 +20,14 @@ def access_token_label(data: Any) -> str:
     if len(label) > MAX_TOKEN_LABEL_CHARS or _utf8_bytes(label) is None:
         raise InvalidArgument(f"label: at most {MAX_TOKEN_LABEL_CHARS} characters of text")
     return label.strip()
+
+
+def access_token_scope(data: Any) -> str:
+    """createAccessToken's `scope`: `read` when absent (what every token did before scopes)."""
+    scope = data.get("scope", "read") if isinstance(data, dict) else "read"
+    if scope not in TOKEN_SCOPES:
+        raise InvalidArgument(f"scope: one of {', '.join(TOKEN_SCOPES)}")
+    return str(scope)
 
 
 def revoke_access_token(data: Any) -> tuple[str | None, str | None]:

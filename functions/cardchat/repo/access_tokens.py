@@ -67,8 +67,10 @@ def delete(db: firestore.Client, token_id: str, digest: str) -> None:
     batch.commit()
 
 
-def use(db: firestore.Client, digest: str, change: Callable[[list[Any]], list[Any]], when: datetime) -> str | None:
-    """The owner of the token hashed to `digest`, having spent one request of
+def use(
+    db: firestore.Client, digest: str, change: Callable[[list[Any]], list[Any]], when: datetime
+) -> tuple[str, str] | None:
+    """The owner and scope of the token hashed to `digest`, having spent one request of
     the owner's MCP window (every token of theirs spends the same one;
     `change` takes its times and may raise to refuse: then nothing is written)
     and stamped the token's listing's last_used; None when there is no such
@@ -76,7 +78,7 @@ def use(db: firestore.Client, digest: str, change: Callable[[list[Any]], list[An
     nothing, one committed during it makes it retry and find nothing."""
     ref = db.collection(ACCESS_TOKEN_HASHES).document(digest)
 
-    def run(tx: firestore.Transaction) -> str | None:
+    def run(tx: firestore.Transaction) -> tuple[str, str] | None:
         snap = ref.get(transaction=tx)
         data = (snap.to_dict() or {}) if snap.exists else {}
         owner = str(data.get("owner") or "")
@@ -86,7 +88,7 @@ def use(db: firestore.Client, digest: str, change: Callable[[list[Any]], list[An
         recent = change(ratelimit_repo.read_window(window.get(transaction=tx)))
         tx.set(window, {"recent": recent})
         tx.update(db.collection(ACCESS_TOKENS).document(str(data.get("token_id"))), {"last_used": when})
-        return owner
+        return owner, str(data.get("scope") or "read")
 
     # two requests of one user's clients at once must both be answered, not fail on contention
     return run_in_transaction(db, run)

@@ -39,6 +39,7 @@ from ..schema.accounts import (
     VIEWER_LOOKUPS,
     AccountDeletion,
 )
+from ..schema.card_syncs import CARD_SYNCS
 from ..schema.documents import (
     CARD_EMBEDDINGS,
     CARDS,
@@ -84,6 +85,7 @@ _OWNED = (
     EMBEDDING_QUEUE,
     EMBEDDING_SKIPS,
     SAVED_COLLECTIONS,
+    CARD_SYNCS,
 )
 #: Other users' documents that may list this uid: (Firestore collection, array field).
 _MENTIONS = (

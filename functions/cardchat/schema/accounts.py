@@ -21,6 +21,8 @@ ACCESS_TOKEN_HASHES = COLLECTIONS["access_token_hashes"]
 #: ... and, server-only, one document per owner that every createAccessToken writes in its
 #: transaction, so that two made at once conflict and the second counts the first's token.
 ACCESS_TOKEN_OWNERS = COLLECTIONS["access_token_owners"]
+#: What a personal access token may do: `read` cards and chats, or also `write` the owner's cards.
+TOKEN_SCOPES: tuple[str, ...] = ("read", "write")
 #: The owner's rating of an answer (AnswerFeedback): owner and admins only, never on the message.
 ANSWER_FEEDBACK = COLLECTIONS["answer_feedback"]
 #: What a complete answer's run counted and cost (AnswerUsage): owner and admins only, never on the message.
@@ -63,6 +65,8 @@ class AccessToken:
     label: str
     created: datetime = field(default_factory=now)
     last_used: datetime | None = None
+    #: TOKEN_SCOPES: `read` (search and read, what every token did before scopes) or `write`.
+    scope: str = "read"
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)
@@ -78,6 +82,8 @@ class AccessTokenHash:
     owner: str
     token_id: str
     created: datetime = field(default_factory=now)
+    #: What a request may do with it (AccessToken.scope); a token stored before scopes reads only.
+    scope: str = "read"
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

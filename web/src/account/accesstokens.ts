@@ -37,6 +37,7 @@ function renderTokens(el: HTMLElement, tokens: AccessTokenDoc[], status: HTMLEle
     };
     return h('li', { 'data-testid': 'token-item', 'data-token-id': t.id },
       h('span', { class: 'token-label' }, t.label),
+      ' ', h('span', { class: 'token-scope', 'data-testid': 'token-scope' }, t.scope === 'write' ? 'read and write' : 'read only'),
       h('span', { class: 'muted' },
         ` · created ${t.created ? when.format(t.created) : '…'}`,
         ` · last used ${t.last_used ? when.format(t.last_used) : 'never'}`),
@@ -49,14 +50,17 @@ function createForm(shown: HTMLElement, status: HTMLElement): HTMLFormElement {
     type: 'text', name: 'label', required: 'true', maxlength: '100',
     placeholder: 'e.g. Claude Desktop on my laptop', 'data-testid': 'token-label', 'aria-label': 'Token name',
   });
+  const scope = h('select', { name: 'scope', 'data-testid': 'token-scope-choice', 'aria-label': 'What the token may do' },
+    h('option', { value: 'read' }, 'Read only'),
+    h('option', { value: 'write' }, 'Read and write cards'));
   const submit = h('button', { type: 'submit', 'data-testid': 'token-create' }, 'Create token');
-  const form = h('form', { class: 'token-form' }, label, submit);
+  const form = h('form', { class: 'token-form' }, label, scope, submit);
   form.onsubmit = async (e) => {
     e.preventDefault();
     submit.disabled = true;
     status.textContent = '';
     try {
-      const { token } = await createAccessToken({ label: label.value });
+      const { token } = await createAccessToken({ label: label.value, scope: scope.value === 'write' ? 'write' : 'read' });
       label.value = '';
       replaceChildren(shown, h('div', { class: 'token-once', role: 'status' },
         h('p', null, 'Your new token. Copy it now: it is shown only this once.'),
@@ -72,14 +76,18 @@ function createForm(shown: HTMLElement, status: HTMLElement): HTMLFormElement {
 
 export function mountAccessTokens(root: HTMLElement, uid: string): () => void {
   const url = mcpUrl(config, REGION);
+  const syncUrl = mcpUrl(config, REGION, 'syncCards');
   const shown = h('div', { 'data-testid': 'token-shown' });
   const status = h('p', { class: 'error', role: 'alert', 'data-testid': 'token-error' });
   const list = h('div', null, h('p', { class: 'muted' }, 'Loading tokens…'));
   replaceChildren(root, h('section', { class: 'panel settings' },
     h('h2', null, 'Access tokens for AI tools'),
     h('p', null, 'A personal access token lets an MCP client (Claude Desktop, Claude Code, Cursor, …) search and read ',
-      'your cards and chats as you, with your permissions and nothing more. Revoke a token and it stops at once.'),
+      'your cards and chats as you, with your permissions and nothing more. A read and write token may also create ',
+      'and update your own cards (cardchat-sync, an AI tool saving a note). Revoke a token and it stops at once.'),
     h('p', null, 'MCP server URL: ', h('code', { 'data-testid': 'mcp-url' }, url), ' ', copyButton(url, 'mcp-url-copy')),
+    h('p', null, 'Folder sync URL (cardchat-sync --url): ', h('code', { 'data-testid': 'sync-url' }, syncUrl), ' ',
+      copyButton(syncUrl, 'sync-url-copy')),
     createForm(shown, status), shown, status, list));
   return watchAccessTokens(
     uid,

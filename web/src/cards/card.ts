@@ -8,7 +8,7 @@ import { renderMarkdown } from '../app/markdown';
 import { skipNote } from './embeddingskip';
 import { chatAboutButton } from './chatabout';
 import { relatedPanel } from './relatedcards';
-import { getCard, getCardSkip } from '../data/cardbyid';
+import { getCard, getCardSkip, getCardSync } from '../data/cardbyid';
 import { cardEditPath, deckPath, router } from '../app/router';
 import { session } from '../data/session';
 import type { CardDoc } from '../data/shapes';
@@ -26,6 +26,7 @@ export function mountCard(root: HTMLElement, id: string): () => void {
       }
       const mine = Boolean(card.owner) && card.owner === session().user?.uid;
       const quota = h('div', { 'data-testid': 'card-quota' });
+      const synced = h('div', { 'data-testid': 'card-synced' });
       replaceChildren(root, h('article', { class: 'card card-full panel', 'data-testid': 'card-page', 'data-card-id': card.id },
         back,
         h('h1', null, card.title || '(untitled)'),
@@ -33,11 +34,13 @@ export function mountCard(root: HTMLElement, id: string): () => void {
         ownerDeck(card),
         chatAboutButton(card),
         quota,
+        synced,
         card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
         h('div', { class: 'markdown', html: renderMarkdown(card.body) }),
         relatedPanel(card.id),
       ));
       if (mine) void showSkip(quota, card.owner, card.id);
+      if (mine) void showSynced(synced, card.id);
     },
     (err) => {
       if (!alive) return;
@@ -86,6 +89,16 @@ async function showSkip(el: HTMLElement, owner: string, id: string): Promise<voi
     replaceChildren(el, h('p', { class: 'muted', role: 'status' }, `Could not check whether this card is embedded: ${describeError(err)}`));
   }
   el.dataset.checked = 'true';
+}
+
+// Only the owner reads where their card came from: their folder's name and paths are theirs alone.
+async function showSynced(el: HTMLElement, id: string): Promise<void> {
+  try {
+    const from = await getCardSync(id);
+    if (from) replaceChildren(el, h('p', { class: 'muted', 'data-testid': 'card-synced-from' }, `synced from ${from}`));
+  } catch {
+    // Where it came from is a note beside the card: the card shows without it.
+  }
 }
 
 // The rules answer a missing card and one the reader may not see alike, so

@@ -97,7 +97,7 @@ export const listApiKeys = call<Record<string, never>, { keys: ApiKeyInfo[] }>(F
 export const setApiKey = call<{ provider: string; key: string; base_url?: string }, ApiKeyInfo>(FUNCTIONS.setApiKey);
 export const deleteApiKey = call<{ provider: string }, { keys: ApiKeyInfo[] }>(FUNCTIONS.deleteApiKey);
 // Personal access tokens for the card MCP endpoint: the token is returned once, by create.
-export const createAccessToken = call<{ label: string }, { token: string; id: string }>(FUNCTIONS.createAccessToken);
+export const createAccessToken = call<{ label: string; scope?: 'read' | 'write' }, { token: string; id: string; scope: 'read' | 'write' }>(FUNCTIONS.createAccessToken);
 export const revokeAccessToken = call<{ id: string }, Record<string, never>>(FUNCTIONS.revokeAccessToken);
 /** One person a chat is shared with, as the owner's Share dialog shows them. */
 export interface Viewer {

@@ -17,6 +17,15 @@ export async function getCard(id: string): Promise<CardDoc | null> {
  * the owner's namespace (`{uid}:{cardId}`, functions/cardchat/embeddings/card_quota.skip_id): the rules let
  * a user get their own, missing ones included, and nobody another's.
  */
+/**
+ * Where the owner's synced card came from ("my-vault/notes/git/rebase.md", syncCards), or null for a
+ * card not synced. card_syncs/{cardId}: the rules let the owner get theirs, missing ones included.
+ */
+export async function getCardSync(id: string): Promise<string | null> {
+  const s = await getDoc(doc(db, COLLECTIONS.card_syncs, id));
+  return s.exists() ? `${String(s.get('source') ?? '')}/${String(s.get('path') ?? '')}` : null;
+}
+
 export async function getCardSkip(owner: string, id: string): Promise<DocumentData | null> {
   const s = await getDoc(doc(db, COLLECTIONS.embedding_skips, `${owner}:${id}`));
   return s.exists() ? s.data() : null;

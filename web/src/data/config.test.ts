@@ -42,5 +42,6 @@ describe('mcpUrl', () => {
     expect(mcpUrl(deployed, 'us-central1')).toBe('https://us-central1-p1.cloudfunctions.net/mcp');
     const local = parseConfig({ VITE_EMULATORS: '{"functions":"127.0.0.1:5001"}' });
     expect(mcpUrl(local, 'us-central1')).toBe('http://127.0.0.1:5001/demo-cardchat/us-central1/mcp');
+    expect(mcpUrl(deployed, 'us-central1', 'syncCards')).toBe('https://us-central1-p1.cloudfunctions.net/syncCards');
   });
 });

@@ -64,12 +64,13 @@ export function authEmulatorUrl(value: string): string {
 }
 
 /**
- * The card MCP endpoint's URL (the `mcp` HTTP function): the Functions
- * emulator's when the app runs against emulators, the deployed one otherwise.
+ * The card MCP endpoint's URL (the `mcp` HTTP function), or another HTTP
+ * function's by `name` (syncCards): the Functions emulator's when the app runs
+ * against emulators, the deployed one otherwise.
  */
-export function mcpUrl(config: AppConfig, region: string): string {
+export function mcpUrl(config: AppConfig, region: string, name = 'mcp'): string {
   const project = config.firebase.projectId;
   const fn = config.emulators?.functions;
-  if (fn) return `http://${splitHostPort(fn).join(':')}/${project}/${region}/mcp`;
-  return `https://${region}-${project}.cloudfunctions.net/mcp`;
+  if (fn) return `http://${splitHostPort(fn).join(':')}/${project}/${region}/${name}`;
+  return `https://${region}-${project}.cloudfunctions.net/${name}`;
 }

@@ -134,6 +134,8 @@ export interface AccessTokenDoc {
   label: string;
   created: Date | null;
   last_used: Date | null;
+  /** read: search and read; write: also create and update the owner's cards. */
+  scope: 'read' | 'write';
 }
 
 export type Rating = 'up' | 'down';

@@ -142,6 +142,7 @@ export function toAccessToken(s: DocumentSnapshot<DocumentData>): AccessTokenDoc
     label: String(s.get('label') ?? ''),
     created: toDate(s.get('created')),
     last_used: toDate(s.get('last_used')),
+    scope: s.get('scope') === 'write' ? 'write' : 'read',
   };
 }
 

@@ -1,0 +1,203 @@
+"""syncCards: a folder of the owner's notes (an Obsidian vault, a Git repository of Markdown) kept
+as their cards, a request at a time.
+
+The client lists every file it has with the SHA-256 of its bytes; the server answers `need` for
+the files whose hash it has not synced, and the client sends those again with their text. So an
+unchanged file costs no text sent and no card write, and a folder of any size syncs in requests
+of at most MAX_FILES files.
+
+- A file's card is ids.synced_card_id(owner, source, path): the same at every sync, in the
+  owner's namespace. A rename is a delete (with delete_missing) plus a create.
+- The text is read by parsing/markdown_notes.py, as the importer reads it; the title falls back
+  to the file's name; `[[wikilinks]]` to another file the request lists become links to its card.
+  `visibility` from front matter, else the card's as it is (a new card: private).
+- Beside each card, card_syncs/{card_id} records where it came from and the card's content
+  (content_hash) as the sync left it.
+
+A card edited in the app and then changed in the folder: the app's edit wins and nothing is lost.
+The file is refused (`refused`, saying so) while the card differs from what the last sync wrote,
+until the file says what the card says (then it is taken, with no card write) or the card's edits
+are undone in the app. delete_missing likewise keeps a card edited in the app, and refuses its
+deletion saying why. A card deleted in the app stays deleted until its file changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from cardchat import ids
+from cardchat.errors import FailedPrecondition
+from cardchat.parsing import card_validity, markdown_notes
+from cardchat.parsing.sync_requests import SyncFile, SyncRequest
+from cardchat.schema.card_syncs import CardSync, content_hash
+from cardchat.schema.documents import Card, now
+
+if TYPE_CHECKING:
+    from cardchat.repo.card_syncs import FileWrite
+    from cardchat.repo.card_writes import StoredCard
+    from cardchat.repo.db import Db
+
+EDITED_IN_APP = (
+    "edited in the app since the last sync: the app's edit is kept; make the file say what the card says, "
+    "or undo the edit in the app, and sync again"
+)
+NOT_DELETED = "edited in the app since the last sync: not deleted; delete it in the app if you mean to"
+
+
+@dataclass
+class SyncResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    need: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "deleted": self.deleted,
+            "need": self.need,
+            "refused": self.refused,
+        }
+
+
+@dataclass
+class _Sync:
+    """One request's state: what is stored, and what it will write."""
+
+    owner: str
+    request: SyncRequest
+    records: dict[str, CardSync]
+    stored: dict[str, StoredCard]
+    when: datetime
+    result: SyncResult = field(default_factory=SyncResult)
+    writes: list[FileWrite] = field(default_factory=list)
+    counted: list[str] = field(default_factory=list)
+
+    def card_id(self, path: str) -> str:
+        return ids.synced_card_id(self.owner, self.request.source, path)
+
+    def refuse(self, path: str, reason: str) -> None:
+        self.result.refused.append({"path": path, "reason": reason})
+
+
+def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None) -> SyncResult:
+    """What the request changes, written; FailedPrecondition when a card changed in the app
+    while it ran (what was written stays, and a second run finds it unchanged)."""
+    from cardchat.repo import card_syncs, card_writes
+
+    listed = {f.path: ids.synced_card_id(owner, request.source, f.path) for f in request.files}
+    if request.delete_missing:
+        records = card_syncs.records_of(db, owner, request.source)
+    else:  # by id: a request of the folder's hashes reads its own files' records, not the source's
+        records = card_syncs.records_among(db, list(listed.values()))
+    gone = [p for p in records if p not in listed] if request.delete_missing else []
+    sent = [listed[f.path] for f in request.files if f.markdown is not None]  # only these may write
+    cids = [*sent, *(ids.synced_card_id(owner, request.source, p) for p in gone)]
+    state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when or now())
+    linking = any("[[" in (f.markdown or "") for f in request.files)
+    known = list(records) if request.delete_missing or not linking else card_syncs.paths_of(db, owner, request.source)
+    links = _link_targets(state, known) if linking else {}
+    for f in request.files:
+        _plan_file(state, f, links)
+    for path in gone:
+        _plan_delete(state, path)
+    try:
+        card_syncs.write(db, state.writes)
+    except card_syncs.SyncConflict as e:
+        raise FailedPrecondition("files: a card changed in the app during the sync; run it again") from e
+    for kind in state.counted:
+        setattr(state.result, kind, getattr(state.result, kind) + 1)
+    return state.result
+
+
+def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:
+    """What a `[[wikilink]]` may name, to its card id: a file's path without its extension, and its
+    bare name where no other file has the same; the files listed and those synced before alike
+    (a client sends a changed file without the unchanged ones it links to)."""
+    targets: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
+    for path in dict.fromkeys([*(f.path for f in state.request.files), *synced]):
+        stem = str(PurePosixPath(path).with_suffix(""))
+        targets[stem] = state.card_id(path)
+        names.setdefault(PurePosixPath(stem).name, []).append(path)
+    for name, paths in names.items():
+        if len(paths) == 1:
+            targets.setdefault(name, state.card_id(paths[0]))
+    return targets
+
+
+def _plan_file(state: _Sync, f: SyncFile, links: dict[str, str]) -> None:
+    record, cid = state.records.get(f.path), state.card_id(f.path)
+    if record is not None and record.sha256 == f.sha256:
+        state.result.unchanged += 1
+        return
+    if f.markdown is None:
+        state.result.need.append(f.path)
+        return
+    stored = state.stored.get(cid)
+    card = _card_of(state, f, links, stored.card if stored else None)
+    if isinstance(card, str):
+        state.refuse(f.path, card)
+        return
+    new = CardSync(state.owner, cid, state.request.source, f.path, f.sha256, content_hash(card), state.when)
+    if stored is None:
+        state.writes.append(_write(cid, card, new))
+        state.counted.append("created")
+        return
+    held = content_hash(stored.card)
+    if held == new.card_hash:
+        state.writes.append(_write(cid, None, new))  # the file now says what the card says
+        state.result.unchanged += 1
+    elif record is not None and held != record.card_hash:
+        state.refuse(f.path, EDITED_IN_APP)
+    else:
+        fields = {"title": card.title, "body": card.body, "tags": card.tags, "visibility": card.visibility}
+        state.writes.append(_write(cid, card, new, stored.update_time, dict(fields, updated=state.when)))
+        state.counted.append("updated")
+
+
+def _write(
+    cid: str, card: Card | None, record: CardSync | None, read_time: Any = None, fields: Any = None
+) -> FileWrite:
+    """A card created (no read_time), updated (`fields`, on `read_time`), deleted (no card, on
+    `read_time`) or left alone (neither), with its record written or (None) deleted."""
+    from cardchat.repo.card_syncs import FileWrite
+
+    return FileWrite(cid, card, record, read_time, fields)
+
+
+def _card_of(state: _Sync, f: SyncFile, links: dict[str, str], stored: Card | None) -> Card | str:
+    """The card the file gives, or why it gives none (naming the field)."""
+    note = markdown_notes.read_note(f.markdown or "")
+    title = note.title if note.title is not None else PurePosixPath(f.path).stem
+    visibility = note.meta.get("visibility") or (stored.visibility if stored else "private")
+    fields: dict[str, Any] = {
+        "title": title.strip() if isinstance(title, str) else title,
+        "body": markdown_notes.link_wikilinks(note.body, links.get),
+        "visibility": visibility,
+        "tags": note.tags,
+        "viewers": list(stored.viewers) if stored and visibility == card_validity.VIEWERS_VISIBILITY else [],
+    }
+    problems = card_validity.problems(fields)
+    if problems:
+        return "; ".join(f"{name}: {why}" for name, why in problems)
+    created = stored.created if stored else state.when
+    return Card(owner=state.owner, created=created, updated=state.when, **fields)
+
+
+def _plan_delete(state: _Sync, path: str) -> None:
+    record, cid = state.records[path], state.card_id(path)
+    stored = state.stored.get(cid)
+    if stored is not None and content_hash(stored.card) != record.card_hash:
+        state.refuse(path, NOT_DELETED)
+        return
+    state.writes.append(_write(cid, None, None, stored.update_time if stored else None))
+    if stored is not None:
+        state.counted.append("deleted")

@@ -1,0 +1,106 @@
+"""Firestore side of syncCards: an owner's sync records of one source (card_syncs), and the
+card writes of a sync, each card with its record in one batch, each on the condition that the
+card is still as it was read (repo.card_writes' preconditions)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore import FieldFilter
+
+from cardchat.repo.card_writes import BATCH_BYTES
+from cardchat.schema.card_syncs import CARD_SYNCS, CardSync
+from cardchat.schema.documents import CARDS, Card
+
+#: Files per batch: a card and its record are two writes, under Firestore's 500.
+_FILES_PER_BATCH = 200
+
+
+@dataclass
+class FileWrite:
+    """One file's change: `card` written (None: deleted) with its `record` (None: deleted), on
+    the condition that the card is as read at `read_time` (None: absent then)."""
+
+    card_id: str
+    card: Card | None
+    record: CardSync | None
+    read_time: Any = None
+    #: An update keeps what the sync does not own (viewers, created, derived_from).
+    fields: dict[str, Any] | None = None
+
+
+class SyncConflict(Exception):
+    """A batch's condition failed: a card was changed in the app while the sync ran. `written`:
+    files of earlier batches."""
+
+    def __init__(self, written: int) -> None:
+        super().__init__("a card changed while syncing")
+        self.written = written
+
+
+def records_of(db: firestore.Client, owner: str, source: str) -> dict[str, CardSync]:
+    """The owner's records of `source`, by path."""
+    query = db.collection(CARD_SYNCS).where(filter=FieldFilter("owner", "==", owner))
+    query = query.where(filter=FieldFilter("source", "==", source))
+    records = (CardSync.from_dict(s.to_dict() or {}) for s in query.stream())
+    return {r.path: r for r in records}
+
+
+def records_among(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, CardSync]:
+    """The records of the cards `card_ids` (by id: one read each, however many the source holds), by path."""
+    col = db.collection(CARD_SYNCS)
+    found = (s for s in db.get_all([col.document(i) for i in dict.fromkeys(card_ids)]) if s.exists)
+    records = (CardSync.from_dict(s.to_dict() or {}) for s in found)
+    return {r.path: r for r in records}
+
+
+def paths_of(db: firestore.Client, owner: str, source: str) -> list[str]:
+    """The paths the owner's `source` has synced (the path field alone)."""
+    query = db.collection(CARD_SYNCS).where(filter=FieldFilter("owner", "==", owner))
+    query = query.where(filter=FieldFilter("source", "==", source)).select(["path"])
+    return [str(s.get("path")) for s in query.stream()]
+
+
+def write(db: firestore.Client, changes: Sequence[FileWrite]) -> int:
+    """Every change, in batches; the files written. SyncConflict when one's condition failed."""
+    cards, records = db.collection(CARDS), db.collection(CARD_SYNCS)
+    written = 0
+    for chunk in _batches(changes):
+        batch = db.batch()
+        for c in chunk:
+            ref = cards.document(c.card_id)
+            option = db.write_option(last_update_time=c.read_time) if c.read_time is not None else None
+            if c.card is None and option is not None:
+                batch.delete(ref, option=option)
+            elif c.card is not None and option is None:
+                batch.create(ref, c.card.to_dict())
+            elif c.card is not None:
+                batch.update(ref, c.fields or c.card.to_dict(), option=option)
+            if c.record is None:
+                batch.delete(records.document(c.card_id))
+            else:
+                batch.set(records.document(c.card_id), c.record.to_dict())
+        try:
+            batch.commit()
+        except (gexc.AlreadyExists, gexc.FailedPrecondition, gexc.NotFound) as e:
+            raise SyncConflict(written) from e
+        written += len(chunk)
+    return written
+
+
+def _batches(changes: Sequence[FileWrite]) -> Iterator[list[FileWrite]]:
+    chunk: list[FileWrite] = []
+    size = 0
+    for c in changes:
+        n = 500 + (len(c.card.body.encode()) + len(c.card.title.encode()) if c.card else 0)
+        if chunk and (len(chunk) == _FILES_PER_BATCH or size + n > BATCH_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(c)
+        size += n
+    if chunk:
+        yield chunk

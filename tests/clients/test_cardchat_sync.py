@@ -1,0 +1,114 @@
+"""cardchat-sync (clients/cardchat-sync/cardchat_sync.py), run as a user runs it, against the
+Functions, Auth and Firestore emulators, over a temporary folder the test edits: what it skips,
+dry runs, changes, renames with --delete, --watch, and how it stops on a bad token or URL."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cardchat import ids
+from cardchat.schema.documents import CARDS
+
+pytestmark = pytest.mark.functions
+
+CLIENT = Path(__file__).resolve().parents[2] / "clients" / "cardchat-sync" / "cardchat_sync.py"
+
+
+@pytest.fixture
+def vault(app_db, sign_up, call, functions_base, tmp_path):
+    uid, id_token = sign_up()
+    token = call("createAccessToken", {"label": "sync", "scope": "write"}, id_token)["token"]
+    root = tmp_path / "My Vault"
+    files = {
+        "notes/rebase.md": "# Rebase\nReplay commits; see [[merge]].\n",
+        "merge.md": "# Merge\nJoin two branches.\n",
+        "readme.txt": "Plain text notes count too.\n",
+        ".obsidian/workspace.md": "# Workspace\nSkipped: a dot-folder.\n",
+        "drafts/idea.md": "# Idea\nSkipped: .cardchatignore lists drafts/.\n",
+        "secret.md": "# Secret\nSkipped: listed by name.\n",
+        "photo.png": "not a note",
+        ".cardchatignore": "# what not to sync\ndrafts/\nsecret.md\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return {"root": root, "uid": uid, "id_token": id_token, "token": token, "url": f"{functions_base}/syncCards"}
+
+
+def run(vault, *extra, token=None, url=None):
+    argv = [sys.executable, str(CLIENT), str(vault["root"]), "--url", url or vault["url"]]
+    argv += ["--token", token or vault["token"], *extra]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+
+def cards(app_db, vault) -> dict[str, dict]:
+    """The owner's synced cards, by path (source: the folder's name)."""
+    paths = [
+        "notes/rebase.md",
+        "merge.md",
+        "readme.txt",
+        "joined.md",
+        ".obsidian/workspace.md",
+        "drafts/idea.md",
+        "secret.md",
+    ]
+    out = {}
+    for path in paths:
+        snap = app_db.collection(CARDS).document(ids.synced_card_id(vault["uid"], "My-Vault", path)).get()
+        if snap.exists:
+            out[path] = snap.to_dict()
+    return out
+
+
+def test_a_folder_syncs_skips_what_it_should_and_follows_edits(app_db, vault):
+    first = run(vault)
+    assert first.returncode == 0, first.stderr
+    synced = cards(app_db, vault)
+    assert set(synced) == {"notes/rebase.md", "merge.md", "readme.txt"}
+    merge_id = ids.synced_card_id(vault["uid"], "My-Vault", "merge.md")
+    assert synced["notes/rebase.md"]["body"] == f"Replay commits; see [merge](/card/{merge_id})."
+    assert (synced["readme.txt"]["title"], synced["merge.md"]["title"]) == ("readme", "Merge")
+
+    (vault["root"] / "merge.md").write_text("# Merge\nJoin two branches, or fast-forward.\n")
+    dry = run(vault, "--dry-run")
+    assert dry.returncode == 0 and "would send merge.md" in dry.stdout
+    assert cards(app_db, vault)["merge.md"]["body"] == "Join two branches."
+    assert "1 updated" in run(vault).stdout
+    assert cards(app_db, vault)["merge.md"]["body"] == "Join two branches, or fast-forward."
+
+    (vault["root"] / "merge.md").rename(vault["root"] / "joined.md")
+    renamed = run(vault, "--delete")
+    assert renamed.returncode == 0 and "1 created" in renamed.stdout and "1 deleted" in renamed.stdout
+    assert set(cards(app_db, vault)) == {"notes/rebase.md", "joined.md", "readme.txt"}
+    assert run(vault).stdout.strip() == "0 created, 0 updated, 3 unchanged, 0 deleted"
+
+
+def test_watch_sends_a_saved_file(app_db, vault):
+    argv = [sys.executable, str(CLIENT), str(vault["root"]), "--url", vault["url"], "--token", vault["token"]]
+    watching = subprocess.Popen([*argv, "--watch", "--interval", "0.2"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert watching.stdout is not None and "created" in watching.stdout.readline()
+        (vault["root"] / "merge.md").write_text("# Merge\nSaved while watched.\n")
+        deadline = time.monotonic() + 180  # a bound that only turns a hang into a failure
+        while cards(app_db, vault)["merge.md"]["body"] != "Saved while watched.":
+            assert time.monotonic() < deadline, "the saved file never reached its card"
+            time.sleep(0.5)
+    finally:
+        watching.terminate()
+        watching.wait(timeout=30)
+
+
+def test_a_bad_token_or_url_stops_with_a_clear_message(app_db, vault, call):
+    unknown = run(vault, token="ccpat_" + "x" * 43)
+    assert unknown.returncode == 2 and "token was refused" in unknown.stderr
+    reader = call("createAccessToken", {"label": "read"}, vault["id_token"])["token"]
+    read_only = run(vault, token=reader)
+    assert read_only.returncode == 2 and "may not write" in read_only.stderr
+    nowhere = run(vault, url="http://127.0.0.1:9/syncCards")
+    assert nowhere.returncode == 2 and "cannot reach" in nowhere.stderr
+    assert cards(app_db, vault) == {}
