@@ -56,6 +56,7 @@ SECTIONS = [
     Section("turn_context", default=False),
     Section("offline"),
     Section("scrub"),
+    Section("citation_checks"),
     Section("search_cards"),
     Section("search_chats"),
     Section("related_cards", default=False),
