@@ -57,6 +57,7 @@ SECTIONS = [
     Section("offline"),
     Section("scrub"),
     Section("bundle"),
+    Section("citation_checks"),
     Section("search_cards"),
     Section("search_chats"),
     Section("card_sync", default=False),

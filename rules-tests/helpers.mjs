@@ -154,6 +154,7 @@ export function messageDoc(chat, over = {}) {
     uncited_claims: 0,
     sources: [1],
     coverage: 'covered',
+    citation_checks: [{ sentence: 0, n: 1, verdict: 'supported' }],
     own_key: false,
     redrives: 0,
     ...over,

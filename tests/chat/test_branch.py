@@ -35,7 +35,8 @@ def turns(db, chat_id: str) -> list[tuple[int, str, str, str]]:
 def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_source_alone(db):
     make_chat(db, CONVERSATION, cards=BIG_CARDS)
     src_answer = messages_repo.chat_messages(db, "src")[1][0]
-    db.collection(CHAT_MESSAGES).document(src_answer).update({"sources": [1]})
+    checks = [{"sentence": 0, "n": 1, "verdict": "weak"}]
+    db.collection(CHAT_MESSAGES).document(src_answer).update({"sources": [1], "citation_checks": checks})
     before = turns(db, "src")
 
     _, index, text = parse_branch({"chat_id": "src", "message_index": 2, "content": "  How high do they get?  "})
@@ -52,6 +53,7 @@ def test_a_branch_keeps_the_turns_before_the_edited_question_and_leaves_the_sour
     copied = messages_repo.chat_messages(db, new_id)[1][1].to_dict()
     assert copied["timestamp"] == T0 + timedelta(minutes=1)  # when it was said, not when it was copied
     assert copied["sources"] == [1]  # same background, same numbers: which [n] cite stays so
+    assert copied["citation_checks"] == checks  # and what each was found to say
     chat = db.collection(CHATS).document(new_id).get().to_dict()
     assert chat["owner"] == "u1" and chat["published"] is False  # a branch starts private
     assert chat["title"] == "Tides and the moon" + branches.TITLE_SUFFIX

@@ -151,6 +151,7 @@ def _copied_history(new_id: str, earlier: list[ChatMessage], when: datetime) -> 
                 model=m.model,
                 sources=m.sources,
                 coverage=m.coverage,
+                citation_checks=m.citation_checks,
             ),
         )
         for i, m in enumerate(earlier)

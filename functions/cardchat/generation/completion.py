@@ -4,12 +4,15 @@ then what a complete answer does next."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from cardchat.chat.packed_cards import answer_citations
 from cardchat.generation import accounting, claims, run_log
 from cardchat.generation.answer_coverage import coverage_of
+from cardchat.generation.citation_checks import check, shared_vectors
 from cardchat.generation.run_state import Run
 from cardchat.repo import messages as messages_repo
+from cardchat.retrieval.background import parse_background
 from cardchat.schema.messages import FinalAnswer, OutputUsage
 
 
@@ -51,7 +54,22 @@ def final_answer(run: Run, content: str, chunks: int) -> FinalAnswer:
         uncited_claims=claims.uncited_count(content, claims.citable(card_ids)),
         sources=claims.citations(content, card_ids),
         coverage=coverage_of(run.db, run.window.messages[-1]["content"], content, card_ids),
+        citation_checks=checks_of(run, content),
         timings=accounting.timings(run.ttft, total, chunks, run.retries),
         dropped_turns=run.window.dropped,
         cut_off=run.cut_off,
     )
+
+
+def checks_of(run: Run, content: str) -> list[dict[str, Any]] | None:
+    """The answer's citation checks against the card text the run sent; None (no checks written,
+    the answer complete all the same) when they fail."""
+    if not claims.citations(content, run.private.card_ids):
+        return []
+    try:
+        cards = {n: f"{title}\n\n{body}" for n, title, body in parse_background(run.background)}
+        found = check(content, cards, claims.citable(run.private.card_ids), shared_vectors())
+        return [c.to_dict() for c in found]
+    except Exception as e:  # a check is a hint to the reader, never a reason to fail the answer
+        run_log.unexpected(run.message_id, e, run.secrets, run.background)
+        return None

@@ -239,6 +239,7 @@ def final_fields(answer: FinalAnswer) -> dict[str, Any]:
         "uncited_claims": answer.uncited_claims,
         "sources": list(answer.sources),
         "coverage": answer.coverage,
+        "citation_checks": answer.citation_checks,
         "timings": asdict(answer.timings) if answer.timings else None,
         "dropped_turns": answer.dropped_turns,
         "cut_off": answer.cut_off,

@@ -60,6 +60,8 @@ class ChatMessage:
     uncited_claims: int | None = None  # a complete answer's claims with no citation (generation/claims.py)
     sources: list[int] | None = None  # the numbers it cites that name a card (claims.citations), never which card
     coverage: str | None = None  # a complete answer's: do the cards cover its question (generation/coverage.py)
+    # a complete answer's verdict per (claim, cited [n]) (generation/citation_checks.py)
+    citation_checks: list[dict[str, Any]] | None = None
     # admitted on the chat owner's own API key (no daily cap, nothing reserved): the run may use
     # only that key, never fall back to the deployment's (own_keys.run_key)
     own_key: bool = False
@@ -91,6 +93,7 @@ class ChatMessage:
             uncited_claims=d.get("uncited_claims"),
             sources=d.get("sources"),
             coverage=d.get("coverage"),
+            citation_checks=d.get("citation_checks"),
             own_key=d.get("own_key") is True,
         )
 
@@ -129,6 +132,8 @@ class FinalAnswer:
     uncited_claims: int | None = None
     sources: list[int] = field(default_factory=list)  # the numbers it cites that name a card
     coverage: str | None = None
+    # {"sentence", "n", "verdict"} per cited claim and card; None when the checks failed (none written)
+    citation_checks: list[dict[str, Any]] | None = None
     timings: AnswerTimings | None = None
     dropped_turns: int = 0
     cut_off: str | None = None

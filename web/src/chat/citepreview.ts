@@ -7,6 +7,7 @@
 import { sentences } from './claims';
 import { h, replaceChildren } from '../app/dom';
 import { bestPassage } from './passage';
+import { markedAs, NO_PASSAGE } from './citationchecks';
 import { getCard } from '../data/cardbyid';
 import type { CardDoc } from '../data/shapes';
 
@@ -114,10 +115,12 @@ export class CitePreview {
 
   private cardContent(card: CardDoc, cite: HTMLElement): Array<HTMLElement | null> {
     const p = bestPassage(card.body, citingSentence(cite));
+    const unsaid = markedAs(cite) !== null; // the server found no passage of this card saying the claim
     return [
       h('p', { class: 'cite-title', 'data-testid': 'cite-preview-title' }, card.title || '(untitled)'),
       card.tags.length ? h('p', { class: 'tags' }, card.tags.map((t) => h('span', { class: 'tag' }, t))) : null,
-      p.match ? h('p', { class: 'cite-passage' }, p.before ? `${p.before} ` : '', h('mark', null, p.match), p.after ? ` ${p.after}` : '') : null,
+      unsaid ? h('p', { class: 'muted', 'data-testid': 'cite-preview-unsaid' }, NO_PASSAGE) : null,
+      !unsaid && p.match ? h('p', { class: 'cite-passage' }, p.before ? `${p.before} ` : '', h('mark', null, p.match), p.after ? ` ${p.after}` : '') : null,
     ];
   }
 

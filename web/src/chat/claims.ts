@@ -49,7 +49,7 @@ export function sentences(block: string, citable: Citable = ANY): Sentence[] {
 }
 
 /** The text nodes of a block, nested lists left out (each item is its own block). */
-function ownTextNodes(block: Element): Text[] {
+export function ownTextNodes(block: Element): Text[] {
   const out: Text[] = [];
   const walk = (node: Node): void => {
     for (const child of Array.from(node.childNodes)) {

@@ -12,6 +12,7 @@ import {
 } from './messagestate';
 import { watchChunks } from '../data/messages';
 import { markUncited } from './claims';
+import { markChecks } from './citationchecks';
 import { AnswerFooter } from './answerfooter';
 import { AnswerSources } from './answersources';
 import type { PinState } from './pincontrols';
@@ -192,7 +193,10 @@ export class MessageView {
     const cites = this.cites();
     this.shownCitations = this.citationsKey();
     this.body.innerHTML = this.ctx.render(content, cites);
-    if (complete) markUncited(this.body, (n) => cites.card(n) !== null);
+    if (!complete) return;
+    const citable = (n: number) => cites.card(n) !== null;
+    markUncited(this.body, citable);
+    markChecks(this.body, this.msg.citation_checks, citable);
   }
 
   private show(content: string): void {

@@ -2,6 +2,7 @@
 // (snapshots.ts turns a snapshot into it). The server's side of the shapes is
 // functions/cardchat/schema; firestore.rules decides who reads which.
 import type { Coverage } from '../chat/coverage';
+import type { CitationCheck } from '../chat/citationchecks';
 import type { Status } from '../generated/messagestatus';
 import type { CollectionQuery } from './api';
 
@@ -106,6 +107,8 @@ export interface MessageDoc {
   sources: number[] | null;
   /** Whether the chat's cards cover a complete answer's question (server: generation/coverage.py); null before it completes. */
   coverage: Coverage | null;
+  /** The server's verdict per (claim, cited [n]) of a complete answer (chat/citationchecks.ts); null: none written. */
+  citation_checks: CitationCheck[] | null;
 }
 
 /**

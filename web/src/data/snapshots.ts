@@ -2,6 +2,7 @@
 // field gets a safe default, so a view never meets undefined.
 import type { DocumentData, DocumentSnapshot } from 'firebase/firestore';
 import { parseCoverage } from '../chat/coverage';
+import { parseCitationChecks } from '../chat/citationchecks';
 import type { Status } from '../generated/messagestatus';
 import type { CollectionQuery } from './api';
 import type {
@@ -111,6 +112,7 @@ export function toMessage(s: DocumentSnapshot<DocumentData>): MessageDoc {
     uncited_claims: typeof d.uncited_claims === 'number' ? d.uncited_claims : null,
     sources: Array.isArray(d.sources) ? d.sources.filter((n: unknown): n is number => Number.isInteger(n)) : null,
     coverage: parseCoverage(d.coverage),
+    citation_checks: parseCitationChecks(d.citation_checks),
   };
 }
 
