@@ -258,8 +258,10 @@ def rank_source(
 
 def _candidates(db: Db, owner: str, pool: Pool, outside: list[str]) -> tuple[dict[str, Card], set[str]]:
     """The first TURN_CANDIDATES of `outside` (ranked ids not in the context) that `owner` may
-    read, as read now (loose ones as `pool` holds them), and those passed over: gone or withdrawn."""
+    read, as read now (loose ones as `pool` holds them, those whose text a warm instance keeps
+    for their indexed hash without a read), and those passed over: gone or withdrawn."""
     from cardchat.access import permissions
+    from cardchat.chat import card_texts
     from cardchat.repo import cards as card_repo
 
     cards: dict[str, Card] = {}
@@ -267,10 +269,10 @@ def _candidates(db: Db, owner: str, pool: Pool, outside: list[str]) -> tuple[dic
     start = 0
     while start < len(outside) and len(cards) < TURN_CANDIDATES:
         chunk = outside[start : start + TURN_CANDIDATES - len(cards)]
-        read = card_repo.load_cards(db, [c for c in chunk if c not in pool.loose])
-        readable = permissions.readable_cards(
-            {**read, **{c: pool.loose[c] for c in chunk if c in pool.loose}}, owner, chunk
-        )
+        kept = {c: k for c in chunk if (k := pool.loose.get(c) or pool.kept_card(c)) is not None}
+        read = card_repo.load_cards(db, [c for c in chunk if c not in kept])
+        card_texts.remember(read.items())
+        readable = permissions.readable_cards({**read, **kept}, owner, chunk)
         cards |= readable
         gone |= set(chunk) - set(readable)
         start += len(chunk)
