@@ -116,6 +116,20 @@ def make_cited_chat(db, turns: list[tuple[str, str, str]], cards: dict[str, Card
     return card_ids
 
 
+def reindexed(db, card_id: str, owner: str = "") -> None:
+    """`card_id`, just written or deleted (then `owner`'s), told to its owner's retrieval index as
+    the card-write trigger tells it (no trigger runs in these tests), when the owner has an index."""
+    from cardchat.embeddings import get_embedder
+    from cardchat.repo.retrieval_index.changes import Change, apply_changes
+    from cardchat.repo.retrieval_index.shards import read_head
+
+    snap = db.collection(CARDS).document(card_id).get()
+    card = Card.from_dict(snap.to_dict()) if snap.exists else None
+    owner = card.owner if card else owner
+    if owner and read_head(db, owner) is not None:
+        apply_changes(db, owner, [Change(card_id, card)], get_embedder().model_id)
+
+
 def revoke(db) -> None:
     """Every way u1 loses a card of CARDS_OF_CHAT: a viewer removed, a public
     card made private, a card deleted. "own" and "open-too" stay readable."""

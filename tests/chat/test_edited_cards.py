@@ -21,7 +21,7 @@ from cardchat.repo.chats import read_background
 from cardchat.retrieval.background import FOREIGN_NOTE, parse_background
 from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_PRIVATE, CHATS, Card, Chat, ChatPrivate
 from cardchat.schema.documents import now as utc_now
-from chat_support import CARDS_OF_CHAT, SPEC, make_chat, write_chat
+from chat_support import CARDS_OF_CHAT, SPEC, make_chat, reindexed, write_chat
 from engine_support import quick, store_embedded, tide_notes
 
 pytestmark = pytest.mark.emulator
@@ -37,8 +37,10 @@ def private(db, chat_id: str = "src") -> dict:
 
 
 def edit(db, card_id: str, **fields) -> None:
-    """A card written as the rules let its owner write it: `updated` is the time of the write."""
+    """A card written as the rules let its owner write it: `updated` is the time of the write; its
+    owner's retrieval index told of it as the card-write trigger tells it."""
     db.collection(CARDS).document(card_id).update({**fields, "updated": utc_now()})
+    reindexed(db, card_id)
 
 
 def bodies(db, chat_id: str = "src") -> dict[int, str]:

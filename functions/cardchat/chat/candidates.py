@@ -28,7 +28,7 @@ choose (docs/security.md, "What a chat holds"):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,9 +60,32 @@ class Pool:
     loose: dict[str, Card] = field(default_factory=dict)  # cards already read (not from the index)
     #: why a chosen source holds nothing, when the caller should be told (collection_query.OWNER_HAS_…)
     empty_reason: str | None = None
+    _rows: dict[str, tuple[Snapshot, int]] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def kept_card(self, card_id: str) -> Card | None:
+        """`card_id` whole without a read: its index entry (access, tags, `updated`) with the text a
+        warm instance keeps for the entry's text hash (chat/card_texts.py); None when not kept."""
+        from cardchat.chat import card_texts
+        from cardchat.schema.documents import stamp_time
+
+        if self._rows is None:
+            self._rows = {
+                self.ids[pos]: (p.snapshot, row)
+                for p in self.parts
+                for pos, row in zip(p.positions.tolist(), p.rows.tolist(), strict=True)
+            }
+        found = self._rows.get(card_id)
+        if found is None or card_id in self.loose:
+            return None
+        snapshot, row = found
+        text = card_texts.known(card_id, snapshot.hashes[row]) if snapshot.stamps[row] else None
+        if text is None:
+            return None
+        access = snapshot.cards[row]
+        return replace(access, title=text[0], body=text[1], updated=stamp_time(int(snapshot.stamps[row])))
 
     def has_vector(self) -> np.ndarray:
         out = np.zeros(len(self.ids), bool)
@@ -252,6 +275,7 @@ def packed_cards(
     their characters, `margin` times over), read and culled again
     (`permissions.readable_cards`), in ranking order; and whether that is all of them."""
     from cardchat.access import permissions
+    from cardchat.chat import card_texts
     from cardchat.repo import cards as card_repo
 
     want_chars = budget_tokens * CHARS_PER_TOKEN * margin
@@ -264,6 +288,7 @@ def packed_cards(
         chunk = ranked[start:end]
         missing = [c for c in chunk if c not in pool.loose]
         read = card_repo.load_cards(db, missing) if missing else {}
+        card_texts.remember(read.items())
         found = {**read, **{c: pool.loose[c] for c in chunk if c in pool.loose}}
         out += list(permissions.readable_cards(found, uid, chunk).items())
         # Cards gone or withdrawn since they were indexed leave a gap: read further to fill it.

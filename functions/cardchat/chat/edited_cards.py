@@ -32,9 +32,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cardchat.chat.packed_cards import updated_stamp
 from cardchat.retrieval.background import Authors
-from cardchat.schema.documents import Card
+from cardchat.schema.documents import Card, updated_stamp
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db

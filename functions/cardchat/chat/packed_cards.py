@@ -4,21 +4,18 @@ only numbers a complete answer cites, and only while their card is public, so a
 visitor learns nothing of the cards packed but never cited), the owner of each
 packed card (ChatPrivate.card_owners, which recheck uses to withdraw a card whose
 id was made again by someone else), and when each was last written as it was
-packed (ChatBackground.card_updated, which tells an edited card)."""
+packed (ChatBackground.card_updated, which tells an edited card: schema/documents.py `updated_stamp`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from cardchat.schema.documents import Card
+from cardchat.schema.documents import Card, updated_stamp
 from cardchat.schema.messages import ChatMessage
 
 if TYPE_CHECKING:
     from cardchat.repo.db import Db
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def packed_owners(card_ids: list[str], cards: dict[str, Card], known: list[str] | None = None) -> list[str]:
@@ -71,13 +68,6 @@ def answer_citations(db: Db, sources: list[int], card_ids: list[str], owners: li
     known = packed_owners(card_ids, cards, owners)
     same = {c: card for c, card in cards.items() if card.owner == known[card_ids.index(c)]}
     return cited_public(sources, card_ids, same)
-
-
-def updated_stamp(card: Card) -> int:
-    """A card's `updated` in whole microseconds (Firestore's precision): the
-    stamp chat/edited_cards.py keeps per packed card, so a later read tells
-    at a glance whether the card was written since it was packed."""
-    return (card.updated - _EPOCH) // timedelta(microseconds=1)
 
 
 def packed_stamps(card_ids: list[str], cards: dict[str, Card]) -> dict[str, int]:

@@ -14,11 +14,12 @@ cards keep their numbers, so [n] in earlier answers still means the same card
 Chat.public_citations: a cited card withdrawn or made private stops being linked
 for visitors. It only ever removes links: an answer's final write adds them.
 
-The check reads four small fields per card in one BatchGet stream (no title
-or body): the three that decide access, and `updated`, which tells a card
-edited since it was packed (chat/edited_cards.py packs it again). Its cost
-with nothing changed and with a card withdrawn is measured by
-`scripts/bench recheck` (docs/performance.md).
+Before an answer the retrieval indexes vouch for most cards without a read
+(chat/card_stamps.py): their access fields and `updated`, which tells a card
+edited since it was packed (chat/edited_cards.py packs it again). The rest are
+read, four small fields per card in one BatchGet stream (no title or body): the
+three that decide access, and `updated`. Its cost with nothing changed and with
+a card withdrawn is measured by `scripts/bench recheck` (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -45,17 +46,26 @@ class Checked:
 
 
 def check(
-    db: Db, owner: str, card_ids: list[str], text: str, tokens: int, tokenizer: str, owners: list[str] | None = None
+    db: Db,
+    owner: str,
+    card_ids: list[str],
+    text: str,
+    tokens: int,
+    tokenizer: str,
+    owners: list[str] | None = None,
+    known: dict[str, Card] | None = None,
 ) -> Checked:
     """`text` (a background of `tokens` tokens citing `card_ids`, packed from
-    cards of `owners`) as `owner` may have it now. Reads the cards' access
-    fields; writes nothing."""
+    cards of `owners`) as `owner` may have it now. Reads the access fields of
+    the cards not `known` (as chat/card_stamps.py vouches for them); writes nothing."""
     from cardchat.repo import cards as card_repo
 
-    cards = card_repo.load_access(db, [c for c in card_ids if c], updated=True)
+    vouched = known or {}
+    unknown = [c for c in card_ids if c and c not in vouched]
+    cards = {**vouched, **(card_repo.load_access(db, unknown, updated=True) if unknown else {})}
     readable = permissions.readable_cards(cards, owner)
-    known = packed_owners(card_ids, cards, owners)
-    kept = [c if c in readable and cards[c].owner == known[i] else "" for i, c in enumerate(card_ids)]
+    was = packed_owners(card_ids, cards, owners)
+    kept = [c if c in readable and cards[c].owner == was[i] else "" for i, c in enumerate(card_ids)]
     gone = {n for n, (was, now) in enumerate(zip(card_ids, kept), start=1) if was and not now}
     if gone:
         from cardchat.llm.tokens import count_tokens
@@ -63,25 +73,27 @@ def check(
 
         text = drop_cards(text, gone)
         tokens = count_tokens([text], tokenizer)[0]
-    kept_owners = [o if c else "" for c, o in zip(kept, known, strict=True)]
+    kept_owners = [o if c else "" for c, o in zip(kept, was, strict=True)]
     withdrawn = [card_ids[n - 1] for n in sorted(gone)]
     return Checked(text, tokens, kept, kept_owners, withdrawn, cards)
 
 
 def current_background(
-    db: Db, chat_id: str, chat: Chat, private: ChatPrivate, tokenizer: str
+    db: Db, chat_id: str, chat: Chat, private: ChatPrivate, tokenizer: str, from_index: bool = True
 ) -> tuple[str, int, ChatPrivate]:
     """The engine's background for `chat_id` (`chat`, and `private` as read) and its token
     count, after withdrawing what its owner may no longer read and re-packing the cards
     edited since they were packed (chat/edited_cards.py); a change is stored before the
-    answer starts, and `private` handed back as stored."""
-    from cardchat.chat import edited_cards
+    answer starts, and `private` handed back as stored. `from_index`: the cards the
+    retrieval indexes vouch for are not read (chat/card_stamps.py)."""
+    from cardchat.chat import card_stamps, edited_cards
     from cardchat.repo import chats as chats_repo
 
     text, stored = chats_repo.read_background_and_head(db, chat_id)
     head = ChatBackground.from_dict(stored)
+    known = card_stamps.vouched(db, private.owner, private.card_ids, private.card_owners) if from_index else None
     checked = check(
-        db, private.owner, private.card_ids, text, private.background_tokens, tokenizer, private.card_owners
+        db, private.owner, private.card_ids, text, private.background_tokens, tokenizer, private.card_owners, known
     )
     edited = edited_cards.refresh(
         db,
@@ -153,7 +165,9 @@ def _withdraw_from(db: Db, chat_id: str, owner: str) -> None:
         return
     private = ChatPrivate.from_dict(chats_repo.get_private(db, chat_id) or {})
     spec = models.spec_of(str(chat.get("model") or ""))
-    current_background(db, chat_id, Chat.from_dict(chat), private, spec.tokenizer if spec else TOKENIZERS[0])
+    # Read, not taken from the indexes: the leaver's public partition may outlive their cards a while.
+    tokenizer = spec.tokenizer if spec else TOKENIZERS[0]
+    current_background(db, chat_id, Chat.from_dict(chat), private, tokenizer, from_index=False)
     # Their ids name them (`<uid>_…`): they go from the chat's other records too.
     theirs = [c for c, o in zip(private.card_ids, private.card_owners, strict=False) if c and o == owner]
     pinned = [c for c in private.pinned_cards + private.excluded_cards if c.startswith(f"{owner}_")]

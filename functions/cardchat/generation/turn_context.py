@@ -39,6 +39,7 @@ from cardchat.schema.documents import Card, Chat, ChatPrivate
 from cardchat.schema.messages import ChatMessage
 
 if TYPE_CHECKING:
+    from cardchat.chat.candidates import Pool
     from cardchat.repo.db import Db
 
 log = logging.getLogger(__name__)
@@ -134,8 +135,8 @@ def plan_turn(
     ids = list(card_ids)
     numbers = {c: n for n, c in enumerate(ids, start=1) if c}
     ctx = _Context(text, tokens, set(card_numbers(text)), room, tokenizer, {numbers[c] for c in pinned if c in numbers})
-    ctx.drop({a["n"] for t in turns if t.message_index == index for a in t.added})
-    in_context = {ids[n - 1] for n in ctx.present if 0 < n <= len(ids)}
+    ctx.drop(_redone(turns, index))
+    in_context = context_ids(text, ids, turns, index, pinned)
     candidates = [c for c in ranked.ids if c not in in_context][:TURN_CANDIDATES]
     by = {c: authors.of(ranked.cards[c]) for c in candidates}
     # Sized with provisional numbers (a new card's final one is at most this): a digit more or less is noise.
@@ -170,6 +171,22 @@ def plan_turn(
         added.append({"card": c, "n": numbers[c], "rank": ranked.ids.index(c) + 1, "score": ranked.scores.get(c)})
     turn = ContextTurn(index, len(ranked.ids), added, len(candidates) - len(added), dropped)
     return Plan(ctx.text, count_tokens([ctx.text], tokenizer)[0], ids, turn, by_others)
+
+
+def _redone(turns: Sequence[ContextTurn], index: int) -> set[int]:
+    """The numbers a redo of answer `index` (a retry) takes out first: what its last run added."""
+    return {a["n"] for t in turns if t.message_index == index for a in t.added}
+
+
+def context_ids(
+    text: str, card_ids: Sequence[str], turns: Sequence[ContextTurn], index: int, pinned: frozenset[str]
+) -> set[str]:
+    """The cards of `card_ids` that the turn of answer `index` finds in `text` (a background citing
+    them): those whose blocks it holds, less what a redo of `index` takes out (a `pinned` one stays).
+    The turn adds only cards outside these, so only those are read."""
+    kept = {n for n, c in enumerate(card_ids, start=1) if c and c in pinned}
+    present = set(card_numbers(text)) - (_redone(turns, index) - kept)
+    return {card_ids[n - 1] for n in present if 0 < n <= len(card_ids) and card_ids[n - 1]}
 
 
 @dataclass
@@ -210,15 +227,14 @@ def rank_source(
     the `previous` one (fuse) by the hybrid ranker createChat uses, over the
     retrieval index (chat/candidates.py). Cards without a stored vector are
     ranked by BM25 alone (no embedding on the spot: the answer is waiting).
-    Only the cards a turn can use are read: the best TURN_CANDIDATES past
-    those in the context (`context_ids`), and those (for their citations).
+    Only the cards a turn can add are read: the best TURN_CANDIDATES outside
+    the context (`context_ids`, whose citations the chat already holds in
+    ChatPrivate), further ones only for those gone or withdrawn since indexed.
     A card the question names by title comes first (chat/named_cards.py); an
     `excluded` one never comes."""
-    from cardchat.access import permissions
     from cardchat.chat import candidates
     from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
-    from cardchat.repo import cards as card_repo
 
     pool = candidates.resolve_source(db, owner, source)
     embedder = get_embedder()
@@ -230,11 +246,7 @@ def rank_source(
     left_out = set(excluded)
     ids = [pool.ids[i] for i in order if pool.ids[i] not in left_out]
     in_context = set(context_ids)
-    head = ids[: len(in_context) + TURN_CANDIDATES]
-    wanted = list(dict.fromkeys(head + [c for c in context_ids if c]))
-    loaded = {**card_repo.load_cards(db, [c for c in wanted if c not in pool.loose]), **pool.loose}
-    cards = permissions.readable_cards(loaded, owner, wanted)
-    gone = {c for c in head if c not in cards}
+    cards, gone = _candidates(db, owner, pool, [c for c in ids if c not in in_context])
     sims = pool.similarities(query_vec) if len(pool) else np.zeros(0)
     has = pool.has_vector()
     return Ranked(
@@ -242,6 +254,29 @@ def rank_source(
         cards,
         {c: round(float(sims[i]), 4) if has[i] else None for i, c in enumerate(pool.ids) if c in cards},
     )
+
+
+def _candidates(db: Db, owner: str, pool: Pool, outside: list[str]) -> tuple[dict[str, Card], set[str]]:
+    """The first TURN_CANDIDATES of `outside` (ranked ids not in the context) that `owner` may
+    read, as read now (loose ones as `pool` holds them, those whose text a warm instance keeps
+    for their indexed hash without a read), and those passed over: gone or withdrawn."""
+    from cardchat.access import permissions
+    from cardchat.chat import card_texts
+    from cardchat.repo import cards as card_repo
+
+    cards: dict[str, Card] = {}
+    gone: set[str] = set()
+    start = 0
+    while start < len(outside) and len(cards) < TURN_CANDIDATES:
+        chunk = outside[start : start + TURN_CANDIDATES - len(cards)]
+        kept = {c: k for c in chunk if (k := pool.loose.get(c) or pool.kept_card(c)) is not None}
+        read = card_repo.load_cards(db, [c for c in chunk if c not in kept])
+        card_texts.remember(read.items())
+        readable = permissions.readable_cards({**read, **kept}, owner, chunk)
+        cards |= readable
+        gone |= set(chunk) - set(readable)
+        start += len(chunk)
+    return cards, gone
 
 
 @dataclass
@@ -297,12 +332,14 @@ def ground_turn(
     if not questions:
         return None
     asked, before = questions[-1], "".join(questions[-2:-1])
-    ranked = rank_source(db, private.owner, source_of(source), asked, before, private.card_ids, private.excluded_cards)
-    room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
+    pinned = frozenset(private.pinned_cards)
+    present = context_ids(text, private.card_ids, turns, index, pinned)
+    ranked = rank_source(db, private.owner, source_of(source), asked, before, list(present), private.excluded_cards)
+    room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     authors = AuthorBook(private.owner).authors(ranked.cards.values())
     try:
-        budget, pinned = turn_budget(spec), frozenset(private.pinned_cards)
+        budget = turn_budget(spec)
         plan = plan_turn(
             text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
         )

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cardchat.schema.documents import Card
+from cardchat.schema.documents import Card, updated_stamp
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,9 @@ class Entry:
     scale: float = 0.0
     chars: int = 0  # len(title) + len(body): how many cards to fetch to fill a budget
     title_key: str = ""  # named_titles.title_key: the questions that name this card's title find it
+    #: the card's `updated_stamp` when this entry was made (0: a shard written before stamps were
+    #: kept): a chat's re-check compares its packed cards' stamps with these instead of reading them
+    updated: int = 0
 
     def same_as(self, other: Entry) -> bool:
         """Equal in every field, arrays included (the dataclass equality skips them)."""
@@ -106,10 +109,16 @@ def make_entry(card_id: str, card: Card, vector: np.ndarray | None) -> Entry:
         scale=float(np.float32(scale)),
         chars=len(card.title) + len(card.body),
         title_key=title_key(card.title),
+        updated=updated_stamp(card),
     )
 
 
 _LEN = struct.Struct("<I")
+
+
+def header_stamps(header: dict[str, Any]) -> list[int]:
+    """A shard's `updated` stamps; 0 each in a shard written before they were kept (unknown: read)."""
+    return [int(s) for s in header.get("updated") or [0] * len(header["ids"])]
 
 
 def header_titles(header: dict[str, Any]) -> list[str]:
@@ -134,6 +143,7 @@ def encode_shard(entries: Sequence[Entry], dim: int) -> bytes:
         "has_vec": [e.vector is not None for e in entries],
         "chars": [e.chars for e in entries],
         "titles": [e.title_key for e in entries],
+        "updated": [e.updated for e in entries],
         "vocab": list(vocab),
     }
     head = json.dumps(header, separators=(",", ":")).encode()
@@ -192,7 +202,7 @@ def decode_shard(blob: bytes) -> tuple[list[Entry], int]:
 
 def entries_of(packed: Packed) -> list[Entry]:
     header, term_idx, tf, scales, vectors = packed.header, packed.term_idx, packed.tf, packed.scales, packed.vectors
-    vocab, titles = header["vocab"], header_titles(header)
+    vocab, titles, stamps = header["vocab"], header_titles(header), header_stamps(header)
     out: list[Entry] = []
     t = v = 0
     for i, cid in enumerate(header["ids"]):
@@ -211,6 +221,7 @@ def entries_of(packed: Packed) -> list[Entry]:
                 scale=float(scales[v]) if has else 0.0,
                 chars=int(header["chars"][i]),
                 title_key=titles[i],
+                updated=stamps[i],
             )
         )
         t += k

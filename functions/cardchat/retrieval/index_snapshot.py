@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardchat.retrieval import bm25 as sparse
-from cardchat.retrieval.index_entries import Entry, Packed, header_titles
+from cardchat.retrieval.index_entries import Entry, Packed, header_stamps, header_titles
 from cardchat.schema.documents import Card
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ class Snapshot:
     #: per row its title's key (index_entries.Entry.title_key) as a number, 0 for none: the cards a
     #: question names (named_titles.py); eight bytes a card, where a dict of strings took over a hundred
     title_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: per row the card's `updated_stamp` as indexed, 0 for unknown (index_entries.Entry.updated)
+    stamps: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     _masks: dict[tuple[str, str, str | None, str | None], np.ndarray] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _docs: np.ndarray | None = field(default=None, repr=False)
@@ -79,6 +81,7 @@ class Snapshot:
             self.tf,
             self.lengths,
             self.title_keys,
+            self.stamps,
         )
         return int(sum(a.nbytes for a in arrays))
 
@@ -160,6 +163,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
     ids: list[str] = []
     hashes: list[str] = []
     titles: list[str] = []
+    stamps: list[int] = []
     cards: list[Card] = []
     # One text-less Card per distinct (visibility, viewers, tags): read-only, and most cards share one.
     shared: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Card] = {}
@@ -170,6 +174,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
         ids += h["ids"]
         hashes += h["hashes"]
         titles += header_titles(h)
+        stamps += header_stamps(h)
         for v, w, t in zip(h["vis"], h["viewers"], h["tags"]):
             key = (v, tuple(w), tuple(t))
             card = shared.get(key)
@@ -189,7 +194,7 @@ def from_packed(owner: str, shards: Sequence[Packed]) -> Snapshot:
             np.take(local, p.term_idx, out=cols.term[pos : pos + m])
             cols.tf[pos : pos + m] = p.tf
         at, pos = at + k, pos + m
-    return _assemble(owner, ids, hashes, cards, cols, titles)
+    return _assemble(owner, ids, hashes, cards, cols, titles, stamps)
 
 
 def from_entries(owner: str, entries: Sequence[Entry], dim: int) -> Snapshot:
@@ -205,7 +210,8 @@ def from_entries(owner: str, entries: Sequence[Entry], dim: int) -> Snapshot:
         cols.tf[pos : pos + len(e.terms)] = e.tf
         pos += len(e.terms)
     ids, hashes, titles = [e.id for e in entries], [e.text_hash for e in entries], [e.title_key for e in entries]
-    return _assemble(owner, ids, hashes, [e.card(owner) for e in entries], cols, titles)
+    stamps = [e.updated for e in entries]
+    return _assemble(owner, ids, hashes, [e.card(owner) for e in entries], cols, titles, stamps)
 
 
 @dataclass
@@ -234,7 +240,13 @@ class _Columns:
 
 
 def _assemble(
-    owner: str, ids: list[str], hashes: list[str], cards: list[Card], cols: _Columns, titles: list[str]
+    owner: str,
+    ids: list[str],
+    hashes: list[str],
+    cards: list[Card],
+    cols: _Columns,
+    titles: list[str],
+    stamps: list[int],
 ) -> Snapshot:
     row_start = np.zeros(len(ids) + 1, np.int64)
     np.cumsum(cols.nterms, out=row_start[1:])
@@ -258,6 +270,7 @@ def _assemble(
         lengths=lengths,
         chars=cols.chars,
         title_keys=np.fromiter((int(k, 16) if k else 0 for k in titles), np.int64, len(titles)),
+        stamps=np.asarray(stamps, np.int64).reshape(len(ids)),
     )
 
 

@@ -121,6 +121,21 @@ class Card:
         return uid is not None and (uid == self.owner or uid in self.viewers)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def updated_stamp(card: Card) -> int:
+    """A card's `updated` in whole microseconds (Firestore's precision): the
+    stamp a chat keeps per packed card (ChatBackground.card_updated) and the
+    retrieval index per entry, so comparing the two tells an edit without a read."""
+    return (card.updated - _EPOCH) // timedelta(microseconds=1)
+
+
+def stamp_time(stamp: int) -> datetime:
+    """The `updated` an `updated_stamp` was taken of."""
+    return _EPOCH + timedelta(microseconds=stamp)
+
+
 @dataclass
 class UserDoc:
     """users/{uid}: written only by the server or the admin CLI."""

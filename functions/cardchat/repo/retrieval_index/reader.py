@@ -25,12 +25,14 @@ def clear_cache() -> None:
     shards.clear_cache()
 
 
-def load(db: firestore.Client, owner: str, public: bool = False) -> tuple[dict[str, Any], Snapshot] | None:
+def load(
+    db: firestore.Client, owner: str, public: bool = False, head: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Snapshot] | None:
     """The owner's head and index (`public`: of their public cards) in memory (None: no index
-    yet). Warm: one read."""
+    yet). Warm: one read, none when the caller hands in the `head` it just read."""
     key = index_key(owner, public)
     for _ in range(ATTEMPTS):
-        head = read_head(db, owner, public)
+        head = head or read_head(db, owner, public)
         if head is None:
             return None
         with _cache_lock:
@@ -41,6 +43,7 @@ def load(db: firestore.Client, owner: str, public: bool = False) -> tuple[dict[s
             return head, cached[1]
         found = shards.packed(db, head["shards"])
         if found is None:
+            head = None
             continue  # replaced while we read: a newer head names the new ones
         snapshot = from_packed(owner, [found[d] for d in head["shards"]])
         with _cache_lock:

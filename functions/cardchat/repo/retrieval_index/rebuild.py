@@ -52,7 +52,7 @@ PAGE = 2000
 #: The first entries (in id order) whose packed size estimates an entry's.
 PROBE = 200
 #: What an entry is made of (the owner is the one asked for).
-_FIELDS = ["title", "body", "visibility", "viewers", "tags"]
+_FIELDS = ["title", "body", "visibility", "viewers", "tags", "updated"]
 
 
 def rebuild(
