@@ -60,6 +60,28 @@ def store_embedded(db: firestore.Client, cards: dict[str, Card]) -> list[str]:
     return list(cards)
 
 
+TIDES = "Why do tides rise and fall twice a day?"
+BREAD = {"bread": Card("Baking bread", "Sourdough needs a lively starter and a hot oven with steam.", "u1")}
+
+
+def ask_tides_and_bread(db: firestore.Client, chat_id: str, question: str, model: str = OFFLINE_MODEL_ID) -> str:
+    """A chat over three embedded tide notes ([1]-[3]) and a bread card ([4]) whose answer to `question`
+    is ready; the stub's id. (A card its owner can no longer read would leave the background: all stored.)"""
+    from cardchat.retrieval.background import fit_background
+
+    cards = {**tide_notes("u1", 3), **BREAD}
+    store_embedded(db, cards)
+    bg = fit_background(list(cards.items()), 4000, "o200k_base")
+    stub = f"{chat_id}-m1"
+    messages = [
+        (f"{chat_id}-m0", ChatMessage(chat=chat_id, message_index=0, role="user", content=question, status="complete")),
+        (stub, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready", model=model)),
+    ]
+    write_chat(db, chat_id, messages, "u1", model, bg.tokens, bg.text, bg.card_ids)
+    db.collection(USERS).document("u1").set(UserDoc(may_use_ai=True).to_dict(), merge=True)
+    return stub
+
+
 def make_chat(
     db: firestore.Client,
     chat_id: str = "chat1",

@@ -8,39 +8,16 @@ from __future__ import annotations
 import pytest
 
 from cardchat.generation.engine import generate
-from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.providers import declining
-from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import USERS, Card, UserDoc
-from cardchat.schema.messages import ChatMessage
-from chat_support import write_chat
-from engine_support import CLAUDE, anthropic_wire, message, quick, store_embedded, tide_notes
+from engine_support import CLAUDE, TIDES, anthropic_wire, ask_tides_and_bread, message, quick
 from provider_wire import anthropic_text
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
 
-TIDES = "Why do tides rise and fall twice a day?"
-BREAD = {"bread": Card("Baking bread", "Sourdough needs a lively starter and a hot oven with steam.", "u1")}
-
-
-def ask(db, chat_id: str, question: str, model: str = OFFLINE_MODEL_ID) -> str:
-    """A chat over three embedded tide notes and a bread card whose answer to `question` is ready; the stub's id."""
-    cards = {**tide_notes("u1", 3), **BREAD}
-    store_embedded(db, cards)
-    bg = fit_background(list(cards.items()), 4000, "o200k_base")
-    stub = f"{chat_id}-m1"
-    messages = [
-        (f"{chat_id}-m0", ChatMessage(chat=chat_id, message_index=0, role="user", content=question, status="complete")),
-        (stub, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready", model=model)),
-    ]
-    write_chat(db, chat_id, messages, "u1", model, bg.tokens, bg.text, bg.card_ids)
-    db.collection(USERS).document("u1").set(UserDoc(may_use_ai=True).to_dict(), merge=True)
-    return stub
-
 
 def test_the_offline_answer_to_a_question_the_cards_cover_is_covered(db):
-    stub = ask(db, "on-topic", TIDES)
+    stub = ask_tides_and_bread(db, "on-topic", TIDES)
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     assert msg["content"].startswith("- ") and msg["sources"]
@@ -48,7 +25,7 @@ def test_the_offline_answer_to_a_question_the_cards_cover_is_covered(db):
 
 
 def test_the_offline_answerer_declines_a_question_no_card_covers(db):
-    stub = ask(db, "off-topic", "What is the melting point of tungsten?")
+    stub = ask_tides_and_bread(db, "off-topic", "What is the melting point of tungsten?")
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     assert msg["content"].startswith(f"{declining.DECLINED} The nearest cards are [")
@@ -58,7 +35,7 @@ def test_the_offline_answerer_declines_a_question_no_card_covers(db):
 
 
 def test_ask_anyway_quotes_what_is_nearest_and_says_it_is_partial(db):
-    stub = ask(db, "anyway", f"{declining.ANYWAY} What does a baker do with steam?")
+    stub = ask_tides_and_bread(db, "anyway", f"{declining.ANYWAY} What does a baker do with steam?")
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     assert msg["content"].startswith("- ") and msg["coverage"] in ("covered", "partial")
@@ -79,7 +56,7 @@ def test_ask_anyway_quotes_what_is_nearest_and_says_it_is_partial(db):
 )
 def test_a_keyed_model_is_told_to_decline_and_judged_by_the_same_rule(db, anthropic_wire, said, expected):
     anthropic_wire.responses = [anthropic_text(said)]
-    stub = ask(db, f"keyed-{expected}", TIDES, CLAUDE)
+    stub = ask_tides_and_bread(db, f"keyed-{expected}", TIDES, CLAUDE)
     assert generate(db, stub) == "complete"
     assert message(db, stub)["coverage"] == expected
     system = anthropic_wire.body()["system"][0]["text"]
@@ -87,6 +64,6 @@ def test_a_keyed_model_is_told_to_decline_and_judged_by_the_same_rule(db, anthro
 
 
 def test_a_failed_answer_has_no_coverage(db, anthropic_wire):
-    stub = ask(db, "failed", TIDES, CLAUDE)  # no canned response: the provider call fails
+    stub = ask_tides_and_bread(db, "failed", TIDES, CLAUDE)  # no canned response: the provider call fails
     assert generate(db, stub, sleep=lambda _s: None) == "failed"
     assert message(db, stub).get("coverage") is None

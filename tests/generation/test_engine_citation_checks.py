@@ -8,34 +8,23 @@ import pytest
 
 from cardchat.generation import claims
 from cardchat.generation.engine import generate
-from cardchat.llm.models import OFFLINE_MODEL_ID
-from cardchat.retrieval.background import fit_background
-from cardchat.schema.documents import USERS, Card, UserDoc
+from cardchat.schema.documents import USERS, UserDoc
 from cardchat.schema.messages import ChatMessage
 from chat_support import write_chat
-from engine_support import CLAUDE, anthropic_wire, message, quick, store_embedded, tide_notes
+from engine_support import (
+    CLAUDE,
+    TIDES,
+    anthropic_wire,
+    ask_tides_and_bread,
+    message,
+    quick,
+    store_embedded,
+    tide_notes,
+)
 from provider_wire import anthropic_text
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
-
-BREAD = {"bread": Card("Baking bread", "Sourdough needs a lively starter and a hot oven with steam.", "u1")}
-
-
-def ask(db, chat_id: str, model: str) -> str:
-    """A chat over three tide notes ([1]-[3]) and a bread card ([4]) whose answer is ready; the stub's id."""
-    cards = {**tide_notes("u1", 3), **BREAD}
-    store_embedded(db, cards)  # a card its owner can no longer read would leave the background
-    bg = fit_background(list(cards.items()), 4000, "o200k_base")
-    stub = f"{chat_id}-m1"
-    question = "Why do tides rise and fall twice a day?"
-    messages = [
-        (f"{chat_id}-m0", ChatMessage(chat=chat_id, message_index=0, role="user", content=question, status="complete")),
-        (stub, ChatMessage(chat=chat_id, message_index=1, role="assistant", content="", status="ready", model=model)),
-    ]
-    write_chat(db, chat_id, messages, "u1", model, bg.tokens, bg.text, bg.card_ids)
-    db.collection(USERS).document("u1").set(UserDoc(may_use_ai=True).to_dict(), merge=True)
-    return stub
 
 
 def test_a_keyed_answer_carries_a_verdict_per_cited_claim_and_card(db, anthropic_wire):
@@ -47,7 +36,7 @@ def test_a_keyed_answer_carries_a_verdict_per_cited_claim_and_card(db, anthropic
             "- Tides rise and fall three times a day [2][4]. Sourdough needs a lively starter and a hot oven [4].\n",
         )
     ]
-    stub = ask(db, "keyed", CLAUDE)
+    stub = ask_tides_and_bread(db, "keyed", TIDES, CLAUDE)
     assert generate(db, stub) == "complete"
     assert message(db, stub)["citation_checks"] == [
         {"sentence": 0, "n": 1, "verdict": "supported"},
@@ -58,7 +47,7 @@ def test_a_keyed_answer_carries_a_verdict_per_cited_claim_and_card(db, anthropic
 
 
 def test_the_offline_answer_has_each_of_its_citations_checked(db):
-    stub = ask(db, "offline", OFFLINE_MODEL_ID)
+    stub = ask_tides_and_bread(db, "offline", TIDES)
     assert generate(db, stub) == "complete"
     msg = message(db, stub)
     said = [s for b in claims.blocks(msg["content"]) for s in claims.sentences(b) if s.claim]
@@ -69,7 +58,7 @@ def test_the_offline_answer_has_each_of_its_citations_checked(db):
 
 def test_an_answer_citing_nothing_has_no_checks(db, anthropic_wire):
     anthropic_wire.responses = [anthropic_text("The cards say nothing about that, as far as I can tell.")]
-    stub = ask(db, "none", CLAUDE)
+    stub = ask_tides_and_bread(db, "none", TIDES, CLAUDE)
     assert generate(db, stub) == "complete"
     assert message(db, stub)["citation_checks"] == []
 
