@@ -26,6 +26,25 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+#: The stream's first event: one message, as the Messages API opens it.
+_MESSAGE_START = _event(
+    "message_start",
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_bench",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": "claude-bench",
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 25, "output_tokens": 1},
+        },
+    },
+)
+
+
 class FakeAnthropic:
     def __init__(
         self,
@@ -82,24 +101,7 @@ class FakeAnthropic:
         h.send_header("cache-control", "no-cache")
         h.send_header("connection", "close")
         h.end_headers()
-        h.wfile.write(
-            _event(
-                "message_start",
-                {
-                    "type": "message_start",
-                    "message": {
-                        "id": "msg_bench",
-                        "type": "message",
-                        "role": "assistant",
-                        "content": [],
-                        "model": "claude-bench",
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": 25, "output_tokens": 1},
-                    },
-                },
-            )
-        )
+        h.wfile.write(_MESSAGE_START)
         h.wfile.write(
             _event(
                 "content_block_start",
