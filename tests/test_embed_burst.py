@@ -10,6 +10,7 @@ import os
 import urllib.request
 
 import pytest
+from google.cloud.firestore import FieldFilter
 from test_endpoints import wait_for
 
 from cardchat.embeddings.text import text_hash
@@ -40,7 +41,10 @@ def test_a_burst_of_card_writes_is_embedded_once_each(app_db):
 
     def done():
         data = progress.get().to_dict() or {}
-        queued = list(app_db.collection(EMBEDDING_QUEUE).limit(1).stream())
+        # this owner's queue only: another test's owner may still have cards queued (a worker that
+        # ended on a store error leaves them to that owner's next write)
+        mine = app_db.collection(EMBEDDING_QUEUE).where(filter=FieldFilter("owner", "==", OWNER))
+        queued = list(mine.limit(1).stream())
         return data.get("pending") == 0 and not queued and data
 
     final = wait_for(lambda: (d := done()) and _all_fresh(app_db, cards) and d, timeout=240, what="every card embedded")
