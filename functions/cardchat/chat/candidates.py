@@ -67,7 +67,7 @@ class Pool:
 
     def kept_card(self, card_id: str) -> Card | None:
         """`card_id` whole without a read: its index entry (access, tags, `updated`) with the text a
-        warm instance keeps for the entry's text hash (chat/card_texts.py); None when not kept."""
+        warm instance keeps for the entry's text hash and stamp (chat/card_texts.py); None when not kept."""
         from cardchat.chat import card_texts
         from cardchat.schema.documents import stamp_time
 
@@ -81,11 +81,12 @@ class Pool:
         if found is None or card_id in self.loose:
             return None
         snapshot, row = found
-        text = card_texts.known(card_id, snapshot.hashes[row]) if snapshot.stamps[row] else None
+        stamp = int(snapshot.stamps[row])
+        text = card_texts.known(card_id, snapshot.hashes[row], stamp) if stamp else None
         if text is None:
             return None
         access = snapshot.cards[row]
-        return replace(access, title=text[0], body=text[1], updated=stamp_time(int(snapshot.stamps[row])))
+        return replace(access, title=text[0], body=text[1], updated=stamp_time(stamp))
 
     def has_vector(self) -> np.ndarray:
         out = np.zeros(len(self.ids), bool)
