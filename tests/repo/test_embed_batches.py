@@ -17,7 +17,9 @@ from cardchat.embeddings.base import EmbeddingError
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_batches as eb
 from cardchat.repo import embed_queue
+from cardchat.repo.embeddings import embed_and_store
 from cardchat.repo.retrieval_index import reader
+from cardchat.repo.retrieval_index.shards import IndexConflict
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
 from cardchat.schema.embedding_queue import EMBEDDING_HANDOVERS, EMBEDDING_QUEUE, EMBEDDING_WORKERS
 from embedder_support import embedder, fresh_cache
@@ -267,3 +269,59 @@ def test_a_failed_batch_is_tried_again_by_its_worker(db, embedder, monkeypatch):
     assert eb.work(db, OWNER, flaky) == "drained 5"
     assert flaky.failed
     _assert_all_fresh(db, cards, embedder)
+
+
+def _index_the_first(db, embedder, cards: dict[str, Card]) -> None:
+    """The owner's index exists (its first batch builds it), so later batches change it in place."""
+    first = next(iter(cards))
+    _write(db, {first: cards[first]})
+    assert eb.on_card_written(db, first, None, cards[first], embedder) == "drained 1"
+
+
+def test_a_batch_whose_index_write_failed_indexes_and_counts_the_vectors_its_first_try_stored(
+    db, embedder, monkeypatch
+):
+    """The first try stores the vectors, then the index refuses it (another writer got there first
+    each time): the second try embeds nothing again, yet the index gets those vectors and the
+    owner's progress counts them."""
+    monkeypatch.setattr(eb, "BATCH_PAUSE_S", 0.01)
+    cards = {f"i{i}": _card(i) for i in range(6)}
+    _index_the_first(db, embedder, cards)
+    later = {cid: c for cid, c in cards.items() if cid != "i0"}
+    _write(db, later)
+    embed_queue.enqueue_many(db, dict.fromkeys(later, OWNER), now())
+    real, refused = eb.apply_changes, []
+
+    def refused_once(*args, **kwargs):
+        if not refused:
+            refused.append(True)
+            raise IndexConflict("retrieval index: 8 writers in a row got there first")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(eb, "apply_changes", refused_once)
+    counted = Counted(embedder)
+    assert eb.work(db, OWNER, embedder) == "drained 5"
+    assert refused and counted.texts == 5
+    entries = reader.all_entries(db, OWNER)
+    for cid in later:
+        stored = unpack(_emb(db, cid)["vector"], 384)
+        assert entries[cid].vector is not None, cid
+        kept = entries[cid].vector.astype(np.float32)
+        assert float(np.dot(kept, stored) / np.linalg.norm(kept) / np.linalg.norm(stored)) > 0.99, cid
+    assert embed_queue.read_progress(db, OWNER).embedded == 1 + 5
+
+
+def test_cards_whose_worker_died_after_storing_their_vectors_are_indexed_with_them(db, embedder):
+    """A worker stored the vectors and died before the index took them; its cards stay queued, and
+    the next worker indexes the vectors that are stored instead of entries without one."""
+    cards = {f"d{i}": _card(i) for i in range(4)}
+    _index_the_first(db, embedder, cards)
+    later = {cid: c for cid, c in cards.items() if cid != "d0"}
+    _write(db, later)
+    embed_and_store(db, later, embedder)  # ... and then it died
+    embed_queue.enqueue_many(db, dict.fromkeys(later, OWNER), now())
+    counted = Counted(embedder)
+    assert eb.work(db, OWNER, embedder) == "drained 0"
+    assert counted.texts == 0
+    entries = reader.all_entries(db, OWNER)
+    assert all(entries[cid].vector is not None for cid in later)

@@ -278,7 +278,10 @@ class _Sweep:
                 return len(stale)
 
 
-def _run_batch(db: firestore.Client, owner: str, taken: dict[str, str], embedder: Embedder, clock: Clock) -> int:
+def _run_batch(
+    db: firestore.Client, owner: str, taken: dict[str, str], embedder: Embedder, clock: Clock, made: set[str]
+) -> int:
+    """One try of a batch; `made`: the cards whose vectors this batch's earlier tries stored (filled here)."""
     ids = list(taken)
     cards = load_cards(db, ids)
     gone = [card_id for card_id in ids if card_id not in cards]
@@ -296,29 +299,37 @@ def _run_batch(db: firestore.Client, owner: str, taken: dict[str, str], embedder
     # a card with any vector (another model's, a stale one) keeps its place under the card limit
     decided = embed_quota.admit(db, owner, list(todo), set(found), clock(), CardQuota.from_env())
     vectors = embed_and_store(db, {cid: todo[cid] for cid in decided.admitted}, embedder) if decided.admitted else {}
-    batch_stored(db, owner, cards, vectors, gone, embedder.model_id)
+    made.update(vectors)
+    # Queued with its vector already fresh: stored by an earlier try that failed before the index
+    # took it, or by a worker that died there. The index gets that vector, not an entry without one.
+    fresh = {cid: h for cid, h in stored.items() if h is not None and cid in cards and cid not in todo}
+    carried = load_embeddings(db, fresh, embedder.model_id) if fresh else {}
+    batch_stored(db, owner, cards, {**carried, **vectors}, gone, embedder.model_id)
     embed_quota.record(db, owner, ids, decided.skipped, clock())
     again = queue.finish(db, taken)
+    counted = len(made & set(cards))
     # One write of the owner's progress per batch, its count and what is left together (the page
     # counts again on each write): its `pending` never reaches 0 without this batch counted.
-    queue.record_progress(db, owner, len(vectors), clock())
+    queue.record_progress(db, owner, counted, clock())
     log.info(
         "embedded %d of %s's cards (%d deleted, %d written again meanwhile, %d over a card limit)",
-        *(len(vectors), owner, len(gone), len(again), len(decided.skipped)),
+        *(counted, owner, len(gone), len(again), len(decided.skipped)),
     )
-    return len(vectors)
+    return counted
 
 
 def _run_batch_tried(db: firestore.Client, owner: str, taken: dict[str, str], embedder: Embedder, clock: Clock) -> int:
     """A batch that fails (a store or embedder error) is tried again, its cards still leased to this
-    worker: once the last trigger has come, no later one would start a worker for what is left."""
+    worker: once the last trigger has come, no later one would start a worker for what is left.
+    Vectors a failed try stored are not made again, but still counted and indexed."""
+    made: set[str] = set()
     for attempt in range(1, BATCH_ATTEMPTS):
         try:
-            return _run_batch(db, owner, taken, embedder, clock)
+            return _run_batch(db, owner, taken, embedder, clock, made)
         except Exception as err:
             log.warning("embedding batch for %s failed (%s: %s); trying it again", owner, type(err).__name__, err)
             time.sleep(BATCH_PAUSE_S * attempt)
-    return _run_batch(db, owner, taken, embedder, clock)  # the last try: what it raises ends the worker
+    return _run_batch(db, owner, taken, embedder, clock, made)  # the last try: what it raises ends the worker
 
 
 def _hash_of(model_id: str) -> Callable[[str, dict[str, Any]], str | None]:

@@ -5,6 +5,8 @@ would outgrow MAX_SHARD_BYTES."""
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -49,7 +51,9 @@ def _apply_partition(db: firestore.Client, owner: str, public: bool, changes: Se
         head = read_head(db, owner, public)
         return int(head["version"]) if head else 0
     key = index_key(owner, public)
-    for _ in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
+        if attempt:  # apart, so that writers that met do not meet again at once
+            time.sleep(random.uniform(0, min(1.0, 0.05 * 2**attempt)))
         head = read_head(db, owner, public)
         if head is None or not is_current(head, model_id):
             return rebuild(db, owner, model_id, public=public)
