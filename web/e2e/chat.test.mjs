@@ -182,7 +182,7 @@ async function followUp(s) {
 async function publish(s) {
   const { page, chatId } = s;
   await page.getByTestId('publish-toggle').check();
-  await page.getByTestId('published-chip').waitFor({ timeout: 15_000 });
+  await page.getByTestId('published-chip').waitFor({ timeout: 30_000 });
   const link = await page.getByTestId('share-link').inputValue();
   assert.equal(link, `${APP_URL}/chat/${encodeURIComponent(chatId)}`);
   // The chip shows the local write at once; the server has it a moment later.
@@ -278,7 +278,7 @@ async function backgroundNeverReachesABrowser(s) {
   const shown = [];
   for (const id of [privateIds[0], 'no-such-card']) {
     await visitor.goto(`${APP_URL}/card/${encodeURIComponent(id)}`);
-    await visitor.getByTestId('card-unavailable').waitFor({ timeout: 15_000 });
+    await visitor.getByTestId('card-unavailable').waitFor({ timeout: 30_000 });
     shown.push(await visitor.getByTestId('card-unavailable').textContent());
   }
   assert.equal(shown[0], shown[1]);
@@ -312,9 +312,9 @@ async function editingAFollowUpBranches(s) {
   for (const secret of secrets) {
     assert.deepEqual(bodiesContaining(branchBodies, secret), [], `branchChat answered with background text: ${secret}`);
   }
-  await page.locator(`[data-testid=chat-list-item][data-chat-id="${branchId}"]`).waitFor({ timeout: 15_000 });
+  await page.locator(`[data-testid=chat-list-item][data-chat-id="${branchId}"]`).waitFor({ timeout: 30_000 });
   await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).click();
-  await page.waitForURL((url) => url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 15_000 });
+  await page.waitForURL((url) => url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 30_000 });
   await page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').nth(1).waitFor({ timeout: 30_000 });
 }
 
@@ -327,6 +327,6 @@ async function deleteWithConfirmation(s) {
   await page.waitForURL((url) => !url.pathname.endsWith(`/chat/${encodeURIComponent(chatId)}`), { timeout: 30_000 });
   assert.equal(await adminGet(`${COLLECTIONS.chats}/${chatId}`), null);
   // the list learns of the delete through its listener, a moment after the call returns
-  await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 15_000 });
+  await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 30_000 });
   assert.equal(await page.locator(`[data-testid=chat-list-item][data-chat-id="${chatId}"]`).count(), 0);
 }

@@ -90,7 +90,7 @@ test('an answer\'s Copy puts the answer\'s text on the clipboard', async () => {
   await page.goto(`${APP_URL}/chat/${chatId}`);
   const answer = page.locator('[data-testid=message][data-role=assistant][data-phase=complete]').first();
   await answer.getByTestId('copy-message').click();
-  await answer.getByTestId('copy-message').filter({ hasText: 'Copied' }).waitFor({ timeout: 10_000 });
+  await answer.getByTestId('copy-message').filter({ hasText: 'Copied' }).waitFor({ timeout: 30_000 });
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, stored.content);
   assert.match(copied, /forty tonnes/);

@@ -39,11 +39,11 @@ async function openAnswer(page) {
 /** 1. Hover a citation: the cited card's title; Escape closes; focus opens it again. */
 async function previewsACitation(page, answer) {
   const cite = answer.locator('a.cite').first();
-  await cite.waitFor({ timeout: 10_000 });
+  await cite.waitFor({ timeout: 30_000 });
   const card = await adminGet(`${COLLECTIONS.cards}/${await cite.getAttribute('data-card-id')}`);
   await cite.hover();
   const preview = page.getByTestId('cite-preview');
-  await page.getByTestId('cite-preview-title').waitFor({ timeout: 10_000 });
+  await page.getByTestId('cite-preview-title').waitFor({ timeout: 30_000 });
   assert.equal(await page.getByTestId('cite-preview-title').textContent(), card.title);
   assert.ok(await preview.locator('mark').count() === 1, 'the best-matching passage is highlighted');
   await page.keyboard.press('Escape');
@@ -63,7 +63,7 @@ async function previewFitsAPhone(page, cite) {
   await cite.scrollIntoViewIfNeeded();
   await cite.blur();
   await cite.focus();
-  await page.getByTestId('cite-preview-title').waitFor({ timeout: 10_000 });
+  await page.getByTestId('cite-preview-title').waitFor({ timeout: 30_000 });
   const box = await preview.boundingBox();
   assert.ok(box && box.x >= 0 && box.x + box.width <= PHONE.width && box.y >= 0 && box.y + box.height <= PHONE.height,
     JSON.stringify(box));

@@ -201,5 +201,5 @@ async function cardShowsPlaceholders(page, seen, cardId) {
 
   // A malformed escape in an in-app link leads to "Not found", not a blank page.
   await page.getByText('A broken percent link').click();
-  await page.getByRole('heading', { name: 'Not found' }).waitFor({ timeout: 10_000 });
+  await page.getByRole('heading', { name: 'Not found' }).waitFor({ timeout: 30_000 });
 }

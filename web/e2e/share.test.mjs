@@ -134,10 +134,10 @@ async function aRemovesB(pageA, pageB, chatId, bEmail, bUid) {
   await pageA.getByTestId('share-chat').click();
   await pageA.locator(`[data-testid=share-viewer][data-email="${bEmail}"]`).getByTestId('share-remove').click();
   await pageA.getByTestId('share-nobody').waitFor();
-  await pageB.getByTestId('access-removed').waitFor({ timeout: 15_000 });
+  await pageB.getByTestId('access-removed').waitFor({ timeout: 30_000 });
   assert.match((await pageB.getByTestId('access-removed').textContent()) ?? '', /access to this chat was removed/);
   assert.equal(await adminGet(`${COLLECTIONS.chat_viewers}/${chatId}_${bUid}`), null);
-  await pageB.locator(`[data-testid=shared-chat-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 15_000 });
+  await pageB.locator(`[data-testid=shared-chat-item][data-chat-id="${chatId}"]`).waitFor({ state: 'detached', timeout: 30_000 });
   await pageA.getByTestId('share-close').click();
   await pageA.getByTestId('share-chat').and(pageA.getByText('Share…')).waitFor();
 }
