@@ -325,3 +325,30 @@ def test_cards_whose_worker_died_after_storing_their_vectors_are_indexed_with_th
     assert counted.texts == 0
     entries = reader.all_entries(db, OWNER)
     assert all(entries[cid].vector is not None for cid in later)
+
+
+class Watching:
+    """The real embedder; at each model call, what the owner's progress says is pending."""
+
+    def __init__(self, db, embedder):
+        self.db, self.inner, self.model_id, self.dim, self.pending = db, embedder, embedder.model_id, embedder.dim, []
+
+    def embed(self, texts):
+        self.pending.append(embed_queue.read_progress(self.db, OWNER).pending)
+        return self.inner.embed(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def test_the_progress_counts_swept_cards_as_pending_until_their_batch_is_counted(db, embedder):
+    """A reader that sees nothing pending must see every vector made so far counted: the sweep's
+    cards are pending while their batch runs, not after the previous batch said 0."""
+    cards = {f"p{i:02d}": _card(i) for i in range(40)}
+    _write(db, cards)
+    watching = Watching(db, embedder)
+    assert eb.on_card_written(db, "p00", None, cards["p00"], watching) == "drained 40"
+    # The worker's own card, then the 39 swept (one batch, one or more model calls).
+    assert watching.pending[0] == 1 and watching.pending[1:] and set(watching.pending[1:]) == {39}
+    progress = embed_queue.read_progress(db, OWNER)
+    assert progress.pending == 0 and progress.embedded == 40

@@ -207,9 +207,13 @@ def drain(
     while True:
         pace.batch_started()
         taken = queue.take(db, owner, worker, clock(), LEASE, pace.batch)
-        if not taken and sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch):
-            continue
-        if not taken and _requeue_skipped(db, owner, clock(), pace.batch):
+        if not taken and (
+            sweep.queue_stale(db, owner, embedder.model_id, clock(), pace.batch)
+            or _requeue_skipped(db, owner, clock(), pace.batch)
+        ):
+            # What it queued is pending until its batch is counted: the owner's progress never reads
+            # "nothing pending" while a batch it has not counted yet is in flight.
+            queue.record_progress(db, owner, 0, clock())
             continue
         if not taken:
             queue.retire(db, owner)
