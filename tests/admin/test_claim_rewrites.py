@@ -16,8 +16,13 @@ def test_a_paraphrase_moves_the_condition_and_rewords_but_keeps_names() -> None:
     out = rw.paraphrase("Use os.remove to delete it in order to free the directory, e.g. when it contains nothing.")
     assert out == "Use os.remove to delete it to free the folder, for example when it holds nothing."
     # a sentence opening on a command keeps its condition first: "Git show" would name nothing
-    said = "If the file is missing, git show displays an error, removes the lock and creates a log."
-    assert rw.paraphrase(said) == "If the file is missing, git show shows an error, deletes the lock and makes a log."
+    said = "If the file is missing, git show reports it, removes the lock, creates a log and displays it."
+    assert (
+        rw.paraphrase(said)
+        == "If the file is missing, git show reports it, deletes the lock, makes a log and shows it."
+    )
+    said = "Running git bundle create removes nothing, creates a file and displays it."
+    assert rw.paraphrase(said) == "Running git bundle create deletes nothing, makes a file and shows it."
 
 
 def test_a_near_copy_is_no_paraphrase() -> None:

@@ -123,9 +123,10 @@ def _swap_clauses(text: str) -> str | None:
 
 
 def _in_code(text: str, m: re.Match[str]) -> bool:
-    """A word that is part of a name (`os.remove`, `--show-origin`, `git show`) is not a word to replace."""
-    before, after = text[max(0, m.start() - 4) : m.start()], text[m.end() : m.end() + 1]
-    return bool(re.search(r"[._/-]$|git $", before)) or after in {"_", "(", "-", "/"}
+    """A word that is part of a name (`os.remove`, `--show-origin`, `git show`, `git bundle create`) is
+    not a word to replace."""
+    before, after = text[max(0, m.start() - 40) : m.start()], text[m.end() : m.end() + 1]
+    return bool(re.search(r"[._/-]$|\bgit (?:[a-z-]+ )?$", before)) or after in {"_", "(", "-", "/"}
 
 
 def paraphrase(text: str) -> str | None:
