@@ -1,5 +1,5 @@
 """Admin CLI: `python -m cardchat {import,demo-deck,demo-vectors,seed-vectors,backfill,requeue-skipped,reindex,
-grant-ai,delete-account,migrate-chat-viewers,feedback,eval,eval-turns,eval-answers,sweep}`.
+grant-ai,delete-account,migrate-chat-viewers,feedback,eval,eval-turns,eval-answers,eval-citations,sweep}`.
 
 A thin dispatcher; the work is in importer, demo_deck, backfill, repo.card_writes
 and evaluation. Firestore: the emulator when FIRESTORE_EMULATOR_HOST is set,
@@ -199,6 +199,12 @@ def _eval_answers(args: argparse.Namespace) -> int:
     return main(args.sets, args.model)
 
 
+def _eval_citations(args: argparse.Namespace) -> int:
+    from cardchat.admin.citation_evaluation import main
+
+    return main(args.write_floor, args.fit)
+
+
 def _embedding_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     """backfill, demo-vectors, seed-vectors, requeue-skipped, reindex: the vectors and the index built from them."""
     s = sub.add_parser("backfill", parents=[common], help="embed cards whose embedding is missing or stale")
@@ -245,6 +251,10 @@ def _eval_answers_command(sub: Any) -> None:
     s.add_argument("sets", nargs="*", help="answer set JSON files (default: every eval/answers/*.json)")
     s.add_argument("--model", default="minilm")
     s.set_defaults(run=_eval_answers)
+    s = sub.add_parser("eval-citations", help="precision and recall of the citation checks' verdicts, per kind of pair")
+    s.add_argument("--write-floor", action="store_true", help="publish the held-out figures as the gate's floor")
+    s.add_argument("--fit", action="store_true", help="choose the checks' thresholds on the fit half (prints the grid)")
+    s.set_defaults(run=_eval_citations)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -6,8 +6,8 @@ answer in order) and each card number [n] it cites, a verdict
 - `unsupported`: card n is not about it.
 
 Offline and cheap: the ranker's MiniLM vectors and a lexical check. A
-passage says a claim when it is close in meaning and shares most of its
-content words; the vectors miss what a single word turns around, so a
+passage says a claim when it holds nearly all of its content words, or
+some of them and is very close in meaning; the vectors miss what a single word turns around, so a
 number of the claim the passage lacks, a negation on one side only, or
 names in another order each make the pair not supported. Only the
 LEXICAL_CANDIDATES passages of a card that share most words with the claim
@@ -33,11 +33,13 @@ from cardchat.generation import claims
 
 #: Passages of a card, by lexical score, whose vectors are compared with the claim.
 LEXICAL_CANDIDATES = 2
+# The SAYS_ thresholds are fitted on the fit half of the labelled pairs in eval/citations/
+# (`python -m cardchat eval-citations --fit`, docs/citations.md); the held-out half holds them.
 #: A passage this close in meaning (cosine) and sharing SAYS_SHARE of the claim's words says it...
-SAYS_COSINE = 0.6
-SAYS_SHARE = 0.5
+SAYS_COSINE = 0.85
+SAYS_SHARE = 0.4
 #: ...and one holding nearly every content word of the claim says it whatever the vectors make of it.
-SAYS_SHARE_ALONE = 0.85
+SAYS_SHARE_ALONE = 0.95
 #: A card this close to the claim, or sharing this much of its words, is on topic.
 TOPIC_COSINE = 0.35
 TOPIC_SHARE = 0.34
