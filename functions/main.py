@@ -29,7 +29,7 @@ from endpoints.chats import (
     searchChats,
     shareChat,
 )
-from endpoints.nearby import relatedCards, suggestFollowups
+from endpoints.nearby import findOverlaps, relatedCards, suggestFollowups
 from endpoints.pins import excludeCard, pinCard
 from endpoints.triggers import embedCard, generateAnswer, resumeEmbedding, sweepAnswers
 
@@ -47,6 +47,7 @@ __all__ = [
     "deleteChat",
     "embedCard",
     "excludeCard",
+    "findOverlaps",
     "finishAccountDeletions",
     "generateAnswer",
     "leaveChat",

@@ -13,6 +13,7 @@ from conftest import CallError
 from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
+from cardchat.parsing.overlap_requests import OVERLAPS_LIMIT_MAX
 from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
 from cardchat.repo.saved_collections import put_collection
 from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
@@ -168,6 +169,15 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("excludeCard", {"chat_id": mine, "card_id": "tides", "excluded": "yes"}, "INVALID_ARGUMENT", "excluded"),
         ("pinCard", {"chat_id": theirs, "card_id": "tides", "pinned": False}, "NOT_FOUND", "card_id"),
         ("excludeCard", {"chat_id": mine, "card_id": "no-such-card"}, "NOT_FOUND", "card_id"),
+        ("findOverlaps", {"limit": 0}, "INVALID_ARGUMENT", "limit"),
+        ("findOverlaps", {"limit": OVERLAPS_LIMIT_MAX + 1}, "INVALID_ARGUMENT", "limit"),
+        ("findOverlaps", {"limit": "5"}, "INVALID_ARGUMENT", "limit"),
+        ("findOverlaps", {"query": {"scope": "everyone"}}, "INVALID_ARGUMENT", "query.scope"),
+        ("findOverlaps", {"query": {}, "collection_id": theirs_saved}, "INVALID_ARGUMENT", "collection_id"),
+        ("findOverlaps", {"collection_id": "__x__"}, "INVALID_ARGUMENT", "collection_id"),
+        ("findOverlaps", {"card_ids": ["a"]}, "INVALID_ARGUMENT", "card_ids"),
+        ("findOverlaps", {"collection_id": "no-such"}, "NOT_FOUND", "collection_id"),
+        ("findOverlaps", {"collection_id": theirs_saved}, "NOT_FOUND", "collection_id"),
     ]
 
 

@@ -1,5 +1,5 @@
-"""Cards near what the caller reads: a card page's Related cards, and the follow-ups suggested after an
-answer (its owner's only: they name cards behind the chat)."""
+"""Cards near what the caller reads: a card page's Related cards, the follow-ups suggested after an
+answer (its owner's only: they name cards behind the chat), and the pairs of a collection that overlap."""
 
 from __future__ import annotations
 
@@ -30,3 +30,14 @@ def suggestFollowups(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     uid = caller(req)
     message_id = requests.doc_id(req.data, "message_id")
     return {"questions": followups.suggest_followups(db(), uid, message_id)}
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=secrets_for("findOverlaps"))
+@endpoint
+def findOverlaps(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """Near-duplicate and possibly conflicting pairs within the collection the caller chose (1 GiB: it
+    holds the collection's vectors, as a search does)."""
+    from cardchat.chat import overlaps
+    from cardchat.parsing.overlap_requests import find_overlaps as parse
+
+    return overlaps.find_overlaps(db(), caller(req), parse(req.data)).to_dict()

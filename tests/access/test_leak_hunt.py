@@ -70,6 +70,8 @@ def callable_reads(reader: Reader, flow: Flow, call) -> list[Read]:
         ("searchCards", {"text": "tides moon harbour", "scope": "mine_and_shared"}, True),
         ("searchCards", {"text": "chain sourdough", "scope": "owner", "owner": o}, True),
         ("relatedCards", {"card_id": f"{o}_bikes", "scope": "owner", "owner": o}, True),
+        ("findOverlaps", {"query": {"scope": "mine_and_shared"}}, True),
+        ("findOverlaps", {"query": {"scope": "owner", "owner": o}}, True),
     ]
     asks += [("suggestFollowups", {"message_id": m}, False) for m in flow.answers]
     asks += [("continueChat", {"chat_id": flow.chats["branch"]}, False)]

@@ -118,6 +118,9 @@ async function checkAccountPages(page, collectionId, found) {
   await axeOn(page, 'Collections', found);
   await openPage(page, `/collections/${encodeURIComponent(collectionId)}`, 'collection-title');
   await axeOn(page, 'a collection', found);
+  await openPage(page, `/review?collection=${encodeURIComponent(collectionId)}`, 'review');
+  await page.locator('[data-testid=review-body][data-loaded=true]').waitFor({ timeout: 60_000 });
+  await axeOn(page, 'Review cards', found);
   await openPage(page, '/settings', 'mcp-url');
   await axeOn(page, 'Settings', found);
   await openPage(page, '/usage', 'usage-page');

@@ -25,7 +25,7 @@ function markNav(route: Route): void {
     const active = nav === 'settings' || nav === 'usage' ? route.name === nav
       : nav === 'chats' ? route.name === 'chat' || route.name === 'chats'
         : nav === 'collections' ? route.name === 'collections' || route.name === 'collection'
-          : ['cards', 'card', 'cardedit', 'import'].includes(route.name);
+          : ['cards', 'card', 'cardedit', 'import', 'review'].includes(route.name);
     if (active) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
@@ -86,6 +86,8 @@ function mountPage(route: Exclude<Route, { name: 'notfound' }>, s: Session): Unm
       return mountLazily(outlet, { load: () => import('./cards/collections'), mount: (m) => m.mountCollection(outlet, route.id, uid) });
     case 'chats':
       return mountLazily(outlet, { load: () => import('./chat/chats'), mount: (m) => m.mountChats(outlet, s) });
+    case 'review':
+      return mountLazily(outlet, { load: () => import('./cards/review'), mount: (m) => m.mountReview(outlet, route, uid) });
   }
 }
 

@@ -23,6 +23,11 @@ choose (docs/security.md, "What a chat holds"):
 - an id list: indexed own cards from the index, the rest (others' cards,
   own cards not indexed yet) read by id and ranked from loose entries
   (their stored vectors; unembedded ones by BM25 alone).
+
+A query's collection leaves out the cards tagged outdated (`OUTDATED_TAG`), the one place
+chats, searches and MCP results drop them: a card is asked for by id (an id list keeps
+it), by name (`named`, the question or the search text, names its title) or by the tag
+itself (a query for that tag).
 """
 
 from __future__ import annotations
@@ -128,22 +133,24 @@ def with_vectors(db: Db, uid: str, pool: Pool, cards: dict[str, Card], vectors: 
     return _pool(pool.ids, parts, {**pool.loose, **{c: cards[c] for c in moved}}, pool.empty_reason)
 
 
-def resolve(db: Db, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None) -> Pool:
+def resolve(
+    db: Db, uid: str, card_ids: Sequence[str] | None = None, query: CollectionQuery | None = None, named: str = ""
+) -> Pool:
     """The candidates `uid` may read: EITHER `card_ids` (in their order,
     first occurrence) OR `query`'s collection (own cards in index order,
-    then others' by id)."""
+    then others' by id), outdated cards left out unless `named` names their title."""
     if (card_ids is None) == (query is None):
         raise ValueError("resolve takes card ids or a query, not both")
     if card_ids is not None:
         return _by_ids(db, uid, _own_snapshot(db, uid), list(dict.fromkeys(card_ids)))
     assert query is not None
-    return _by_query(db, uid, query)
+    return _by_query(db, uid, query, named)
 
 
-def resolve_source(db: Db, uid: str, source: CardSource) -> Pool:
+def resolve_source(db: Db, uid: str, source: CardSource, named: str = "") -> Pool:
     """`resolve` for a chat's source as the client sent it or chat_sources keeps it: its query, else its ids."""
     if isinstance(source, CollectionQuery):
-        return resolve(db, uid, query=source)
+        return resolve(db, uid, query=source, named=named)
     return resolve(db, uid, list(source))
 
 
@@ -192,22 +199,24 @@ def _by_ids(db: Db, uid: str, own: Snapshot, ids: list[str]) -> Pool:
     return _pool(order, parts, loose)
 
 
-def _by_query(db: Db, uid: str, query: CollectionQuery) -> Pool:
+def _by_query(db: Db, uid: str, query: CollectionQuery, named: str = "") -> Pool:
     """`query`'s collection: indexed parts first (own cards, or the followed owner's public
-    ones, in index order), then cards shared with `uid` by id."""
+    ones, in index order), then cards shared with `uid` by id; outdated ones as `Current` keeps them."""
     from cardchat.parsing.collection_query import OWNER_HAS_NO_PUBLIC_CARDS, WITH_MINE, WITH_SHARED
 
+    current = Current(query, named)
     indexed: list[tuple[Snapshot, np.ndarray]] = []
     reason = None
     if query.scope in WITH_MINE:
         own = _own_snapshot(db, uid)
-        indexed.append((own, own.admitted(query, uid)))
+        indexed.append((own, current.rows(own, own.admitted(query, uid))))
     if query.scope == "owner":
         assert query.owner is not None
         theirs = _own_snapshot(db, query.owner, public=True)
-        indexed.append((theirs, theirs.admitted(query, uid)))
+        indexed.append((theirs, current.rows(theirs, theirs.admitted(query, uid))))
         reason = OWNER_HAS_NO_PUBLIC_CARDS if not len(theirs) else None
     others = _shared(db, uid, query) if query.scope in WITH_SHARED else {}
+    others = {c: k for c, k in others.items() if current.keeps(k)}
     order: list[str] = []
     parts = []
     for snapshot, rows in indexed:
@@ -220,6 +229,44 @@ def _by_query(db: Db, uid: str, query: CollectionQuery) -> Pool:
         order += list(others)
     pool = _pool(order, parts, others, reason)
     return matching(pool, query.text) if query.text else pool
+
+
+class Current:
+    """Which of a query's cards are current: those without the outdated tag, and outdated ones the
+    query asks for by that tag or whose title `named` names (retrieval/named_titles.py)."""
+
+    def __init__(self, query: CollectionQuery, named: str) -> None:
+        from cardchat.schema.documents import OUTDATED_TAG
+
+        self.tag = OUTDATED_TAG
+        self.all = query.tag == OUTDATED_TAG
+        self.named = named
+        self._keys: set[str] | None = None
+
+    def keys(self) -> set[str]:
+        from cardchat.retrieval.named_titles import question_keys
+
+        if self._keys is None:
+            self._keys = question_keys(self.named) if self.named else set()
+        return self._keys
+
+    def rows(self, snapshot: Snapshot, rows: np.ndarray) -> np.ndarray:
+        if self.all:
+            return rows
+        old = snapshot.tagged(self.tag)[rows]
+        if not old.any():
+            return rows
+        keep = ~old
+        if self.keys() and len(snapshot.title_keys) == len(snapshot):
+            wanted = np.fromiter((int(k, 16) for k in self.keys()), np.int64)
+            keep |= np.isin(snapshot.title_keys[rows], wanted)
+        kept: np.ndarray = rows[keep]
+        return kept
+
+    def keeps(self, card: Card) -> bool:
+        from cardchat.retrieval.named_titles import title_key
+
+        return self.all or self.tag not in card.tags or title_key(card.title) in self.keys()
 
 
 def _shared(db: Db, uid: str, query: CollectionQuery) -> dict[str, Card]:

@@ -88,7 +88,7 @@ def best_cards(
     from cardchat.embeddings import get_embedder
     from cardchat.repo import cards as card_repo
 
-    pool = candidates.resolve_source(db, uid, source)
+    pool = candidates.resolve_source(db, uid, source, named=text)
     if not len(pool):
         return Found({}, {}, {}, pool)
     if query_vec is None:

@@ -186,7 +186,7 @@ def select_background(
 
     clock = _Stopwatch()
     embedder = get_embedder()
-    pool = candidates.resolve_source(db, uid, source)
+    pool = candidates.resolve_source(db, uid, source, named=question)
     resolved = clock.lap()
     pool = _embed_missing(db, uid, embedder, pool, question)
     query_vec = embedder.embed_query(question)

@@ -23,6 +23,7 @@ from cardchat.schema.documents import Collection
 from cardchat.schema.saved_collections import MAX_INSTRUCTIONS_CHARS, MAX_NAME_CHARS
 
 if TYPE_CHECKING:
+    from cardchat.chat.collection import CardSource
     from cardchat.repo.db import Db
 
 #: The fields a saved collection's query may hold (CollectionQuery's, but visibility).
@@ -42,13 +43,27 @@ class SavedSource:
 def resolve(db: Db, uid: str, req: CreateChatRequest) -> SavedSource:
     """`req.collection_id`'s collection, if `uid` owns it (NotFound otherwise, the same for a missing
     one), checked field by field (InvalidArgument naming the field)."""
+    assert req.collection_id is not None
+    return _checked(req, _owned(db, uid, req.collection_id))
+
+
+def _owned(db: Db, uid: str, collection_id: str) -> dict[str, Any]:
     from cardchat.repo import saved_collections as repo
 
-    assert req.collection_id is not None
-    data = repo.get_collection(db, req.collection_id)
+    data = repo.get_collection(db, collection_id)
     if data is None or not permissions.is_owner(data, uid):
         raise NotFound("collection_id: no such collection")
-    return _checked(req, data)
+    return data
+
+
+def source_of(db: Db, uid: str, collection_id: str) -> CardSource:
+    """The cards of `uid`'s saved collection `collection_id` (its query, else its ids), for a review
+    of it; NotFound as `resolve` refuses, and InvalidArgument naming a field past its limits."""
+    data = _owned(db, uid, collection_id)
+    query, ids = data.get("query"), data.get("card_ids")
+    if (query is None) == (ids is None):
+        raise InvalidArgument("query: the collection must hold a query or card_ids, one of them")
+    return from_request(query, "query", QUERY_KEYS) if query is not None else card_ids(ids)
 
 
 def _checked(req: CreateChatRequest, data: dict[str, Any]) -> SavedSource:

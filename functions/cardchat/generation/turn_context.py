@@ -236,7 +236,7 @@ def rank_source(
     from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
 
-    pool = candidates.resolve_source(db, owner, source)
+    pool = candidates.resolve_source(db, owner, source, named=question)
     embedder = get_embedder()
     query_vec = embedder.embed_query(question)
     alone = pool.rank(question, query_vec).order

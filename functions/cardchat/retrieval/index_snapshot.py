@@ -131,6 +131,17 @@ class Snapshot:
                 self._docs = np.repeat(np.arange(len(self), dtype=np.int32), counts)
             return self._docs
 
+    def tagged(self, tag: str) -> np.ndarray:
+        """Per row, whether the card carries `tag` (bool, cached per tag like `admitted`)."""
+        key = ("", "#tag", tag, None)
+        with self._lock:
+            found = self._masks.get(key)
+        if found is None:
+            found = np.fromiter((tag in c.tags for c in self.cards), bool, len(self.cards))
+            with self._lock:
+                self._masks[key] = found
+        return found
+
     def admitted(self, query: CollectionQuery, uid: str) -> np.ndarray:
         """Rows in `query`'s collection for `uid` by everything but its text
         (`CollectionQuery.admits`, which culls by `Card.visible_to`), in row order."""

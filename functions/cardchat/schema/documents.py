@@ -62,6 +62,8 @@ MESSAGE_STATUS: dict[str, str] = _SHARED["message_status"]
 LIVE_STATUSES = frozenset(_SHARED["message_stall"]["live"])
 STALLED_WITHOUT_LEASE = frozenset(_SHARED["message_stall"]["stalled_without_lease"])
 RETRYABLE_STATUSES = frozenset(_SHARED["message_stall"]["retryable"])
+#: The tag that keeps a card out of default chats, searches and MCP results (chat/candidates.py), shared with the SPA.
+OUTDATED_TAG: str = _SHARED["card_limits"]["outdated_tag"]
 
 #: generateAnswer's time limit (endpoints/triggers.py); the engine's deadline is derived from it (engine.DEADLINE_S).
 GENERATE_TIMEOUT_S = 540

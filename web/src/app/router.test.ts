@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { cardsPath, chatPath, deckPath, isInAppClick, parseRoute } from './router';
+import { cardsPath, chatPath, deckPath, isInAppClick, parseRoute, reviewPath } from './router';
 
 describe('parseRoute', () => {
+  it('parses Review cards for a saved collection or a filter, and writes its URL back', () => {
+    expect(parseRoute('/review', '?collection=c1')).toMatchObject({ name: 'review', collection: 'c1' });
+    expect(parseRoute('/review', '')).toEqual({ name: 'review', collection: null, query: { scope: 'mine' } });
+    const query = { scope: 'owner' as const, owner: 'bob', tag: 'git', text: 'rebase' };
+    expect(parseRoute('/review', reviewPath({ query }).slice('/review'.length))).toEqual({ name: 'review', collection: null, query });
+    expect(reviewPath({ query: { scope: 'mine' } })).toBe('/review');
+    expect(reviewPath({ query: { scope: 'shared', tag: 'py' } })).toBe('/review?scope=shared&tag=py');
+    expect(parseRoute('/review', '?scope=mine_and_shared')).toMatchObject({ query: { scope: 'mine_and_shared' } });
+    expect(reviewPath({ collection: 'a b' })).toBe('/review?collection=a+b');
+  });
   it('parses the cards view with its filters', () => {
     expect(parseRoute('/', '?tag=git&q=rebase'))
       .toEqual({ name: 'cards', tag: 'git', q: 'rebase', cards: null, chat: null, scope: null, owner: null });

@@ -1,6 +1,7 @@
 // Client-side routing over the History API. Hosting rewrites every path to
 // index.html, so a reload of any of these URLs lands here.
 import { parseScope, type CardScope } from '../cards/cardfilter';
+import type { CollectionQuery } from '../data/api';
 
 export type Route =
   // owner: that owner's public cards (a link to their deck, e.g. from one of their public cards)
@@ -16,6 +17,8 @@ export type Route =
   // saved collections: the list, and one with its chats
   | { name: 'collections' }
   | { name: 'collection'; id: string }
+  // Review cards: the overlapping pairs of a saved collection, else of the Cards page's filter
+  | { name: 'review'; collection: string | null; query: CollectionQuery }
   | { name: 'notfound' };
 
 /** A path segment's text; null for a malformed escape ("%E0%A4%A"), which names no card or chat. */
@@ -47,6 +50,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (/^\/new\/?$/.test(path)) return { name: 'cardedit', id: null };
   if (/^\/import\/?$/.test(path)) return { name: 'import' };
   if (/^\/collections\/?$/.test(path)) return { name: 'collections' };
+  if (/^\/review\/?$/.test(path)) return reviewRoute(params);
   const saved = /^\/collections\/([^/]+)\/?$/.exec(path);
   const savedId = saved ? decodeSegment(saved[1]) : null;
   if (savedId !== null) return { name: 'collection', id: savedId };
@@ -57,6 +61,34 @@ export function parseRoute(pathname: string, search: string): Route {
   const id = m ? decodeSegment(m[2]) : null;
   if (m && id !== null) return { name: m[1] as 'card' | 'chat', id };
   return { name: 'notfound' };
+}
+
+function reviewRoute(params: URLSearchParams): Route {
+  const owner = params.get('owner');
+  const query: CollectionQuery = { scope: owner ? 'owner' : params.get('scope') === 'mine_and_shared' ? 'mine_and_shared' : parseScope(params.get('scope')) ?? 'mine' };
+  if (owner) query.owner = owner;
+  if (params.get('tag')) query.tag = params.get('tag') as string;
+  if (params.get('q')) query.text = params.get('q') as string;
+  return { name: 'review', collection: params.get('collection') || null, query };
+}
+
+/** Review cards for a saved collection (by its id) or for a query (the Cards page's filter). */
+export function reviewPath(of: { collection: string } | { query: CollectionQuery }): string {
+  const p = new URLSearchParams();
+  if ('collection' in of) p.set('collection', of.collection);
+  else {
+    const q = of.query;
+    if (q.scope === 'owner' && q.owner) p.set('owner', q.owner);
+    else if (q.scope && q.scope !== 'mine') p.set('scope', q.scope);
+    if (q.tag) p.set('tag', q.tag);
+    if (q.text) p.set('q', q.text);
+  }
+  const qs = p.toString();
+  return qs ? `/review?${qs}` : '/review';
+}
+
+export function cardPath(id: string): string {
+  return `/card/${encodeURIComponent(id)}`;
 }
 
 export function cardEditPath(id: string): string {

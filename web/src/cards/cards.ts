@@ -8,7 +8,7 @@ import { readCards, watchCardChanges, type CardChange, type ScopeSpec } from '..
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { failureText, listView } from '../app/loadstate';
-import { cardsPath, type Route } from '../app/router';
+import { cardsPath, reviewPath, router, type Route } from '../app/router';
 import { onSession, session, type Session } from '../data/session';
 import { getChatPrivate } from '../data/chatreads';
 import { filterQuery } from './collectionquery';
@@ -24,7 +24,6 @@ import { whenLoaded } from '../app/lazypage';
 import type { CardDoc, CardSources } from '../data/shapes';
 
 type CardsRoute = Extract<Route, { name: 'cards' }>;
-
 const PAGE = 50;
 /** createChat's limit on an id list. */
 const MAX_CHAT_IDS = 20_000;
@@ -214,6 +213,7 @@ class CardsView {
         h('div', { class: 'field' }, h('label', { for: 'card-tag' }, 'Tag'), this.tagSelect),
         this.picker.el, h('span', { class: 'spacer' }), h('button', { type: 'button', 'data-testid': 'save-collection',
           onclick: () => void whenLoaded(() => import('./savecollection'), (m) => m.openSaveDialog(this.uid, this.filter)) }, 'Save as collection'),
+        h('button', { type: 'button', 'data-testid': 'review-cards', onclick: () => router.navigate(reviewPath({ query: filterQuery(this.filter) ?? {} })) }, 'Review'),
         h('a', { href: '/new', class: 'button', 'data-testid': 'new-card' }, 'New card'), h('a', { href: '/import', class: 'button', 'data-testid': 'import-cards' }, 'Import'),
       ),
       this.picker.sharersEl,

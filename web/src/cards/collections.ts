@@ -3,7 +3,7 @@
 // Edit and Delete.
 import { h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
-import { cardsPath, chatPath, collectionPath } from '../app/router';
+import { cardsPath, chatPath, collectionPath, reviewPath } from '../app/router';
 import { openStartChat } from '../chat/startchat';
 import type { CollectionQuery } from '../data/api';
 import { chatsOfCollection, getChat, watchCollection, watchCollections, type SavedCollection } from '../data/savedcollections';
@@ -70,6 +70,7 @@ function collectionPanel(c: SavedCollection, chats: HTMLElement): HTMLElement {
     h('p', { class: 'actions' },
       h('button', { type: 'button', class: 'primary', 'data-testid': 'new-chat-in-collection',
         onclick: () => startInCollection(c.id, c.name) }, 'New chat in this collection'),
+      h('a', { href: reviewPath({ collection: c.id }), class: 'button', 'data-testid': 'review-collection' }, 'Review cards'),
       h('button', { type: 'button', 'data-testid': 'edit-collection', onclick: () => openEditCollection(c) }, 'Edit…'),
       h('button', { type: 'button', class: 'danger', 'data-testid': 'delete-collection', onclick: () => confirmDeleteCollection(c) }, 'Delete…')),
     h('h2', { class: 'list-title' }, 'Its chats'), chats);

@@ -143,6 +143,17 @@ export const searchCards = call<SearchRequest, { cards: SearchHit[]; considered:
 export const relatedCards = call<{ card_id: string; limit?: number } & Omit<CollectionQuery, 'text'>, { cards: SearchHit[] }>(
   FUNCTIONS.relatedCards,
 );
+/** A pair of findOverlaps: cards `a` and `b` (ids), the same text or nearly, or possibly saying different things. */
+export interface OverlapPair {
+  a: string;
+  b: string;
+  kind: 'duplicate' | 'may_conflict';
+  reason: string;
+}
+/** findOverlaps: the pairs of a collection (a query, or a saved collection's id) that overlap; the caller's own cards by default. */
+export const findOverlaps = call<{ query?: CollectionQuery; collection_id?: string; limit?: number }, { pairs: OverlapPair[] }>(
+  FUNCTIONS.findOverlaps,
+);
 /** suggestFollowups: up to three questions after a complete answer, for the chat's owner only. */
 export const suggestFollowups = call<{ message_id: string }, { questions: string[] }>(FUNCTIONS.suggestFollowups);
 // A card's viewers by email: uids for addresses, and the owner's card's uids named back
