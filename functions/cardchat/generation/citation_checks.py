@@ -121,11 +121,11 @@ def share(claim: set[str], passage: set[str]) -> float:
     return len(claim & passage) / len(claim) if claim else 0.0
 
 
-def _numbers(text: str) -> set[str]:
+def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text)) | {w for w in _words(text) if w in _NUMBER_WORDS}
 
 
-def _negated(text: str) -> bool:
+def negated(text: str) -> bool:
     said = _words(text.replace("\u2019", "'"))
     return sum(w in _NEGATION or w.endswith("n't") for w in said) % 2 == 1
 
@@ -137,9 +137,9 @@ def _names(text: str) -> list[str]:
 
 def turned_around(claim: str, passage: str) -> bool:
     """What embeddings miss: a number the passage lacks, a negation on one side, names in another order."""
-    if _numbers(claim) - _numbers(passage):
+    if numbers(claim) - numbers(passage):
         return True
-    if _negated(claim) != _negated(passage):
+    if negated(claim) != negated(passage):
         return True
     held = [w for w in _names(passage) if w in set(_names(claim))]
     said = [w for w in _names(claim) if w in set(held)]
