@@ -40,6 +40,7 @@ def test_a_passage_on_the_subject_that_says_otherwise_conflicts(claim: str, kind
         "The default timeout of the proxy is 60 seconds per request here.",  # too little of its subject
         "Sourdough needs 3 feeds a day and is not quick.",  # another subject
         "Python 3.12 was released in 2023.",  # the card is more precise, not otherwise
+        "The default timeout is 30 seconds after 3 retries.",  # a number the card lacks: it does not say
     ],
 )
 def test_agreeing_silent_or_unrelated_passages_do_not_conflict(claim: str) -> None:
