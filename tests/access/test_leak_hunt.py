@@ -70,6 +70,16 @@ def callable_reads(reader: Reader, flow: Flow, call) -> list[Read]:
         ("searchCards", {"text": "tides moon harbour", "scope": "mine_and_shared"}, True),
         ("searchCards", {"text": "chain sourdough", "scope": "owner", "owner": o}, True),
         ("relatedCards", {"card_id": f"{o}_bikes", "scope": "owner", "owner": o}, True),
+        (
+            "checkDraft",
+            {"text": "The moon pulls the tides into the harbour.", "query": {"scope": "mine_and_shared"}},
+            True,
+        ),
+        (
+            "checkDraft",
+            {"text": "A sourdough chain keeps its starter fed.", "query": {"scope": "owner", "owner": o}},
+            True,
+        ),
     ]
     asks += [("suggestFollowups", {"message_id": m}, False) for m in flow.answers]
     asks += [("continueChat", {"chat_id": flow.chats["branch"]}, False)]
