@@ -124,7 +124,7 @@ def _best_cards(db: Db, uid: str, req: CheckDraftRequest, said: list[str]) -> _B
     """Each claim's CARDS_PER_CLAIM best cards of the collection, ranked over the index, read once."""
     from cardchat.access import permissions
     from cardchat.chat import candidates
-    from cardchat.embeddings import get_embedder
+    from cardchat.embeddings import embed_queries, get_embedder
     from cardchat.repo import cards as card_repo
 
     if not said:
@@ -132,11 +132,12 @@ def _best_cards(db: Db, uid: str, req: CheckDraftRequest, said: list[str]) -> _B
     pool = candidates.resolve(db, uid, query=req.query)
     if not len(pool):
         return _Best({}, [[] for _ in said])
-    embedder = get_embedder()
-    ranked: dict[str, list[str]] = {}
-    for claim in dict.fromkeys(said):
-        order = pool.rank(claim, embedder.embed_query(claim)).order
-        ranked[claim] = [pool.ids[i] for i in islice(order, CARDS_PER_CLAIM)]
+    unique = list(dict.fromkeys(said))
+    rankings = pool.ranker().rank_all(unique, embed_queries(get_embedder(), unique))
+    ranked = {
+        claim: [pool.ids[i] for i in islice(r.order, CARDS_PER_CLAIM)]
+        for claim, r in zip(unique, rankings, strict=True)
+    }
     wanted = list(dict.fromkeys(cid for ids in ranked.values() for cid in ids))
     read = card_repo.load_cards(db, [c for c in wanted if c not in pool.loose])
     cards = permissions.readable_cards({**read, **{c: pool.loose[c] for c in wanted if c in pool.loose}}, uid, wanted)
