@@ -63,6 +63,7 @@ SECTIONS = [
     Section("card_sync", default=False),
     Section("related_cards", default=False),
     Section("overlaps", default=False),
+    Section("draft_check", default=False),
     Section("index", default=False),
     Section("index_memory", default=False),
     Section("function_memory", default=False),

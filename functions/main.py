@@ -16,7 +16,7 @@ from endpoints.account import (
     setApiKey,
 )
 from endpoints.base import SECRETS, USES_KEYS, db
-from endpoints.cards import mcp, searchCards, syncCards
+from endpoints.cards import checkDraft, mcp, searchCards, syncCards
 from endpoints.chats import (
     branchChat,
     continueChat,
@@ -38,6 +38,7 @@ __all__ = [
     "SECRETS",
     "USES_KEYS",
     "branchChat",
+    "checkDraft",
     "continueChat",
     "createAccessToken",
     "createChat",

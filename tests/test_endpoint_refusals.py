@@ -14,6 +14,7 @@ from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
 from cardchat.parsing.overlap_requests import OVERLAPS_LIMIT_MAX
+from cardchat.parsing.draft_requests import MAX_DRAFT_CHARS
 from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
 from cardchat.repo.saved_collections import put_collection
 from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
@@ -178,6 +179,18 @@ def refused_calls(uid: str, other: str, db) -> list[tuple[str, dict, str, str]]:
         ("findOverlaps", {"card_ids": ["a"]}, "INVALID_ARGUMENT", "card_ids"),
         ("findOverlaps", {"collection_id": "no-such"}, "NOT_FOUND", "collection_id"),
         ("findOverlaps", {"collection_id": theirs_saved}, "NOT_FOUND", "collection_id"),
+        ("checkDraft", {"text": "w" * (MAX_DRAFT_CHARS + 1)}, "INVALID_ARGUMENT", "text"),
+        ("checkDraft", {"text": ["Tides rise twice a day."]}, "INVALID_ARGUMENT", "text"),
+        ("checkDraft", {"text": "  "}, "INVALID_ARGUMENT", "text"),
+        ("checkDraft", {"text": "Tides " + LONE}, "INVALID_ARGUMENT", "text"),
+        ("checkDraft", {"text": "Tides rise twice a day.", "query": "mine"}, "INVALID_ARGUMENT", "query"),
+        (
+            "checkDraft",
+            {"text": "Tides rise twice a day.", "query": {"scope": "all"}},
+            "INVALID_ARGUMENT",
+            "query.scope",
+        ),
+        ("checkDraft", {"text": "Tides rise twice a day.", "card_ids": ["tides"]}, "INVALID_ARGUMENT", "card_ids"),
     ]
 
 

@@ -25,7 +25,7 @@ SECRETS = secret_keys.bound_secrets()
 #: SECRETS, and no other does (tests/test_secrets.py); mcp embeds search_cards queries: a remote embedder's key.
 USES_KEYS = frozenset(
     {"listModels", "createChat", "branchChat", "embedCard", "generateAnswer", "continueChat", "setApiKey", "mcp"}
-    | {"searchCards", "resumeEmbedding"}  # they embed (a text; embedCard's queue): a remote embedder's key
+    | {"searchCards", "checkDraft", "resumeEmbedding"}  # they embed (texts; embedCard's queue): a remote embedder's key
     | {"relatedCards", "suggestFollowups"}  # they embed a card's text when it has no stored vector
 )
 

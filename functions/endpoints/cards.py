@@ -1,5 +1,5 @@
-"""Cards reached from outside a chat: the Cards page's ranked search, the MCP endpoint, and
-syncCards (a folder of notes kept as cards, cardchat-sync's endpoint)."""
+"""Cards reached from outside a chat: the Cards page's ranked search, a draft checked against
+the cards, the MCP endpoint, and syncCards (a folder of notes kept as cards, cardchat-sync's endpoint)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,17 @@ def searchCards(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.chat import card_search
 
     return card_search.search_cards(db(), caller(req), requests.search_cards(req.data)).to_dict()
+
+
+@https_fn.on_call(memory=options.MemoryOption.GB_1, timeout_sec=120, secrets=secrets_for("checkDraft"))
+@endpoint
+def checkDraft(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
+    """Each claim of a draft against the caller's cards (1 GiB: it embeds and ranks, as searchCards)."""
+    from cardchat.generation import draft_check
+    from cardchat.parsing.draft_requests import check_draft
+
+    uid = caller(req)
+    return draft_check.check_draft(db(), uid, check_draft(req.data)).to_dict()
 
 
 @https_fn.on_request(memory=options.MemoryOption.GB_1, timeout_sec=60, secrets=secrets_for("mcp"))

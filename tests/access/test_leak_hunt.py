@@ -72,6 +72,16 @@ def callable_reads(reader: Reader, flow: Flow, call) -> list[Read]:
         ("relatedCards", {"card_id": f"{o}_bikes", "scope": "owner", "owner": o}, True),
         ("findOverlaps", {"query": {"scope": "mine_and_shared"}}, True),
         ("findOverlaps", {"query": {"scope": "owner", "owner": o}}, True),
+        (
+            "checkDraft",
+            {"text": "The moon pulls the tides into the harbour.", "query": {"scope": "mine_and_shared"}},
+            True,
+        ),
+        (
+            "checkDraft",
+            {"text": "A sourdough chain keeps its starter fed.", "query": {"scope": "owner", "owner": o}},
+            True,
+        ),
     ]
     asks += [("suggestFollowups", {"message_id": m}, False) for m in flow.answers]
     asks += [("continueChat", {"chat_id": flow.chats["branch"]}, False)]

@@ -244,3 +244,24 @@ def test_mostly_cjk(text, expected):
     from cardchat.embeddings.scripts import mostly_cjk
 
     assert mostly_cjk(text) is expected
+
+
+def test_many_queries_are_each_what_embed_query_makes(minilm):
+    from cardchat.embeddings import embed_queries
+
+    texts = ["how do I rebase onto main?", "ファイルの所有者を変えたい", "tides and the moon"]
+    many = embed_queries(minilm, texts)
+    for text, vec in zip(texts, many, strict=True):
+        np.testing.assert_allclose(vec, minilm.embed_query(text), atol=1e-5)
+
+
+@respx.mock
+def test_an_embedder_without_a_batch_of_queries_embeds_each_in_the_query_role():
+    from cardchat.embeddings import embed_queries
+
+    route = respx.post(host=GEMINI_HOST, path__regex=GEMINI_PATH).mock(
+        side_effect=lambda req: httpx.Response(200, json=_gemini_body(req))
+    )
+    v = embed_queries(GeminiEmbedder(api_key="gk-test"), ["how do I rebase?", "why tides?"])
+    sent = [json.loads(c.request.content)["requests"][0] for c in route.calls]
+    assert [s["taskType"] for s in sent] == ["RETRIEVAL_QUERY"] * 2 and v.shape == (2, 768)

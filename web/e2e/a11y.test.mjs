@@ -125,6 +125,12 @@ async function checkAccountPages(page, collectionId, found) {
   await axeOn(page, 'Settings', found);
   await openPage(page, '/usage', 'usage-page');
   await axeOn(page, 'Usage', found);
+  await openPage(page, '/check', 'draft-page');
+  await axeOn(page, 'Check a draft', found);
+  await page.getByLabel('Draft').fill('A commit records a snapshot of the project. Rebasing rewrites every commit it replays.');
+  await page.getByTestId('draft-check').click();
+  await page.getByTestId('draft-summary').waitFor({ timeout: 60_000 });
+  await axeOn(page, 'Check a draft, checked', found);
   await page.goto(`${APP_URL}/no/such/page`);
   await page.getByRole('heading', { name: 'Not found' }).waitFor();
   await axeOn(page, 'a page not found', found);

@@ -22,7 +22,7 @@ function renderUser(s: Session): void {
 function markNav(route: Route): void {
   document.querySelectorAll<HTMLAnchorElement>('nav.primary a').forEach((a) => {
     const nav = a.dataset.nav;
-    const active = nav === 'settings' || nav === 'usage' ? route.name === nav
+    const active = nav === 'settings' || nav === 'usage' || nav === 'check' ? route.name === nav
       : nav === 'chats' ? route.name === 'chat' || route.name === 'chats'
         : nav === 'collections' ? route.name === 'collections' || route.name === 'collection'
           : ['cards', 'card', 'cardedit', 'import', 'review'].includes(route.name);
@@ -80,6 +80,8 @@ function mountPage(route: Exclude<Route, { name: 'notfound' }>, s: Session): Unm
       return mountLazily(outlet, { load: () => import('./account/settings'), mount: (m) => m.mountSettings(outlet, s) });
     case 'usage':
       return mountLazily(outlet, { load: () => import('./account/usagepage'), mount: (m) => m.mountUsage(outlet, s) });
+    case 'check':
+      return mountLazily(outlet, { load: () => import('./cards/draftcheck'), mount: (m) => m.mountDraftCheck(outlet) });
     case 'collections':
       return mountLazily(outlet, { load: () => import('./cards/collections'), mount: (m) => m.mountCollections(outlet, uid) });
     case 'collection':

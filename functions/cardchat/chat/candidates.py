@@ -44,6 +44,7 @@ from cardchat.retrieval.index_snapshot import Part, Snapshot
 if TYPE_CHECKING:
     from cardchat.chat.collection import CardSource
     from cardchat.repo.db import Db
+    from cardchat.retrieval.pool_ranker import PoolRanker
     from cardchat.retrieval.rank import Ranking, RankingConfig
     from cardchat.schema.documents import Card
 
@@ -103,6 +104,12 @@ class Pool:
         from cardchat.retrieval.index_snapshot import rank_pool
 
         return rank_pool(question, query_vec, self.parts, len(self.ids), config)
+
+    def ranker(self, config: RankingConfig | None = None) -> PoolRanker:
+        """`rank` for many questions over this pool (a draft's claims): its postings gathered once."""
+        from cardchat.retrieval.pool_ranker import PoolRanker
+
+        return PoolRanker(self.parts, len(self.ids), config)
 
     def similarities(self, query_vec: np.ndarray) -> np.ndarray:
         """Cosine similarity per candidate (0 where there is no vector)."""

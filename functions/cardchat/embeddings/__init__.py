@@ -12,6 +12,7 @@ on first use, so importing this package from main.py's chain costs nothing.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -68,3 +69,16 @@ def unpack(data: bytes, dim: int) -> np.ndarray:
     if len(data) != 4 * dim:
         raise ValueError(f"embedding holds {len(data)} bytes, expected {4 * dim} for dim {dim}")
     return np.frombuffer(data, dtype="<f4").astype(np.float32, copy=False)
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Many search queries' vectors, each as `embedder.embed_query` makes it: in batches where the
+    embedder offers `embed_queries` (MiniLM: no query role, so one model run per batch), else one
+    by one."""
+    many = getattr(embedder, "embed_queries", None)
+    if many is not None:
+        out: np.ndarray = many(texts)
+        return out
+    if not texts:
+        return np.zeros((0, embedder.dim), np.float32)
+    return np.stack([embedder.embed_query(t) for t in texts])

@@ -103,6 +103,14 @@ class MiniLMEmbedder:
         vec: np.ndarray = self.embed([text])[0]
         return vec
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """`embed_query` of each text, in batches (embeddings.embed_queries)."""
+        out = self.embed(texts)
+        for i, text in enumerate(texts):
+            if mostly_cjk(text):
+                out[i] = 0.0
+        return out
+
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)

@@ -123,11 +123,11 @@ def share(claim: set[str], passage: set[str]) -> float:
     return len(claim & passage) / len(claim) if claim else 0.0
 
 
-def _numbers(text: str) -> set[str]:
+def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text)) | {w for w in _words(text) if w in _NUMBER_WORDS}
 
 
-def _negated(text: str) -> bool:
+def negated(text: str) -> bool:
     said = _words(text.replace("\u2019", "'"))
     return sum(w in _NEGATION or w.endswith("n't") for w in said) % 2 == 1
 
@@ -139,9 +139,9 @@ def _names(text: str) -> list[str]:
 
 def turned_around(claim: str, passage: str) -> bool:
     """What embeddings miss: a number the passage lacks, a negation on one side, names in another order."""
-    if _numbers(claim) - _numbers(passage):
+    if numbers(claim) - numbers(passage):
         return True
-    if _negated(claim) != _negated(passage):
+    if negated(claim) != negated(passage):
         return True
     held = [w for w in _names(passage) if w in set(_names(claim))]
     said = [w for w in _names(claim) if w in set(held)]
@@ -228,21 +228,40 @@ def check(markdown: str, cards: dict[int, str], citable: frozenset[int], vectors
     a number whose card text the run does not hold is not judged. The vectors every pair needs are
     asked for at once: one model run per batch, not one per pair."""
     split: dict[int, list[str]] = {}
-    plans: list[tuple[int, int, _Plan]] = []
-    for index, text, numbers in cited_claims(markdown, citable):
-        for n in numbers:
+    pairs: list[tuple[int, int, str]] = []
+    for index, text, cited in cited_claims(markdown, citable):
+        for n in cited:
             if n not in cards:
                 continue
             if n not in split:
                 split[n] = passages(cards[n])
-            plans.append((index, n, _plan(text, split[n])))
+            pairs.append((index, n, text))
+    found = verdicts([(text, split[n]) for _, n, text in pairs], vectors)
+    return [Check(index, n, v) for (index, n, _), v in zip(pairs, found, strict=True)]
+
+
+def verdicts(
+    pairs: Sequence[tuple[str, Sequence[str]]], vectors: VectorCache, budget: int | None = None
+) -> list[Verdict]:
+    """The verdict of each (claim, card's passages) pair. The vectors every pair needs are asked for
+    at once (one model run per batch, not one per pair), at most `budget` texts (MAX_EMBEDDED by
+    default): the pairs past it are decided by their words alone."""
+    budget = MAX_EMBEDDED if budget is None else budget
+    plans = [_plan(claim, card) for claim, card in pairs]
     wanted: dict[str, None] = {}
-    for _, _, plan in plans:
+    for plan in plans:
         more = [t for t in plan.texts() if t not in wanted]
-        if len(wanted) + len(more) <= MAX_EMBEDDED:
+        if len(wanted) + len(more) <= budget:
             wanted.update(dict.fromkeys(more))
     vecs = vectors.get(list(wanted))
-    return [Check(index, n, plan.decide(vecs)) for index, n, plan in plans]
+    return [plan.decide(vecs) for plan in plans]
+
+
+def nearest_passage(claim: str, card: Sequence[str]) -> str | None:
+    """The passage of a card holding most of the claim's content words (the first of equals): the
+    one to show beside a verdict. None for a card without passages."""
+    wanted = content_words(claim)
+    return max(card, key=lambda p: share(wanted, content_words(p)), default=None)
 
 
 _shared: VectorCache | None = None

@@ -113,6 +113,23 @@ class Snapshot:
         out: np.ndarray = sims.astype(np.float64)[rows]
         return out
 
+    def similarities_many(self, queries: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """`similarities` of `rows` to each of `queries` (m x dim), as m x len(rows): each row is
+        converted to float32 once for them all, CHUNK rows at a time."""
+        if self.dim == 0:
+            return np.zeros((len(queries), len(rows)), np.float64)
+        q = np.asarray(queries, np.float32).reshape(len(queries), -1)
+        if q.shape[1] != self.dim:
+            raise ValueError(f"queries have {q.shape[1]} dimensions, the index {self.dim}")
+        norms = np.linalg.norm(q, axis=1, keepdims=True)
+        q = (q / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+        picked = np.asarray(rows, np.int64)
+        out = np.empty((len(q), len(picked)), np.float32)
+        for start in range(0, len(picked), CHUNK):
+            some = picked[start : start + CHUNK]
+            out[:, start : start + len(some)] = (q @ self.vectors[some].astype(np.float32).T) * self.scales[some]
+        return out.astype(np.float64)
+
     def postings(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(doc, term, tf) of `rows`, doc numbering the rows 0..len(rows)-1."""
         if len(rows) == len(self) and np.array_equal(rows, np.arange(len(self))):

@@ -47,6 +47,8 @@ describe('parseRoute', () => {
     expect(parseRoute('/settings', '')).toEqual({ name: 'settings' });
     expect(parseRoute('/settings/', '')).toEqual({ name: 'settings' });
     expect(parseRoute('/usage', '')).toEqual({ name: 'usage' });
+    expect(parseRoute('/check', '')).toEqual({ name: 'check' });
+    expect(parseRoute('/check/', '')).toEqual({ name: 'check' });
     expect(parseRoute('/new', '')).toEqual({ name: 'cardedit', id: null });
     expect(parseRoute('/card/x%20y/edit', '')).toEqual({ name: 'cardedit', id: 'x y' });
     expect(parseRoute('/import/', '')).toEqual({ name: 'import' });

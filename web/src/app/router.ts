@@ -11,6 +11,8 @@ export type Route =
   | { name: 'chat'; id: string }
   | { name: 'settings' }
   | { name: 'usage' }
+  // A draft checked against the reader's cards
+  | { name: 'check' }
   // The owner's card editor (id null: a new card) and the import page
   | { name: 'cardedit'; id: string | null }
   | { name: 'import' }
@@ -47,6 +49,7 @@ export function parseRoute(pathname: string, search: string): Route {
   if (/^\/chats?\/?$/.test(path)) return { name: 'chats' };
   if (/^\/settings\/?$/.test(path)) return { name: 'settings' };
   if (/^\/usage\/?$/.test(path)) return { name: 'usage' };
+  if (/^\/check\/?$/.test(path)) return { name: 'check' };
   if (/^\/new\/?$/.test(path)) return { name: 'cardedit', id: null };
   if (/^\/import\/?$/.test(path)) return { name: 'import' };
   if (/^\/collections\/?$/.test(path)) return { name: 'collections' };

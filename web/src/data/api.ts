@@ -183,3 +183,18 @@ export const pinCard = call<{ chat_id: string; card_id: string; pinned: boolean 
 export const excludeCard = call<{ chat_id: string; card_id: string; excluded: boolean }, { pinned: boolean; excluded: boolean }>(
   FUNCTIONS.excludeCard);
 export const searchChats = call<{ text: string }, { results: ChatSearchResult[] }>(FUNCTIONS.searchChats);
+
+/** A claim of a draft (checkDraft): `supported` (a card says it), `conflicting` (a card says otherwise), `unsupported`. */
+export type DraftVerdict = 'supported' | 'conflicting' | 'unsupported';
+export interface DraftClaim {
+  text: string;
+  verdict: DraftVerdict;
+  /** The cards that decided, each with the passage that says it, says otherwise, or comes nearest. */
+  cards: Array<{ id: string; title: string; passage: string }>;
+}
+export interface CheckDraftRequest {
+  text: string;
+  /** Whose cards: the caller's own when absent. */
+  query?: Omit<CollectionQuery, 'text'>;
+}
+export const checkDraft = call<CheckDraftRequest, { claims: DraftClaim[] }>(FUNCTIONS.checkDraft);
