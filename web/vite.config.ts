@@ -24,5 +24,9 @@ export default defineConfig({
     root: webRoot,
     include: ['src/**/*.test.ts'],
     environment: 'node',
+    // Patience, not a speed check: CI runs these beside the emulators and a browser on 2 cores, where
+    // a test's first import (jsdom, marked) has taken longer than vitest's default 5 s.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 });
