@@ -14,6 +14,7 @@ import os
 import urllib.error
 import urllib.request
 import uuid as _uuid
+from datetime import timedelta
 
 import pytest
 
@@ -23,6 +24,9 @@ import pytest
 PROJECT = "demo-cardchat-test"
 #: The project the Functions emulator serves (callables, triggers).
 APP_PROJECT = "demo-cardchat"
+#: How far ahead a test stamps a rate window it fills, so that the window is still full when a cold
+#: function worker on a loaded runner takes the call (a minute's stamps made now can age out first).
+FULL_MINUTE_AHEAD = timedelta(seconds=50)
 REQUIRE_ALL = os.environ.get("CARDCHAT_REQUIRE_ALL") == "1"
 
 

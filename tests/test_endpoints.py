@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import APP_PROJECT, CallError
+from conftest import APP_PROJECT, FULL_MINUTE_AHEAD, CallError
 from google.cloud.firestore import FieldFilter
 
 from cardchat.schema.documents import (
@@ -156,7 +156,7 @@ def test_create_chat_is_rate_limited(call, app_db, ai_user, deck):
     uid, token = ai_user
     stamp = now()
     app_db.collection(RATE_LIMITS).document(uid).set(
-        {"recent": [stamp] * 50, "day": stamp.strftime("%Y-%m-%d"), "day_tokens": 0}
+        {"recent": [stamp + FULL_MINUTE_AHEAD] * 50, "day": stamp.strftime("%Y-%m-%d"), "day_tokens": 0}
     )
     with pytest.raises(CallError) as e:
         call("createChat", {"card_ids": deck, "initial_message": "tides?"}, token)

@@ -4,7 +4,7 @@ its refusals (signed out, and a full search minute; malformed input is in test_e
 from __future__ import annotations
 
 import pytest
-from conftest import CallError
+from conftest import FULL_MINUTE_AHEAD, CallError
 
 from cardchat.access.ratelimit import DEFAULT_SEARCHES_PER_MINUTE
 from cardchat.schema.documents import CARDS, RATE_LIMITS, RATE_WINDOWS, SEARCH_WINDOW, Card, now
@@ -62,7 +62,7 @@ def test_a_signed_out_caller_is_refused(call):
 def test_a_check_past_the_callers_search_minute_is_refused(author, app_db, call):
     uid, token = author
     window = app_db.collection(RATE_LIMITS).document(uid).collection(RATE_WINDOWS).document(SEARCH_WINDOW)
-    window.set({"recent": [now()] * DEFAULT_SEARCHES_PER_MINUTE})
+    window.set({"recent": [now() + FULL_MINUTE_AHEAD] * DEFAULT_SEARCHES_PER_MINUTE})
     with pytest.raises(CallError) as e:
         call("checkDraft", {"text": DRAFT}, token)
     assert e.value.status == "RESOURCE_EXHAUSTED"
