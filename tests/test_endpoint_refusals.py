@@ -13,8 +13,8 @@ from conftest import CallError
 from google.cloud.firestore import FieldFilter
 from test_endpoints import ai_user, deck
 
-from cardchat.parsing.overlap_requests import OVERLAPS_LIMIT_MAX
 from cardchat.parsing.draft_requests import MAX_DRAFT_CHARS
+from cardchat.parsing.overlap_requests import OVERLAPS_LIMIT_MAX
 from cardchat.parsing.requests import MAX_CONFIGURATION_DEPTH
 from cardchat.repo.saved_collections import put_collection
 from cardchat.schema.chat_search import MAX_CHAT_SEARCH_CHARS
