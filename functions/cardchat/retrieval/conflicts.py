@@ -1,0 +1,122 @@
+"""Whether a text says otherwise than another on the same subject: the one rule for "conflicting"
+(checkDraft, generation/draft_check.py) and "may conflict" (findOverlaps, retrieval/disagreement.py).
+
+Offline and lexical, on the words the citation checks read (retrieval/claim_words.py): a passage says
+otherwise than a claim when it is on the claim's subject (it holds SAME_SUBJECT_SHARE of the claim's
+content words once numbers and dates are set aside, and at least MIN_SHARED of them) and differs in
+one of the ways embeddings miss, looked for in this order:
+- `negation`: one of them is negated (an odd number of negations) and the other is not;
+- `date`: both name a year, ISO date, month or weekday, and each names one the other does not;
+- `number`: both hold a number, and each holds one the other lacks.
+Each with a short reason: "says not …" (the words the negated one denies), "2022 vs 2023".
+The difference is symmetric: a text silent on a number or date, or less precise ("2023" beside
+"October 2023"), does not say otherwise, it does not say. Only the subject is one way (a passage
+may say more than the claim); comparing two passages both ways is the caller's choice."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from cardchat.retrieval.claim_words import content_words, is_negation, negated, number_list, said_words, share
+
+#: Of the claim's content words (numbers and dates set aside), the share a passage holds to be on its subject...
+SAME_SUBJECT_SHARE = 0.6
+#: ...and at least this many of them: one word in common is too thin a subject.
+MIN_SHARED = 2
+#: Words a "says not …" reason quotes after the negation.
+QUOTED_WORDS = 5
+
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+).split()
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_DATE_WORDS = frozenset(_MONTHS) | _WEEKDAYS
+_YEAR = re.compile(r"(?<![\d.,])(1[5-9]\d\d|2\d\d\d)(?![\d.,]\d)")
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: str  # "negation" | "date" | "number"
+    reason: str  # "says not …", "3.11 vs 3.12"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    passage: str
+    kind: str
+
+
+def _date_list(text: str) -> list[str]:
+    """The years, ISO dates, months and weekdays a text names, lowercased, in order."""
+    found = [(m.start(), m.group()) for m in _ISO_DATE.finditer(text)]
+    found += [(m.start(1), m.group(1)) for m in _YEAR.finditer(text)]
+    for m in _LETTERS.finditer(text):
+        w = m.group().lower()
+        # "may" and "march" are also verbs: a month word counts beside a number only ("May 2020", "3 March").
+        beside = rf"(?i)\b{w}\b\.?\s*\d|\d\s*(?:st|nd|rd|th)?\s+{w}\b"
+        if w in _WEEKDAYS or (w in _DATE_WORDS and re.search(beside, text)):
+            found.append((m.start(), w))
+    return list(dict.fromkeys(t for _, t in sorted(found, key=lambda x: (x[0], -len(x[1])))))
+
+
+def dates(text: str) -> set[str]:
+    """The years, ISO dates, months and weekdays a text names, lowercased."""
+    return set(_date_list(text))
+
+
+def subject(text: str) -> set[str]:
+    """Its content words without numbers and dates: what it is about."""
+    return {w for w in content_words(text) if not any(c.isdigit() for c in w)} - _DATE_WORDS
+
+
+def same_subject(about: set[str], held: set[str]) -> bool:
+    """Whether a text whose subject (`subject`) is `held` is on the subject `about` of another."""
+    return len(about & held) >= MIN_SHARED and share(about, held) >= SAME_SUBJECT_SHARE
+
+
+def _versus(xs: list[str], ys: list[str]) -> str | None:
+    only_x, only_y = [x for x in xs if x not in ys], [y for y in ys if y not in xs]
+    return f"{only_x[0]} vs {only_y[0]}" if only_x and only_y else None
+
+
+def _denied(text: str) -> str:
+    said = said_words(text)
+    at = next(i for i, w in enumerate(said) if is_negation(w))
+    quoted = " ".join(said[at + 1 : at + 1 + QUOTED_WORDS])
+    return f"says not {quoted}…" if quoted else "says not"
+
+
+def difference(a: str, b: str) -> Difference | None:
+    """How `a` and `b` differ (whatever their subjects), the reason naming `a`'s side first, or None."""
+    if negated(a) != negated(b):
+        return Difference("negation", _denied(a if negated(a) else b))
+    reason = _versus(_date_list(a), _date_list(b))
+    if reason:
+        return Difference("date", reason)
+    reason = _versus(number_list(_ISO_DATE.sub(" ", a)), number_list(_ISO_DATE.sub(" ", b)))
+    return Difference("number", reason) if reason else None
+
+
+def says_otherwise(claim: str, passage: str) -> Difference | None:
+    """How `passage` says otherwise than `claim`, or None: on another subject, agreeing, or silent on what differs."""
+    return difference(claim, passage) if same_subject(subject(claim), subject(passage)) else None
+
+
+def kind_of_conflict(claim: str, passage: str) -> str | None:
+    found = says_otherwise(claim, passage)
+    return found.kind if found else None
+
+
+def conflict(claim: str, passages: Iterable[str]) -> Conflict | None:
+    """The passage most on the claim's subject among those that say otherwise, or None."""
+    about = subject(claim)
+    found = [(share(about, subject(p)), p, k) for p in passages if (k := kind_of_conflict(claim, p))]
+    if not found:
+        return None
+    _, passage, kind = max(found, key=lambda x: x[0])
+    return Conflict(passage, kind)
