@@ -71,3 +71,9 @@ def test_a_contraction_is_a_negation() -> None:
 def test_one_word_in_common_is_too_thin_a_subject() -> None:
     assert conflicts.kind_of_conflict("Timeout: 30.", "Timeout: 60.") is None
     assert conflicts.kind_of_conflict("Timeout: 30 seconds.", "Timeout: 60 seconds.") == "number"
+
+
+def test_function_words_of_another_language_are_no_subject() -> None:
+    claim = "Het is een van die dingen voor 3 dagen."
+    assert conflicts.kind_of_conflict(claim, "Het is een van die katten voor 5 weken.") is None
+    assert conflicts.kind_of_conflict(claim, "Het is een van die dingen voor 5 dagen.") == "number"

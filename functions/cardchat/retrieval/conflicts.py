@@ -3,7 +3,8 @@
 
 Offline and lexical, on the words the citation checks read (retrieval/claim_words.py): a passage says
 otherwise than a claim when it is on the claim's subject (it holds SAME_SUBJECT_SHARE of the claim's
-content words once numbers and dates are set aside, and at least MIN_SHARED of them) and differs in
+content words once numbers, dates and function words of English, Dutch, German or French are set
+aside, and at least MIN_SHARED of them) and differs in
 one of the ways embeddings miss, looked for in this order:
 - `negation`: one of them is negated (an odd number of negations) and the other is not;
 - `date`: both name a year, ISO date, month or weekday, and each names one the other does not;
@@ -11,7 +12,11 @@ one of the ways embeddings miss, looked for in this order:
 Each with a short reason: "says not …" (the words the negated one denies), "2022 vs 2023".
 The difference is symmetric: a text silent on a number or date, or less precise ("2023" beside
 "October 2023"), does not say otherwise, it does not say. Only the subject is one way (a passage
-may say more than the claim); comparing two passages both ways is the caller's choice."""
+may say more than the claim); comparing two passages both ways is the caller's choice.
+
+Chosen where checkDraft's and findOverlaps' former rules differed: the subject is the share of the
+claim's words (not of both texts' words together), a negation counts by parity and "doesn't" is one,
+a month or weekday is a date (not only a number is), and a negation is looked for first."""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cardchat.retrieval import function_words
 from cardchat.retrieval.claim_words import content_words, is_negation, negated, number_list, said_words, share
 
 #: Of the claim's content words (numbers and dates set aside), the share a passage holds to be on its subject...
@@ -34,6 +40,9 @@ _MONTHS = (
 ).split()
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _DATE_WORDS = frozenset(_MONTHS) | _WEEKDAYS
+# The claim words' stop list is English (the citation checks' verdicts rest on it); a card may be Dutch,
+# German or French, and its function words are no subject either.
+_NOT_SUBJECT = _DATE_WORDS | function_words.ENGLISH | function_words.DUTCH_GERMAN | function_words.FRENCH
 _YEAR = re.compile(r"(?<![\d.,])(1[5-9]\d\d|2\d\d\d)(?![\d.,]\d)")
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -70,8 +79,8 @@ def dates(text: str) -> set[str]:
 
 
 def subject(text: str) -> set[str]:
-    """Its content words without numbers and dates: what it is about."""
-    return {w for w in content_words(text) if not any(c.isdigit() for c in w)} - _DATE_WORDS
+    """Its content words without numbers, dates and function words: what it is about."""
+    return {w for w in content_words(text) if not any(c.isdigit() for c in w)} - _NOT_SUBJECT
 
 
 def same_subject(about: set[str], held: set[str]) -> bool:
