@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from cardchat.retrieval import function_words
 from cardchat.retrieval.claim_words import content_words, is_negation, negated, number_list, said_words, share
@@ -88,6 +89,34 @@ def same_subject(about: set[str], held: set[str]) -> bool:
     return len(about & held) >= MIN_SHARED and share(about, held) >= SAME_SUBJECT_SHARE
 
 
+def one_subject(a: set[str], b: set[str]) -> bool:
+    """Whether either of two texts (their `subject`s) is on the other's subject."""
+    common = len(a & b)
+    return common >= MIN_SHARED and common / min(len(a), len(b)) >= SAME_SUBJECT_SHARE
+
+
+class Reading:
+    """What the rule reads of a text, read once however many texts it is compared with (and what
+    only a text on the subject needs, only then)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.subject = subject(text)
+
+    @cached_property
+    def negated(self) -> bool:
+        return negated(self.text)
+
+    @cached_property
+    def dates(self) -> list[str]:
+        return _date_list(self.text)
+
+    @cached_property
+    def numbers(self) -> list[str]:
+        """An ISO date's parts left out (a year stays: "2048 bytes" is a number too)."""
+        return number_list(_ISO_DATE.sub(" ", self.text))
+
+
 def _versus(xs: list[str], ys: list[str]) -> str | None:
     only_x, only_y = [x for x in xs if x not in ys], [y for y in ys if y not in xs]
     return f"{only_x[0]} vs {only_y[0]}" if only_x and only_y else None
@@ -100,20 +129,21 @@ def _denied(text: str) -> str:
     return f"says not {quoted}…" if quoted else "says not"
 
 
-def difference(a: str, b: str) -> Difference | None:
+def difference(a: Reading, b: Reading) -> Difference | None:
     """How `a` and `b` differ (whatever their subjects), the reason naming `a`'s side first, or None."""
-    if negated(a) != negated(b):
-        return Difference("negation", _denied(a if negated(a) else b))
-    reason = _versus(_date_list(a), _date_list(b))
+    if a.negated != b.negated:
+        return Difference("negation", _denied(a.text if a.negated else b.text))
+    reason = _versus(a.dates, b.dates)
     if reason:
         return Difference("date", reason)
-    reason = _versus(number_list(_ISO_DATE.sub(" ", a)), number_list(_ISO_DATE.sub(" ", b)))
+    reason = _versus(a.numbers, b.numbers)
     return Difference("number", reason) if reason else None
 
 
 def says_otherwise(claim: str, passage: str) -> Difference | None:
     """How `passage` says otherwise than `claim`, or None: on another subject, agreeing, or silent on what differs."""
-    return difference(claim, passage) if same_subject(subject(claim), subject(passage)) else None
+    said, held = Reading(claim), Reading(passage)
+    return difference(said, held) if same_subject(said.subject, held.subject) else None
 
 
 def kind_of_conflict(claim: str, passage: str) -> str | None:

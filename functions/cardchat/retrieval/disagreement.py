@@ -60,12 +60,11 @@ def _overlap(x: set[str], y: set[str]) -> float:
 
 def _conflict(xs: list[str], ys: list[str]) -> str | None:
     """The reason of the first sentence pair on one subject where one says otherwise."""
-    subjects = [conflicts.subject(y) for y in ys]
-    for x in xs:
-        sx = conflicts.subject(x)
-        for y, sy in zip(ys, subjects, strict=True):
-            if conflicts.same_subject(sx, sy) or conflicts.same_subject(sy, sx):
-                found = conflicts.difference(x, y)
+    read_ys = [conflicts.Reading(y) for y in ys]
+    for rx in map(conflicts.Reading, xs):
+        for ry in read_ys:
+            if conflicts.one_subject(rx.subject, ry.subject):
+                found = conflicts.difference(rx, ry)
                 if found:
                     return found.reason
     return None
