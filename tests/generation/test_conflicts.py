@@ -1,11 +1,11 @@
-"""The conflict rule (generation/conflicts.py): a passage on the claim's subject that says otherwise."""
+"""The conflict rule (retrieval/conflicts.py): a passage on the claim's subject that says otherwise."""
 
 from __future__ import annotations
 
 import pytest
 
-from cardchat.generation import conflicts
 from cardchat.generation.citation_checks import passages
+from cardchat.retrieval import conflicts
 
 CARD = passages(
     "Releases\n\n"
@@ -54,3 +54,26 @@ def test_a_year_sized_number_is_still_a_number() -> None:
 def test_may_and_march_are_months_only_beside_a_number() -> None:
     assert conflicts.dates("You may march on, released 3 March 2020 on a Monday") == {"march", "2020", "monday"}
     assert conflicts.dates("You may march on") == set()
+
+
+def test_a_passage_less_precise_on_the_date_does_not_say_otherwise() -> None:
+    claim = "Python 3.12 was released in October 2023."
+    assert conflicts.kind_of_conflict(claim, "Python 3.12 was released in 2023.") is None
+    assert conflicts.kind_of_conflict("Python 3.12 was released in 2023.", claim) is None
+
+
+def test_a_contraction_is_a_negation() -> None:
+    claim = "The offline model runs on Windows laptops."
+    assert conflicts.kind_of_conflict(claim, "The offline model doesn't run on Windows laptops.") == "negation"
+    assert conflicts.kind_of_conflict(claim, "The offline model doesn\u2019t run on Windows laptops.") == "negation"
+
+
+def test_one_word_in_common_is_too_thin_a_subject() -> None:
+    assert conflicts.kind_of_conflict("Timeout: 30.", "Timeout: 60.") is None
+    assert conflicts.kind_of_conflict("Timeout: 30 seconds.", "Timeout: 60 seconds.") == "number"
+
+
+def test_function_words_of_another_language_are_no_subject() -> None:
+    claim = "Het is een van die dingen voor 3 dagen."
+    assert conflicts.kind_of_conflict(claim, "Het is een van die katten voor 5 weken.") is None
+    assert conflicts.kind_of_conflict(claim, "Het is een van die dingen voor 5 dagen.") == "number"

@@ -55,3 +55,12 @@ def test_a_negation_on_one_subject_may_conflict_and_says_what_is_denied():
 def test_different_subjects_are_no_pair_even_with_different_numbers():
     assert compare("Tides rise 2 times a day.", "Sourdough needs 3 feeds of flour.", 0.7) is None
     assert compare("Python 3.11 runs the functions.\nThe moon pulls tides.", "Bread bakes at 230 degrees.", 0.7) is None
+
+
+def test_another_month_or_weekday_may_conflict():
+    a = "Python 3.12 was released in October 2023."
+    assert compare(a, "Python 3.12 was released in November 2023.", 0.9) == ("may_conflict", "october vs november")
+    assert compare("The team meets on Monday at 10.", "The team meets on Tuesday at 10.", 0.9) == (
+        "may_conflict",
+        "monday vs tuesday",
+    )

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardchat.generation import claims
+from cardchat.retrieval.claim_words import STOP, content_words, negated, numbers, share
 
 #: Passages of a card, by lexical score, whose vectors are compared with the claim.
 LEXICAL_CANDIDATES = 2
@@ -51,23 +52,6 @@ CACHE_SIZE = 4096
 
 Verdict = str  # "supported" | "weak" | "unsupported"
 Embed = Callable[[Sequence[str]], np.ndarray]
-
-_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NUMBER_WORDS = frozenset(
-    """zero one two three four five six seven eight nine ten eleven twelve twenty hundred thousand million
-    billion once twice thrice half double triple first second third fourth fifth""".split()
-)
-_NEGATION = frozenset(
-    "not no never none nothing neither nor cannot without isn't aren't wasn't weren't don't doesn't didn't "
-    "won't wouldn't can't couldn't shouldn't mustn't hasn't haven't hadn't".split()
-)
-_STOP = frozenset(
-    """a an the and or but of to in on at by for with from as is are was were be been being it its this that
-    these those there their they them you your we our he she his her i me my so if then than into onto
-    over under about also only just very can could will would should may might must do does did has have
-    had which who whom what when where why how all any each such some more most other""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -110,31 +94,9 @@ def passages(body: str) -> list[str]:
     return out
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in _words(text) if w not in _STOP and w not in _NEGATION and (len(w) > 2 or w.isdigit())}
-
-
-def share(claim: set[str], passage: set[str]) -> float:
-    """How much of the claim's content words the passage holds."""
-    return len(claim & passage) / len(claim) if claim else 0.0
-
-
-def numbers(text: str) -> set[str]:
-    return set(_NUMBER.findall(text)) | {w for w in _words(text) if w in _NUMBER_WORDS}
-
-
-def negated(text: str) -> bool:
-    said = _words(text.replace("\u2019", "'"))
-    return sum(w in _NEGATION or w.endswith("n't") for w in said) % 2 == 1
-
-
 def _names(text: str) -> list[str]:
     """Capitalised words but function words, in order: the names a sentence mentions."""
-    return [w for w in re.findall(r"(?<![\w'-])[A-Z][\w'-]*", text) if w.lower() not in _STOP]
+    return [w for w in re.findall(r"(?<![\w'-])[A-Z][\w'-]*", text) if w.lower() not in STOP]
 
 
 def turned_around(claim: str, passage: str) -> bool:

@@ -5,7 +5,7 @@ claim is ranked against the chosen collection (the caller's own cards unless the
 chat's collection: chat/candidates.py over the retrieval index and its stored vectors, dense ⊕ BM25),
 and its CARDS_PER_CLAIM best cards are read and judged:
 - `supported`: a passage of one of them says it (the citation checks' rule, citation_checks.py);
-- `conflicting`: none says it, and a passage of one of them says otherwise (conflicts.py: the same
+- `conflicting`: none says it, and a passage of one of them says otherwise (retrieval/conflicts.py: the same
   subject with another number, date or negation);
 - `unsupported`: neither. Its cards are those on its topic (the citation checks' `weak`), if any.
 
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from cardchat.generation import citation_checks, claims, conflicts
+from cardchat.generation import citation_checks, claims
+from cardchat.retrieval import conflicts
 
 if TYPE_CHECKING:
     from datetime import datetime
