@@ -1,11 +1,12 @@
 // Answers you can check. A citation previews its card (hover,
 // keyboard, Escape, the 390 px layout); the details toggle shows the stored
 // figures; the owner rates an answer (stored where only they read it); the
-// Usage page shows the day's answer from the server's aggregate.
+// Usage page shows the day's answer from the server's aggregate. Each citation carries the
+// server's check: one its card does not say is marked, and its preview says so.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  adminGet, adminList, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, PHONE, signIn,
+  adminGet, adminList, adminUpdate, APP_URL, callFunction, COLLECTIONS, DESKTOP, launch, newContext, pageErrors, PHONE, signIn,
   signInRest, until, visibleTo,
 } from './support.mjs';
 
@@ -126,6 +127,49 @@ test('checkable answers: citation preview, details, rating, usage page', async (
   await showsTheDetails(answer, stored, await adminGet(`${COLLECTIONS.answer_usage}/${messageId}`));
   await ratesItDown(page, answer, messageId);
   await opensUsage(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** The marks on an answer's citations: as many as the stored checks that are not `supported`. */
+async function marksAsStored(answer, checks) {
+  const flagged = { weak: 0, unsupported: 0 };
+  for (const c of checks) if (c.verdict !== 'supported') flagged[c.verdict] += 1;
+  assert.equal(await answer.locator('a.cite.cite-weak').count(), flagged.weak);
+  assert.equal(await answer.locator('a.cite.cite-unsupported').count(), flagged.unsupported);
+}
+
+test('citation checks: each citation carries the server\'s verdict; one its card does not say is marked, and its preview says so', async () => {
+  const context = await newContext(browser, DESKTOP);
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await signIn(page);
+  let answer = await openAnswer(page);
+  const messageId = await answer.getAttribute('data-message-id');
+  const path = `${COLLECTIONS.chat_messages}/${messageId}`;
+  const checks = (await adminGet(path)).citation_checks;
+  assert.ok(Array.isArray(checks) && checks.length > 0, 'the server checked the answer\'s citations');
+  await marksAsStored(answer, checks);
+  // The same answer as if the card of its first checked citation did not say that claim.
+  const first = checks.findIndex((c) => c.verdict === 'supported');
+  assert.ok(first >= 0, 'the offline answer quotes its cards: some citation is supported');
+  const changed = checks.map((c, i) => (i === first ? { ...c, verdict: 'unsupported' } : c));
+  await adminUpdate(path, { citation_checks: changed });
+  answer = await openAnswer(page);
+  await marksAsStored(answer, changed);
+  const marked = answer.locator('a.cite.cite-unsupported').first();
+  await marked.hover();
+  await page.getByTestId('cite-preview-title').waitFor({ timeout: 30_000 });
+  assert.equal(await page.getByTestId('cite-preview-unsaid').textContent(), 'No passage of this card says this.');
+  await page.keyboard.press('Escape');
+  // A supported citation's preview shows its passage, never that line.
+  const plain = answer.locator('a.cite:not(.cite-weak):not(.cite-unsupported)').first();
+  if (await plain.count()) {
+    await plain.hover();
+    await page.getByTestId('cite-preview-title').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('cite-preview-unsaid').count(), 0);
+  }
+  await adminUpdate(path, { citation_checks: checks });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -208,6 +208,16 @@ export async function adminSet(docPath, data) {
   if (!res.ok) throw new Error(`PATCH ${docPath}: ${res.status} ${await res.text()}`);
 }
 
+/** Sets only the fields of `data`, leaving the document's others as they are (adminSet replaces it whole). */
+export async function adminUpdate(docPath, data) {
+  const fields = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, encode(v)]));
+  const mask = Object.keys(data).map((k) => `updateMask.fieldPaths=${encodeURIComponent(k)}`).join('&');
+  const res = await fetch(`${docsBase()}/${docPath}?${mask}`, {
+    method: 'PATCH', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ fields }),
+  });
+  if (!res.ok) throw new Error(`PATCH ${docPath}: ${res.status} ${await res.text()}`);
+}
+
 export async function adminDelete(docPath) {
   const res = await fetch(`${docsBase()}/${docPath}`, { method: 'DELETE', headers: adminHeaders });
   if (!res.ok && res.status !== 404) throw new Error(`DELETE ${docPath}: ${res.status} ${await res.text()}`);
