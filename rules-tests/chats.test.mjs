@@ -166,7 +166,8 @@ describe('chats', () => {
   });
   {
     // a chat made before look_further existed holds none
-    const { look_further: _none, ...before } = chatDoc();
+    const before = chatDoc();
+    delete before.look_further;
     const on = w.add(C.chats, before, 'chat');
     test('allow: owner turns look_further on on a chat made before it existed',
       async () => { await assertSucceeds(updateDoc(chat('owner', on), { look_further: true })); });

@@ -8,6 +8,7 @@ vendor's format, the answer that follows is the text; nothing of the call is eve
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 
 import httpx2
@@ -21,7 +22,7 @@ from cardchat.providers.compatible import CompatibleProvider
 from cardchat.providers.gemini import GeminiProvider
 from cardchat.providers.openai import OpenAIProvider
 from cardchat.schema.messages import Usage
-from provider_wire import BACKGROUND, FIXTURES, Wire, anthropic_text, event_stream, sse
+from provider_wire import BACKGROUND, FIXTURES, Wire, anthropic_text, event_stream, held_after, sse
 
 MESSAGES = [{"role": "user", "content": "When are tides strongest?"}]
 FOUND = "[3] Spring tides\nAt new and full moon the sun and moon pull together."
@@ -168,6 +169,23 @@ def test_a_model_that_never_stops_calling_is_not_called_past_the_rounds():
     )
     assert len(wire.requests) == tools.MAX_ROUNDS + 1 and len(search.queries) == tools.MAX_ROUNDS
     assert [i for i in items if isinstance(i, str)] == []  # nothing of the calls is text
+
+
+def test_with_the_tool_offered_text_is_released_at_its_first_citation_not_at_the_rounds_end():
+    release = threading.Event()
+    # the stream sends its first two text deltas, then nothing until released (or the bound, a failure)
+    held = held_after(anthropic_text("Spring tides come ", "at full moon [1].", " Neap tides ..."), 4, release)
+    wire = Wire(held)
+    stream = AnthropicProvider(wire.client()).stream(MODELS["claude-sonnet-4-6"], MESSAGES, BACKGROUND, 900, Searches())
+    bound = threading.Timer(30, release.set)
+    bound.start()
+    try:
+        assert next(stream) == "Spring tides come at full moon [1]."
+        assert not release.is_set()  # it came while the rest of the round was still unsent
+    finally:
+        release.set()
+        bound.cancel()
+    assert list(stream) == [" Neap tides ...", Usage(25, 9)]
 
 
 def test_without_the_tool_nothing_is_declared_and_text_streams_at_once():

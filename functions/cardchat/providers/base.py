@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from cardchat.providers.headlines import headline
 from cardchat.providers.scrub import scrub_error
-from cardchat.providers.tools import HELD_CHARS, MAX_ROUNDS, Search, ToolCall, ToolRound, run
+from cardchat.providers.tools import CITATION, HELD_CHARS, MAX_ROUNDS, Search, ToolCall, ToolRound, run
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
@@ -338,9 +338,9 @@ class SDKProvider(ABC):
     def _round(
         self, client: Any, prompt: Prompt, fail: Failures, calls: list[ToolCall]
     ) -> Generator[str, None, tuple[Usage | None, str]]:
-        """One exchange: its text yielded (while the tool is offered, held back until
-        HELD_CHARS, and dropped if the round ends in a call), its calls put in `calls`;
-        returns its usage and all it said."""
+        """One exchange: its text yielded (while the tool is offered, held back until it cites a
+        card or passes HELD_CHARS, and dropped if the round ends in a call), its calls put in
+        `calls`; returns its usage and all it said."""
         held: list[str] = []
         said: list[str] = []
         released = not prompt.tools
@@ -359,9 +359,10 @@ class SDKProvider(ABC):
                 yield item
                 continue
             held.append(item)
-            if sum(map(len, held)) > HELD_CHARS:
+            so_far = "".join(held)
+            if len(so_far) > HELD_CHARS or CITATION.search(so_far):
                 released = True
-                yield "".join(held)
+                yield so_far
         if not released and not calls:
             yield from held
         return usage, "".join(said)

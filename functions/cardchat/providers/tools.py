@@ -11,6 +11,7 @@ exchange with the provider: neither is ever yielded as answer text.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -32,10 +33,13 @@ PARAMETERS: dict[str, Any] = {
 #: its own limit with a result saying so, and a model that keeps calling after that is not
 #: called again (what it said is the answer).
 MAX_ROUNDS = 5
-#: Text of a round that offers the tool is held back until this many characters (or the
-#: round's end): a model that is about to call says so first ("Let me search for ..."), and
-#: that sentence names the query, which no reader may see. Past it, the text is the answer.
+#: Text of a round that offers the tool is held back until it cites a card, or reaches this
+#: many characters, or the round ends: a model that is about to call says so first ("Let me
+#: search for ..."), and that sentence names the query, which no reader may see; an answer
+#: cites its cards from its first sentences, so its text is released at its first citation.
 HELD_CHARS = 300
+#: A citation as answers write them: the mark that releases held text.
+CITATION = re.compile(r"\[\d+\]")
 #: The result of a call to a tool of another name.
 UNKNOWN_TOOL = f"There is no such tool: the only one is {NAME}."
 
