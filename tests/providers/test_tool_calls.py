@@ -188,6 +188,22 @@ def test_with_the_tool_offered_text_is_released_at_its_first_citation_not_at_the
     assert list(stream) == [" Neap tides ...", Usage(25, 9)]
 
 
+def test_a_compatible_server_that_refuses_tools_is_asked_again_without_them():
+    refused = httpx2.Response(
+        400, json={"error": {"message": "tools param requires --jinja flag", "type": "invalid_request_error"}}
+    )
+    wire = Wire(refused, sse("ollama_no_usage.sse"))
+    search = Searches()
+    items = list(
+        CompatibleProvider(wire.client()).stream(
+            compatible_spec("llama3.1:8b", ENDPOINT), MESSAGES, BACKGROUND, 900, search
+        )
+    )
+    assert items == ["Tides follow", " the moon [1].", Usage()]
+    assert "tools" in wire.body(0) and "tools" not in wire.body(1)
+    assert search.queries == []
+
+
 def test_without_the_tool_nothing_is_declared_and_text_streams_at_once():
     wire = Wire(anthropic_text("Tides ", "follow the moon [1]."))
     items = list(AnthropicProvider(wire.client()).stream(MODELS["claude-sonnet-4-6"], MESSAGES, BACKGROUND, 900))

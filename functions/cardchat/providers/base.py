@@ -320,11 +320,20 @@ class SDKProvider(ABC):
         self, client: Any, prompt: Prompt, fail: Failures, search: Search | None
     ) -> Generator[str, None, Usage | None]:
         """The exchange, called again with the results of the tool calls it ended with, for
-        at most MAX_ROUNDS rounds; their usage summed."""
+        at most MAX_ROUNDS rounds; their usage summed. A first exchange refused as a bad request
+        while it offers the tool is asked again without it (nothing of it was yielded: its text
+        is held until it cites, and a refusal comes before any)."""
         total = Usage()
         for n in range(MAX_ROUNDS + 1):
             calls: list[ToolCall] = []
-            usage, said = yield from self._round(client, prompt, fail, calls)
+            try:
+                usage, said = yield from self._round(client, prompt, fail, calls)
+            except ProviderError as e:
+                # a server that takes no tools (some compatible ones) refuses the request: ask it without
+                if not (prompt.tools and not prompt.rounds and e.kind == "bad_request"):
+                    raise
+                prompt, search = replace(prompt, tools=False), None
+                usage, said = yield from self._round(client, prompt, fail, calls)
             if usage is None:
                 return None
             total = _summed(total, usage)
