@@ -12,6 +12,8 @@ fake server's clock (one machine, one clock):
   call      Send → the stub is committed (auth, checks, writes)
   trigger   stub committed → a run has taken the answer (event delivery, its transaction)
   read      taken → the provider is asked (chat, background and history reads, SDK setup)
+  search    with look_further on: the model's search_cards call (the fake's 300 ms), the search
+            over the chat's cards, the provider asked again with its result
   provider  asked → first token sent (the fake's fixed 300 ms)
   write     first token → first chunk committed
   listener  first chunk committed → the listener has it
@@ -45,7 +47,7 @@ from cardchat.llm.models import OFFLINE_MODEL_ID
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, CardEmbedding
 
 KEYED = "claude-haiku-4-5"
-STAGES = ["call", "trigger", "read", "provider", "write", "listener"]
+STAGES = ["call", "trigger", "read", "search", "provider", "write", "listener"]
 
 
 def _post(url: str, body: dict, token: str | None = None) -> dict:
@@ -118,14 +120,23 @@ def _cards(db: Any, uid: str) -> list[str]:
 
 
 def _send(
-    db: Any, fn: str, token: str, model: str, chat_id: str | None, card_ids: list[str], q: str, fake: FakeAnthropic
+    db: Any,
+    fn: str,
+    token: str,
+    model: str,
+    chat_id: str | None,
+    card_ids: list[str],
+    q: str,
+    fake: FakeAnthropic,
+    look_further: bool = False,
 ) -> tuple[str, dict[str, float]]:
     """One Send; returns the chat id and its stage times in ms."""
     base = f"http://{os.environ['CARDCHAT_FUNCTIONS_HOST']}/{db.project}/us-central1"
     watch = Watch(db, chat_id) if chat_id else None
     t0 = time.time()
     if chat_id is None:
-        out = _post(f"{base}/createChat", {"data": {"card_ids": card_ids, "initial_message": q, "model": model}}, token)
+        ask = {"card_ids": card_ids, "initial_message": q, "model": model, "look_further": look_further}
+        out = _post(f"{base}/createChat", {"data": ask}, token)
         chat_id = out["result"]["chat_id"]
         watch = Watch(db, chat_id)  # the chat id is known only now; commit times are still exact
     else:
@@ -146,6 +157,7 @@ def _send(
     created, taken = watch.created[stub], watch.taken[stub]
     chunk_commit, seen = watch.first_chunk[stub]
     asked, first_token = next(((a, f) for a, f in reversed(fake.calls) if a >= taken), (None, None))
+    searched = next((a for a, _ in fake.searches if a >= taken), None)
     ms = {
         "total": seen - t0,
         "call": created - t0,
@@ -154,7 +166,9 @@ def _send(
         "listener": seen - chunk_commit,
     }
     if asked is not None:
-        ms.update(read=asked - taken, provider=first_token - asked)
+        ms.update(read=(searched or asked) - taken, provider=first_token - asked)
+        if searched is not None:
+            ms["search"] = asked - searched
     else:
         ms["read+compose"] = chunk_commit - taken
         ms.pop("write")
@@ -213,13 +227,23 @@ def _backfill_case(db: Any, token: str, uid: str, fake: FakeAnthropic, n: int) -
 
 
 def _series(
-    db: Any, token: str, model: str, cards: list[str], fake: FakeAnthropic, n: int, warm: bool = True
+    db: Any,
+    token: str,
+    model: str,
+    cards: list[str],
+    fake: FakeAnthropic,
+    n: int,
+    warm: bool = True,
+    look_further: bool = False,
 ) -> dict[str, list]:
+    """`n` chats' first question and one follow-up each; `look_further`: the chats' model searches
+    their cards once per answer (the fake calls search_cards when it is offered)."""
     out: dict[str, list] = {"first": [], "follow": []}
     if warm:
         _send(db, "createChat", token, model, None, cards, QUESTIONS[0], fake)  # warm the instances
     for i in range(n):
-        chat, ms = _send(db, "createChat", token, model, None, cards, QUESTIONS[i % len(QUESTIONS)], fake)
+        q = QUESTIONS[i % len(QUESTIONS)]
+        chat, ms = _send(db, "createChat", token, model, None, cards, q, fake, look_further)
         out["first"].append(ms)
         # A user reads the first answer before asking again; meanwhile the
         # first answer's run writes the chat's title (another model call),
@@ -254,6 +278,9 @@ def run(db: Any) -> list[str]:
             series = _series(db, token, model, cards, fake, n)
             lines.append(_line(f"{label}, first question", series["first"]))
             lines.append(_line(f"{label}, follow-up", series["follow"]))
+        searching = _series(db, token, KEYED, cards, fake, n, warm=False, look_further=True)
+        lines.append(_line("fake Anthropic, one search, first question", searching["first"]))
+        lines.append(_line("fake Anthropic, one search, follow-up", searching["follow"]))
         if os.environ.get("BENCH_PIPELINE_BACKFILL", "1") == "1":
             lines += _backfill_case(db, token, uid, fake, n)
     return lines

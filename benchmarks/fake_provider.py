@@ -6,7 +6,12 @@ FIRST_TOKEN_S after the request arrived, then one token every TOKEN_S.
 
 It records when each request arrived and when its first token was written,
 so the benchmark can split the pipeline into stages. Only the SDK that the
-functions use talks to it (ANTHROPIC_BASE_URL points there)."""
+functions use talks to it (ANTHROPIC_BASE_URL points there).
+
+Offered the search_cards tool (a chat with look_further on) and not yet sent
+a result, it calls the tool once instead, with SEARCH_QUERY, FIRST_TOKEN_S
+after the request, as a model that searches first does; the request that
+brings the result back is answered as any other."""
 
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ from typing import Any
 FIRST_TOKEN_S = 0.3
 TOKEN_S = 0.02
 WORDS = "Tides follow the moon [1]: its gravity pulls the oceans into two bulges.".split(" ")
+#: What the fake model searches the chat's cards for when it is offered the tool.
+SEARCH_QUERY = "undo a rebase"
 
 
 def _event(name: str, data: dict[str, Any]) -> bytes:
@@ -60,8 +67,10 @@ class FakeAnthropic:
         self.first_token_s = first_token_s
         self.words_for = words_for or (lambda _body: words)
         self.hold = hold
-        #: (arrived, first token written) per request, time.time() seconds.
+        #: (arrived, first token written) per request answered with text, time.time() seconds.
         self.calls: list[tuple[float, float]] = []
+        #: (arrived, tool call written) per request answered with a search_cards call.
+        self.searches: list[tuple[float, float]] = []
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -76,7 +85,10 @@ class FakeAnthropic:
                 if not self.path.startswith("/v1/messages") or not body.get("stream"):
                     self.send_error(404)
                     return
-                fake._stream(self, arrived, fake.words_for(body))
+                if body.get("tools") and not _has_tool_result(body):
+                    fake._search(self, arrived)
+                else:
+                    fake._stream(self, arrived, fake.words_for(body))
 
         self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.server.daemon_threads = True
@@ -95,13 +107,34 @@ class FakeAnthropic:
         self.server.shutdown()
         self.server.server_close()
 
+    def _search(self, h: BaseHTTPRequestHandler, arrived: float) -> None:
+        _open(h)
+        time.sleep(max(0.0, arrived + self.first_token_s - time.time()))
+        use = {"type": "tool_use", "id": "toolu_bench", "name": "search_cards", "input": {}}
+        h.wfile.write(_event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": use}))
+        arguments = json.dumps({"query": SEARCH_QUERY})
+        for piece in (arguments[:7], arguments[7:]):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            h.wfile.write(_event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}))
+        h.wfile.write(_event("content_block_stop", {"type": "content_block_stop", "index": 0}))
+        h.wfile.flush()
+        sent = time.time()
+        h.wfile.write(
+            _event(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"output_tokens": 12},
+                },
+            )
+        )
+        h.wfile.write(_event("message_stop", {"type": "message_stop"}))
+        h.wfile.flush()
+        self.searches.append((arrived, sent))
+
     def _stream(self, h: BaseHTTPRequestHandler, arrived: float, words: list[str]) -> None:
-        h.send_response(200)
-        h.send_header("content-type", "text/event-stream")
-        h.send_header("cache-control", "no-cache")
-        h.send_header("connection", "close")
-        h.end_headers()
-        h.wfile.write(_MESSAGE_START)
+        _open(h)
         h.wfile.write(
             _event(
                 "content_block_start",
@@ -139,3 +172,20 @@ class FakeAnthropic:
         h.wfile.write(_event("message_stop", {"type": "message_stop"}))
         h.wfile.flush()
         self.calls.append((arrived, first or time.time()))
+
+
+def _open(h: BaseHTTPRequestHandler) -> None:
+    """The stream's headers and its opening event."""
+    h.send_response(200)
+    h.send_header("content-type", "text/event-stream")
+    h.send_header("cache-control", "no-cache")
+    h.send_header("connection", "close")
+    h.end_headers()
+    h.wfile.write(_MESSAGE_START)
+
+
+def _has_tool_result(body: dict[str, Any]) -> bool:
+    return any(
+        isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"])
+        for m in body.get("messages") or []
+    )

@@ -1,5 +1,5 @@
-// chats: the owner reads and lists their own, flips `published` and nothing
-// else; anyone reads a published chat by its id; admins read and list all.
+// chats: the owner reads and lists their own, flips `published` and
+// `look_further` and nothing else; anyone reads a published chat by its id; admins read and list all.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import {
 } from 'firebase/firestore';
 import {
   ACTORS, C, UID, chatDoc, collection, doc, expectFound, expectMissing, fixtures, listIds, schemaFields,
-  setUp, snapshotAfter,
+  setUp, snapshotAfter, viewerDoc, viewerId,
 } from './helpers.mjs';
 
 /** A different value of the same type, for "may not change <field>" tests. */
@@ -156,7 +156,44 @@ describe('chats', () => {
     onFreshChat(`deny: owner sets published to non-bool ${JSON.stringify(bad)}`, {},
       (id) => assertFails(updateDoc(chat('owner', id), { published: bad })));
   }
-  for (const field of schemaFields('Chat').filter((f) => f !== 'published')) {
+  onFreshChat('allow: owner turns look_further on', {}, async (id) => {
+    await assertSucceeds(updateDoc(chat('owner', id), { look_further: true }));
+    assert.equal((await h.peek(`${C.chats}/${id}`)).look_further, true);
+  });
+  onFreshChat('allow: owner turns look_further off', { look_further: true }, async (id) => {
+    await assertSucceeds(updateDoc(chat('owner', id), { look_further: false }));
+    assert.equal((await h.peek(`${C.chats}/${id}`)).look_further, false);
+  });
+  {
+    // a chat made before look_further existed holds none
+    const before = chatDoc();
+    delete before.look_further;
+    const on = w.add(C.chats, before, 'chat');
+    test('allow: owner turns look_further on on a chat made before it existed',
+      async () => { await assertSucceeds(updateDoc(chat('owner', on), { look_further: true })); });
+    const published = w.add(C.chats, before, 'chat');
+    test('allow: owner publishes a chat made before look_further existed',
+      async () => { await assertSucceeds(updateDoc(chat('owner', published), { published: true })); });
+  }
+  for (const bad of ['true', 1, null]) {
+    onFreshChat(`deny: owner sets look_further to non-bool ${JSON.stringify(bad)}`, {},
+      (id) => assertFails(updateDoc(chat('owner', id), { look_further: bad })));
+  }
+  onFreshChat('deny: owner turns look_further on together with title', {},
+    (id) => assertFails(updateDoc(chat('owner', id), { look_further: true, title: 'new title' })));
+  onFreshChat('deny: owner turns look_further on on another user\'s chat', { owner: UID.other },
+    (id) => assertFails(updateDoc(chat('owner', id), { look_further: true })));
+  for (const actor of ['other', 'signedOut', 'admin']) {
+    onFreshChat(`deny: ${ACTORS[actor]} turns look_further on on the owner's chat`, {},
+      (id) => assertFails(updateDoc(chat(actor, id), { look_further: true })));
+  }
+  {
+    const shared = freshChat();
+    w.docs[`${C.chat_viewers}/${viewerId(shared, UID.chatViewer)}`] = viewerDoc(shared, UID.chatViewer);
+    test('deny: a viewer of the chat turns look_further on',
+      () => assertFails(updateDoc(chat('chatViewer', shared), { look_further: true })));
+  }
+  for (const field of schemaFields('Chat').filter((f) => f !== 'published' && f !== 'look_further')) {
     onFreshChat(`deny: owner updates ${field}`, {},
       (id) => assertFails(updateDoc(chat('owner', id), { [field]: changed(field, chatDoc()[field]) })));
   }

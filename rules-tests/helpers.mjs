@@ -89,6 +89,7 @@ export function chatDoc(over = {}) {
     created: T0,
     last_updated: T0,
     message_count: 2,
+    look_further: false,
     ...over,
   });
 }
@@ -230,7 +231,7 @@ export function feedbackDoc(over = {}) {
 /** answer_usage/{message id}: what one answer's prompt counted, and its cost: the owner's alone. */
 export function answerUsageDoc(over = {}) {
   return checkShape('AnswerUsage', {
-    owner: UID.owner, chat: 'chat-1', cost_usd: 0.0045,
+    owner: UID.owner, chat: 'chat-1', cost_usd: 0.0045, card_searches: 2,
     usage: { input_tokens: 1000, output_tokens: 10, cached_input_tokens: 0, cache_write_tokens: 0 }, ...over,
   });
 }

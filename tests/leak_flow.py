@@ -1,12 +1,18 @@
 """The richest chat the leak hunt can build through the real callables (tests/access/test_leak_hunt.py):
 the owner's private and public cards and cards shared with them, follow-ups that add cards, a pin, an
-exclusion, an edited card re-packed, a withdrawn card, a branch, a continuation by another user, and a
-chat made from a saved collection with instructions; shared with a viewer and published."""
+exclusion, an edited card re-packed, a withdrawn card, a branch, a continuation by another user, a
+chat made from a saved collection with instructions, and a chat whose model searched the owner's cards
+while it answered (look further, on the owner's own compatible endpoint: SearchingServer) and cites one
+card it found; shared with a viewer and published."""
 
 from __future__ import annotations
 
+import json
+import re
+import threading
 import time
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from google.cloud.firestore import FieldFilter
@@ -36,6 +42,7 @@ class Flow:
     texts: dict[str, list[str]] = field(default_factory=dict)  # card id -> every text it has held
     chats: dict[str, str] = field(default_factory=dict)  # role (source, branch, continued, saved) -> chat id
     answers: list[str] = field(default_factory=list)  # ids of every assistant message of the flow
+    found: list[str] = field(default_factory=list)  # the search results the searching model was sent
 
 
 def answered(db, chat_id: str) -> list[str]:
@@ -172,7 +179,79 @@ def saved_chat(db, call, flow: Flow) -> str:
     return chat_id
 
 
-def build(db, call, sign_up) -> Flow:
+#: What the searching model looks for: words of most of the deck, so it finds cards its background lacks.
+SEARCH_QUERY = "orchids vault combination sourdough starter bicycle chain harbour mooring git commit"
+
+
+class SearchingServer(ThreadingHTTPServer):
+    """An OpenAI-compatible endpoint (on 127.0.0.1, a thread of the test) whose model, offered the
+    search_cards tool, calls it once with SEARCH_QUERY, then answers citing the first card found;
+    asked without the tool (a title, follow-ups), it answers a plain sentence."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Searching)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
+        self.results: list[str] = []  # the tool results it was sent
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _Searching(BaseHTTPRequestHandler):
+    server: SearchingServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._send("application/json", json.dumps({"data": [{"id": "searcher", "object": "model"}]}))
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+        results = [m["content"] for m in body["messages"] if m["role"] == "tool"]
+        self.server.results += results
+        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "searcher"}
+        if body.get("tools") and not results:
+            call = {"index": 0, "id": "call_1", "type": "function"}
+            call["function"] = {"name": "search_cards", "arguments": json.dumps({"query": SEARCH_QUERY})}
+            delta, finish = {"tool_calls": [call]}, "tool_calls"
+        else:
+            found = re.search(r'<card n="(\d+)"', results[-1]) if results else None
+            delta, finish = (
+                {"content": f"Your cards say so [{found.group(1)}]." if found else "Tides and harbours."},
+                "stop",
+            )
+        events = [{**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}]
+        events.append({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+        self._send("text/event-stream", "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n")
+
+    def _send(self, kind: str, text: str) -> None:
+        data = text.encode()
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def searched_chat(db, call, flow: Flow, server: SearchingServer) -> str:
+    """A chat on the owner's own endpoint with look_further on, over a background too small for most
+    of the deck: its answer searches, finds cards and cites one of them."""
+    o = flow.people["owner"]
+    call("setApiKey", {"provider": "openai_compatible", "key": "own-key-0000", "base_url": server.url}, o.token)
+    model = next(m["id"] for m in call("listModels", {}, o.token)["models"] if m["id"].endswith(":searcher"))
+    ask = {"query": {"scope": "mine_and_shared"}, "initial_message": "Why does the sea have two tides a day?"}
+    ask |= {"model": model, "look_further": True, "background_percentage": 0.016}
+    chat_id = call("createChat", ask, o.token)["chat_id"]
+    answered(db, chat_id)
+    return chat_id
+
+
+def build(db, call, sign_up, server: SearchingServer) -> Flow:
     who = people(db, sign_up)
     flow = Flow(who, deck(who))
     flow.texts = {cid: [c.body] for cid, c in flow.deck.items()}
@@ -187,6 +266,8 @@ def build(db, call, sign_up) -> Flow:
     share_and_publish(db, call, flow, source)
     flow.chats["saved"] = saved_chat(db, call, flow)
     share_and_publish(db, call, flow, flow.chats["saved"])
+    flow.chats["searched"] = searched_chat(db, call, flow, server)
+    share_and_publish(db, call, flow, flow.chats["searched"])
     flow.chats["continued"] = call("continueChat", {"chat_id": source}, who["continuer"].token)["chat_id"]
     for chat_id in flow.chats.values():
         flow.answers += answered(db, chat_id)

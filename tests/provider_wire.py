@@ -111,6 +111,67 @@ def anthropic_text(*deltas: str) -> httpx2.Response:
     return event_stream(wire.encode())
 
 
+def anthropic_tool_use(
+    query: str, call_id: str = "toolu_01", said: str = "I'll search your cards for that."
+) -> httpx2.Response:
+    """A complete Anthropic Messages stream that says `said`, then calls search_cards with `query`,
+    its input JSON split across input_json_delta events as the API streams it."""
+    arguments = json.dumps({"query": query})
+    cut = len(arguments) // 2
+    events = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_tool",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "claude-sonnet-4-6",
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 40, "output_tokens": 1},
+                },
+            },
+        ),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": said}},
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "tool_use", "id": call_id, "name": "search_cards", "input": {}},
+            },
+        ),
+    ]
+    events += [
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": piece}},
+        )
+        for piece in (arguments[:cut], arguments[cut:])
+    ]
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}},
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    wire = "".join(f"event: {name}\ndata: {json.dumps(data, ensure_ascii=True)}\n\n" for name, data in events)
+    return event_stream(wire.encode())
+
+
 def fixture_response(status: int, name: str, **headers: str) -> httpx2.Response:
     """A JSON error body from a fixture file, with extra headers (retry-after)."""
     return httpx2.Response(

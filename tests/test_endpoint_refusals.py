@@ -97,6 +97,8 @@ BAD_CREATE = [
     ({"card_ids": None, "query": {"scope": "mine", "owner": "u2"}}, "query.owner"),
     ({"card_ids": None, "collection_id": "__x__"}, "collection_id"),
     ({"collection_id": "c1"}, "collection_id"),  # beside the ids
+    ({"look_further": "true"}, "look_further"),
+    ({"look_further": 1}, "look_further"),
 ]
 
 

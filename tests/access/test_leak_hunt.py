@@ -15,7 +15,7 @@ import pytest
 from audience_support import COLLECTION_NAMES, TABLE, key_of
 from conftest import APP_PROJECT, CallError, _clear_firestore
 from google.cloud.firestore import FieldFilter
-from leak_flow import INSTRUCTIONS, TAG, Flow, build, private
+from leak_flow import INSTRUCTIONS, SEARCH_QUERY, TAG, Flow, SearchingServer, build, private
 from leak_support import Read, Reader, Secrets, card_leaks, other_leaks, rest_get, rest_query, undeclared_fields
 
 from cardchat.schema.documents import CARDS, CHAT_BACKGROUNDS, CHAT_MESSAGES, Card
@@ -176,7 +176,8 @@ def hunt(firestore_host, functions_base, call, sign_up):
 
     _clear_firestore(firestore_host, APP_PROJECT)
     db = firestore.Client(project=APP_PROJECT)
-    flow = build(db, call, sign_up)
+    server = SearchingServer()
+    flow = build(db, call, sign_up, server)
     who = flow.people
     readers = [
         Reader("signed-out visitor", None, None),
@@ -189,7 +190,9 @@ def hunt(firestore_host, functions_base, call, sign_up):
         reads += doc_reads(r, flow) + callable_reads(r, flow, call)
     token = call("createAccessToken", {"label": "viewer's laptop"}, who["viewer"].token)["token"]
     reads += mcp_reads(Reader("viewer's MCP token", who["viewer"].uid, None), flow, functions_base, token)
+    flow.found = server.results
     yield flow, secrets_of(db, flow), reads
+    server.close()
     db.close()
 
 
@@ -203,6 +206,28 @@ def test_the_flow_packs_uncited_cards_of_every_kind_and_the_readers_read_the_cha
     for reader in ("signed-out visitor", "viewer", "continuing user", "signed-in stranger"):
         assert any(r.reader.name == reader and r.source == f"get chats/{flow.chats['source']}" for r in reads), reader
     assert any(src.startswith("mcp get_card") for src in sources)
+
+
+def test_an_answer_searched_and_what_it_found_but_did_not_cite_is_kept_from_every_reader(hunt):
+    flow, secrets, reads = hunt
+    chat_id = flow.chats["searched"]
+    p = private(_db(), chat_id)
+    (turn,) = p["context_turns"]
+    found = [a["card"] for a in turn["added"] if a.get("searched")]
+    assert len(found) >= 3 and len(flow.found) == 1  # one search, several cards found ...
+    uncited = {cid for cid, c in secrets.cards.items() if c["packed"]}
+    # ... the first cited; of the rest, those no other chat cites are secrets the hunt looks for
+    assert found[0] not in uncited and set(found[1:]) & uncited
+    usage = _db().collection("answer_usage").where(filter=FieldFilter("chat", "==", chat_id)).get()
+    assert [u.get("card_searches") for u in usage] == [1]
+    said = [r for r in reads if chat_id in r.source]
+    assert said and not [r.source for r in said if SEARCH_QUERY in str(r.data) or "search_cards" in str(r.data)]
+
+
+def _db():
+    from google.cloud import firestore
+
+    return firestore.Client(project=APP_PROJECT)
 
 
 def _report(found: list[str]) -> str:

@@ -103,6 +103,7 @@ def test_invisible_and_missing_cards_leave_no_trace(db):
         "created",
         "last_updated",
         "message_count",
+        "look_further",
     }  # and not whom it is shared with: that is in chat_viewers, which visitors cannot read
     assert "Mallory" not in read_background(db, result.chat_id)
     msgs = {

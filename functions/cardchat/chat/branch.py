@@ -90,6 +90,7 @@ def branch_chat(
         created=when,
         last_updated=when,
         message_count=n + 2,
+        look_further=source.look_further,
     )
     copy = _private_copy(private, uid, checked, chat_id, message_index, turns)
     source_ids = _source_copy(chats_repo.get_source(db, chat_id), new_id, uid, when)

@@ -329,6 +329,7 @@ def _chat_documents(uid: str, req: CreateChatRequest, chosen: Selection, stamp: 
         created=stamp,
         last_updated=stamp,
         message_count=2,
+        look_further=req.look_further,
     )
     private = ChatPrivate(
         owner=uid,

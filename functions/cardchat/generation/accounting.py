@@ -24,14 +24,17 @@ if TYPE_CHECKING:
 LOG_EVENT = "cardchat.answer"
 
 
-def answer_usage(owner: str | None, chat: str, spec: ModelSpec, usage: Usage) -> AnswerUsage | None:
-    """A complete answer's answer_usage document: the whole of `usage` and its cost; None without an owner."""
+def answer_usage(
+    owner: str | None, chat: str, spec: ModelSpec, usage: Usage, card_searches: int = 0
+) -> AnswerUsage | None:
+    """A complete answer's answer_usage document: the whole of `usage`, its cost and the searches
+    its model ran (generation/look_further.py); None without an owner."""
     if not owner:
         return None
     cost = cost_usd(
         spec.id, usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, usage.cache_write_tokens
     )
-    return AnswerUsage(owner=owner, chat=chat, usage=usage, cost_usd=cost)
+    return AnswerUsage(owner=owner, chat=chat, usage=usage, cost_usd=cost, card_searches=card_searches)
 
 
 def estimated_usage(spec: ModelSpec, messages: list[Message], background_tokens: int, content: str) -> Usage:

@@ -26,7 +26,8 @@ def complete(run: Run) -> str:
     # the public cards it cites become visitors' links with it, and nothing else ever adds one
     links = answer_citations(run.db, answer.sources, private.card_ids, private.card_owners)
     assert run.usage is not None  # final_answer counted it when the provider did not
-    run.finish(answer, links, accounting.answer_usage(run.owner, run.msg.chat, run.spec, run.usage))
+    searches = run.search.searches if run.search is not None else 0
+    run.finish(answer, links, accounting.answer_usage(run.owner, run.msg.chat, run.spec, run.usage, searches))
     try:
         messages_repo.delete_chunks(run.db, run.message_id)
     except Exception as e:  # the answer is complete and stays so; chunks left are only clutter

@@ -35,7 +35,7 @@ from cardchat import providers
 from cardchat.access.own_keys import base_url_for, run_key
 from cardchat.access.ratelimit import reconcile
 from cardchat.chat.history_window import ContextTooSmall, window_for
-from cardchat.generation import completion, run_log, turn_context
+from cardchat.generation import completion, look_further, run_log, turn_context
 from cardchat.generation.chunk_writer import StreamWriter, WriterFailed
 from cardchat.generation.run_state import AfterAnswer, Run
 from cardchat.ids import new_run_id
@@ -113,6 +113,9 @@ def generate(
         if refused is not None:
             return refused
         _stream_with_retries(run, deadline)
+        kept = run.search.keep(run.background) if run.search is not None else None
+        if kept is not None:  # the cards its searches found join the stored context
+            run.background, run.background_tokens, run.private = kept
         return completion.complete(run)
     except ProviderError as e:
         _stop(run.writer)
@@ -159,6 +162,9 @@ def _prepare(run: Run) -> str | None:
     except ContextTooSmall as e:
         log.info("generate %s: %s", run.message_id, e)
         return _fail(run, headline(spec.provider, "context_too_long"), "")
+    if chat.look_further:
+        held = (run.background, run.background_tokens)
+        run.search = look_further.for_answer(run.db, msg.chat, run.private, held, spec, index, run.window.messages)
     run.writer = StreamWriter(run.write_chunk, run.renew, renew_every=run.lease / 3, clock=run.clock)
     return None
 
@@ -170,7 +176,7 @@ def _stream_with_retries(run: Run, deadline: float) -> None:
     while True:
         window = run.window
         deltas = providers.stream(
-            run.spec.id, window.messages, run.background, window.max_tokens, run.api_key, run.base_url
+            run.spec.id, window.messages, run.background, window.max_tokens, run.api_key, run.base_url, run.search
         )
         try:
             for item in deltas:

@@ -18,6 +18,7 @@ from cardchat.schema.messages import ChatMessage, FinalAnswer, StreamChunk, Usag
 if TYPE_CHECKING:
     from cardchat.chat.history_window import Window
     from cardchat.generation.chunk_writer import StreamWriter
+    from cardchat.generation.look_further import LookFurther
     from cardchat.llm.models import ModelSpec
     from cardchat.repo.db import Db
 
@@ -63,6 +64,7 @@ class Run:
         self.api_key: str | None = None  # the chat owner's own key (access/own_keys.py), else None
         self.base_url: str | None = None  # their own OpenAI-compatible endpoint's, beside that key
         self.writer: StreamWriter | None = None
+        self.search: LookFurther | None = None  # the search_cards tool, when the chat's owner turned it on
         self.parts: list[str] = []
         self.usage: Usage | None = None
         self.ttft: float | None = None

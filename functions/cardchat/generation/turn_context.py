@@ -85,11 +85,18 @@ def turn_room(spec: ModelSpec, background_length: int, tokens: int, said: Sequen
     leaves beside the history `said` (its byte bound) and the answer, and no
     more than keeps the context within the chat's first budget plus
     KEPT_TURN_BUDGETS turns of additions."""
-    from cardchat.chat.history_window import MESSAGE_OVERHEAD_TOKENS, byte_bounds, output_reserve, turn_budget
+    from cardchat.chat.history_window import turn_budget
+
+    return min(window_room(spec, tokens, said), background_length + KEPT_TURN_BUDGETS * turn_budget(spec) - tokens)
+
+
+def window_room(spec: ModelSpec, tokens: int, said: Sequence[str]) -> int:
+    """Tokens the model's window leaves beside a context of `tokens`, the history `said` (its
+    byte bound) and the answer."""
+    from cardchat.chat.history_window import MESSAGE_OVERHEAD_TOKENS, byte_bounds, output_reserve
 
     history = sum(byte_bounds(list(said), spec.tokenizer)) + MESSAGE_OVERHEAD_TOKENS * len(said)
-    window = spec.context_window - output_reserve(spec) - history - tokens - MARGIN_TOKENS
-    return min(window, background_length + KEPT_TURN_BUDGETS * turn_budget(spec) - tokens)
+    return spec.context_window - output_reserve(spec) - history - tokens - MARGIN_TOKENS
 
 
 @dataclass
@@ -221,6 +228,7 @@ def rank_source(
     previous: str = "",
     context_ids: Sequence[str] = (),
     excluded: Sequence[str] = (),
+    matching_only: bool = False,
 ) -> Ranked:
     """The collection's cards `owner` may read now (its ids, or its query resolved
     again: cards added since included), ranked for `question` read with
@@ -231,12 +239,15 @@ def rank_source(
     the context (`context_ids`, whose citations the chat already holds in
     ChatPrivate), further ones only for those gone or withdrawn since indexed.
     A card the question names by title comes first (chat/named_cards.py); an
-    `excluded` one never comes."""
+    `excluded` one never comes. `matching_only`: only cards that share a word with
+    the question (a search's, generation/look_further.py), not the whole collection in order."""
     from cardchat.chat import candidates
     from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
 
     pool = candidates.resolve_source(db, owner, source, named=question)
+    if matching_only:
+        pool = candidates.matching(pool, question)
     embedder = get_embedder()
     query_vec = embedder.embed_query(question)
     alone = pool.rank(question, query_vec).order

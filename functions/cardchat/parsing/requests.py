@@ -39,6 +39,8 @@ MAX_CONFIGURATION_BYTES = 20_000
 #: the configuration storable wherever the chat keeps it.
 MAX_CONFIGURATION_DEPTH = 8
 DEFAULT_BACKGROUND_FRACTION = 0.5
+#: createChat's `look_further` when it is not given: off (docs/look-further.md says why).
+LOOK_FURTHER_DEFAULT = False
 #: Firestore's limit on a document id and a field name, in UTF-8 bytes.
 MAX_ID_BYTES = 1_500
 _INT64 = 2**63
@@ -55,6 +57,7 @@ class CreateChatRequest:
     query: CollectionQuery | None = None  # the collection as a query, resolved on the server
     collection_id: str | None = None  # a saved collection's id: chat/saved_collections.py fills card_ids or query
     pinned_card_ids: list[str] = field(default_factory=list)  # always in the background (chat/pins.py)
+    look_further: bool = LOOK_FURTHER_DEFAULT  # the model may search the chat's cards (docs/look-further.md)
 
     @property
     def source(self) -> list[str] | CollectionQuery:
@@ -209,7 +212,10 @@ def create_chat(
     model_id = _model(data.get("model") or models.default_model_id(env, own_keys), own_keys, env)
     coll = _collection(data.get("collection"))
     pins = _pinned(data.get("pinned_card_ids"))
-    return CreateChatRequest(ids, message, model_id, _background_fraction(data), coll, query, saved, pins)
+    look = data.get("look_further", LOOK_FURTHER_DEFAULT)
+    if not isinstance(look, bool):
+        raise InvalidArgument("look_further: must be true or false")
+    return CreateChatRequest(ids, message, model_id, _background_fraction(data), coll, query, saved, pins, look)
 
 
 def _pinned(ids: Any) -> list[str]:

@@ -15,6 +15,7 @@ from cardchat.llm.models import ModelSpec, key_present, spec_of
 from cardchat.providers import declining
 from cardchat.providers.base import Message, Provider, ProviderError, SDKProvider
 from cardchat.providers.scrub import scrub_error
+from cardchat.providers.tools import Search
 from cardchat.schema.messages import Usage
 
 __all__ = ["PROVIDERS", "Message", "Provider", "ProviderError", "complete", "stream"]
@@ -55,11 +56,13 @@ def stream(
     max_tokens: int | None = None,
     api_key: str | None = None,
     base_url: str | None = None,
+    search: Search | None = None,
 ) -> Generator[str | Usage, None, None]:
     """Text deltas, then exactly one Usage. Raises ProviderError only.
     `api_key`: the user's own key (access/own_keys.py), used instead of the
     deployment's; a failure then says it is theirs that failed; `base_url`: the
-    user's own OpenAI-compatible endpoint, stored with that key. A keyed model
+    user's own OpenAI-compatible endpoint, stored with that key; `search`: the
+    search_cards tool (providers/tools.py), offered to a model that takes tools. A keyed model
     reads before the background how to say that the cards don't cover the
     question (before it, so a follow-up's system text still starts with the
     last one's: a prompt cache keeps its prefix)."""
@@ -76,7 +79,7 @@ def stream(
     if api_key is not None and isinstance(provider, SDKProvider):
         provider.api_key, provider.base_url = api_key, base_url
     try:
-        for item in provider.stream(spec, messages, system, budget):
+        for item in provider.stream(spec, messages, system, budget, search):
             if isinstance(item, Usage):
                 usage_seen = True
             yield item

@@ -15,11 +15,12 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Generator, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from cardchat.providers.headlines import headline
 from cardchat.providers.scrub import scrub_error
+from cardchat.providers.tools import CITATION, HELD_CHARS, MAX_ROUNDS, Search, ToolCall, ToolRound, run
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
@@ -134,8 +135,11 @@ class ProviderError(Exception):
 
 
 class Provider(Protocol):
-    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
-        """Text deltas as they arrive, then exactly one Usage."""
+    def stream(
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int, search: Search | None = None
+    ) -> Iterator[str | Usage]:
+        """Text deltas as they arrive, then exactly one Usage. `search`: the search_cards tool
+        (providers/tools.py), offered to a model that takes tools, ignored by one that does not."""
         ...
 
 
@@ -210,6 +214,10 @@ class Failures:
             retry_after = retry_after_seconds(headers)
         return self.of(classify(status, error_type, detail), detail, status=status, retry_after=retry_after)
 
+    def hide(self, texts: tuple[str, ...]) -> None:
+        """Scrub `texts` too (tool results: cards, as hidden as the background)."""
+        self._system = "\n\n".join((self._system, *texts))
+
     def of(
         self, kind: ErrorKind, detail: str, *, status: int | None = None, retry_after: float | None = None
     ) -> ProviderError:
@@ -237,12 +245,15 @@ def client_options(api_key: str, http_client: httpx2.Client | None) -> dict[str,
 @dataclass(frozen=True)
 class Prompt:
     """What one exchange sends: to which model, the conversation, the system
-    text (the background) and how long the answer may be."""
+    text (the background) and how long the answer may be; whether the search_cards
+    tool is offered, and the rounds of its calls so far with their results."""
 
     spec: ModelSpec
     messages: list[Message]
     system: str
     max_tokens: int
+    tools: bool = False
+    rounds: tuple[ToolRound, ...] = ()
 
 
 class SDKProvider(ABC):
@@ -277,17 +288,22 @@ class SDKProvider(ABC):
         client: Any,
         prompt: Prompt,
         fail: Failures,
-    ) -> Generator[str, None, Usage | None]:
-        """Yields text deltas; returns the Usage once the provider marked the
-        answer complete, None if the stream ended before that. Turns the
-        SDK's failures into `fail`'s ProviderErrors."""
+    ) -> Generator[str | ToolCall, None, Usage | None]:
+        """Yields text deltas and, once each is whole, the tool calls the model made (`prompt.tools`:
+        the search_cards tool offered, `prompt.rounds` sent back in its wire format); returns the
+        Usage once the provider marked the exchange complete, None if the stream ended before
+        that. Turns the SDK's failures into `fail`'s ProviderErrors."""
 
-    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
+    def stream(
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int, search: Search | None = None
+    ) -> Iterator[str | Usage]:
         api_key = (self.api_key or os.environ.get(spec.key_env or self.key_env, "")).strip()
         client = self.make_client(api_key, self._http_client)
         fail = Failures(self.provider, api_key, system, messages)
         try:
-            usage = yield from self.exchange(client, Prompt(spec, messages, system, max_tokens), fail)
+            usage = yield from self._rounds(
+                client, Prompt(spec, messages, system, max_tokens, search is not None), fail, search
+            )
         except Exception as e:
             kind = transport_failure(e)
             if kind is None:
@@ -299,3 +315,73 @@ class SDKProvider(ABC):
         if usage is None:
             raise fail.of("incomplete", "the stream ended before the answer was complete")
         yield usage
+
+    def _rounds(
+        self, client: Any, prompt: Prompt, fail: Failures, search: Search | None
+    ) -> Generator[str, None, Usage | None]:
+        """The exchange, called again with the results of the tool calls it ended with, for
+        at most MAX_ROUNDS rounds; their usage summed. A first exchange refused as a bad request
+        while it offers the tool is asked again without it (nothing of it was yielded: its text
+        is held until it cites, and a refusal comes before any)."""
+        total = Usage()
+        for n in range(MAX_ROUNDS + 1):
+            calls: list[ToolCall] = []
+            try:
+                usage, said = yield from self._round(client, prompt, fail, calls)
+            except ProviderError as e:
+                # a server that takes no tools (some compatible ones) refuses the request: ask it without
+                if not (prompt.tools and not prompt.rounds and e.kind == "bad_request"):
+                    raise
+                prompt, search = replace(prompt, tools=False), None
+                usage, said = yield from self._round(client, prompt, fail, calls)
+            if usage is None:
+                return None
+            total = _summed(total, usage)
+            if not calls or search is None or n == MAX_ROUNDS:
+                return total
+            results = tuple(run(search, c) for c in calls)
+            fail.hide(results)
+            prompt = replace(prompt, rounds=(*prompt.rounds, ToolRound(said, tuple(calls), results)))
+        return total
+
+    def _round(
+        self, client: Any, prompt: Prompt, fail: Failures, calls: list[ToolCall]
+    ) -> Generator[str, None, tuple[Usage | None, str]]:
+        """One exchange: its text yielded (while the tool is offered, held back until it cites a
+        card or passes HELD_CHARS, and dropped if the round ends in a call), its calls put in
+        `calls`; returns its usage and all it said."""
+        held: list[str] = []
+        said: list[str] = []
+        released = not prompt.tools
+        exchange = self.exchange(client, prompt, fail)
+        while True:
+            try:
+                item = next(exchange)
+            except StopIteration as end:
+                usage: Usage | None = end.value
+                break
+            if isinstance(item, ToolCall):
+                calls.append(item)
+                continue
+            said.append(item)
+            if released:
+                yield item
+                continue
+            held.append(item)
+            so_far = "".join(held)
+            if len(so_far) > HELD_CHARS or CITATION.search(so_far):
+                released = True
+                yield so_far
+        if not released and not calls:
+            yield from held
+        return usage, "".join(said)
+
+
+def _summed(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        a.input_tokens + b.input_tokens,
+        a.output_tokens + b.output_tokens,
+        cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens,
+        cache_write_tokens=a.cache_write_tokens + b.cache_write_tokens,
+        estimated=a.estimated or b.estimated,
+    )

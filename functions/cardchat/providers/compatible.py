@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from cardchat.llm.models import ModelSpec
     from cardchat.providers.base import Prompt
+    from cardchat.providers.tools import Search
     from cardchat.schema.messages import Usage
 
 #: How long an endpoint's model list is kept before asking its `GET /models` again.
@@ -49,12 +50,14 @@ class CompatibleProvider(OpenAIProvider):
     key_env = ""
     _url = ""
 
-    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
+    def stream(
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int, search: Search | None = None
+    ) -> Iterator[str | Usage]:
         self.provider = spec.provider
         self._url = spec.base_url or self.base_url or ""
         if not self._url:
             raise ProviderError("not_configured", provider=spec.provider, detail="no base URL")
-        yield from super().stream(spec, messages, system, max_tokens)
+        yield from super().stream(spec, messages, system, max_tokens, search)
 
     def make_client(self, api_key: str, http_client: httpx2.Client | None) -> openai.OpenAI:
         import openai

@@ -6,7 +6,9 @@ import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from cardchat.providers import tools
 from cardchat.providers.base import Failures, Prompt, SDKProvider, read_timeout_s
+from cardchat.providers.tools import ToolCall
 from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
@@ -45,15 +47,15 @@ class GeminiProvider(SDKProvider):
         client: genai.Client,
         prompt: Prompt,
         fail: Failures,
-    ) -> Generator[str, None, Usage | None]:
+    ) -> Generator[str | ToolCall, None, Usage | None]:
         from google.genai import errors, types
 
         contents = [
             types.Content(role="model" if m["role"] == "assistant" else "user", parts=[types.Part(text=m["content"])])
             for m in prompt.messages
-        ]
+        ] + _rounds(prompt)
         config = types.GenerateContentConfig(
-            system_instruction=prompt.system or None, max_output_tokens=prompt.max_tokens
+            system_instruction=prompt.system or None, max_output_tokens=prompt.max_tokens, tools=_tools(prompt)
         )
         if prompt.max_tokens < _SHORT_TASK and prompt.spec.id.startswith("gemini-2.5"):
             floor = _MIN_THINKING.get(prompt.spec.id, 0)
@@ -70,6 +72,8 @@ class GeminiProvider(SDKProvider):
                     for part in (candidate.content.parts if candidate.content else None) or []:
                         if part.text and not part.thought:
                             yield part.text
+                        if part.function_call is not None:
+                            yield _call(part, len(prompt.rounds))
                     if candidate.finish_reason:
                         finished = True
                 meta = chunk.usage_metadata
@@ -85,6 +89,46 @@ class GeminiProvider(SDKProvider):
                 _int(e.code), e.status, _detail(e), getattr(e.response, "headers", None), _retry_delay(e.details)
             ) from None
         return usage if finished else None
+
+
+def _tools(prompt: Prompt) -> list[Any] | None:
+    from google.genai import types
+
+    if not prompt.tools:
+        return None
+    declared = types.FunctionDeclaration(
+        name=tools.NAME, description=tools.DESCRIPTION, parameters_json_schema=tools.PARAMETERS
+    )
+    return [types.Tool(function_declarations=[declared])]
+
+
+def _call(part: Any, round_number: int) -> ToolCall:
+    """A functionCall part as a ToolCall, keeping the part itself: it goes back as it came (a
+    thinking model's thought signature with it). Gemini gives no id to every call: ours then."""
+    call = part.function_call
+    name = call.name or ""
+    return ToolCall(call.id or f"{name}-{round_number}", name, tools.query_of(call.args or {}), raw=part)
+
+
+def _rounds(prompt: Prompt) -> list[Any]:
+    """The tool rounds so far as contents: the model's text and functionCall parts, then the
+    user's functionResponse parts."""
+    from google.genai import types
+
+    contents = []
+    for r in prompt.rounds:
+        said = [types.Part(text=r.text)] if r.text.strip() else []
+        contents.append(types.Content(role="model", parts=said + [c.raw for c in r.calls]))
+        answers = [
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=c.raw.function_call.id, name=c.name, response={"result": res}
+                )
+            )
+            for c, res in zip(r.calls, r.results)
+        ]
+        contents.append(types.Content(role="user", parts=answers))
+    return contents
 
 
 def _int(code: Any) -> int | None:

@@ -42,6 +42,7 @@ from cardchat.schema.messages import Usage
 
 if TYPE_CHECKING:
     from cardchat.llm.models import ModelSpec
+    from cardchat.providers.tools import Search
     from cardchat.retrieval.bm25 import Bm25
 
 NOTE = (
@@ -107,7 +108,10 @@ class Sentence:
 
 
 class OfflineProvider:
-    def stream(self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int) -> Iterator[str | Usage]:
+    def stream(
+        self, spec: ModelSpec, messages: list[Message], system: str, max_tokens: int, search: Search | None = None
+    ) -> Iterator[str | Usage]:
+        """The extractive answer; it takes no tools, so `search` is never called."""
         from cardchat.llm.tokens import count_tokens, truncate_tokens
 
         question = messages[-1]["content"]

@@ -126,6 +126,8 @@ class AnswerUsage:
     usage: Usage
     # derived from usage at the model's dated price (llm/models.cost_usd); None: the model has no known price
     cost_usd: float | None = 0.0
+    # searches of the chat's cards its model ran (generation/look_further.py): a count, never the queries
+    card_searches: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return _dict(self)

@@ -202,6 +202,8 @@ class Chat:
     created: datetime = field(default_factory=now)
     last_updated: datetime = field(default_factory=now)
     message_count: int = 2  # next message_index; bumped in the same transaction as appends
+    # the owner's switch: its model may search the chat's cards while it answers (generation/look_further.py)
+    look_further: bool = False
     # Whom it is shared with is not here (anyone who may read the chat would read it): see ChatViewer.
 
     def to_dict(self) -> dict[str, Any]:
@@ -219,6 +221,7 @@ class Chat:
             created=d.get("created") or now(),
             last_updated=d.get("last_updated") or now(),
             message_count=int(d.get("message_count") or 0),
+            look_further=d.get("look_further") is True,
         )
 
 

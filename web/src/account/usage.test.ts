@@ -46,7 +46,7 @@ describe('a model without a known price', () => {
 });
 
 describe('an answer\'s token counts', () => {
-  const usage = { message: 'm', input_tokens: 1200, output_tokens: 40, cached_input_tokens: 0, cost_usd: null };
+  const usage = { message: 'm', input_tokens: 1200, output_tokens: 40, cached_input_tokens: 0, cost_usd: null, card_searches: 0 };
   it('say when they are the server\'s estimate', () => {
     expect(tokensLine({ ...usage, estimated: true }, '40 out')).toContain('estimated');
     expect(tokensLine({ ...usage, estimated: false }, '40 out')).not.toContain('estimated');

@@ -1,5 +1,5 @@
 // Under each complete answer: the details toggle (model, tokens,
-// cost, time to first token, total time), the count of claims without a
+// cost, how often the model searched the owner's cards, time to first token, total time), the count of claims without a
 // source with the switch that hides their markers, and, for the chat's owner,
 // thumbs up/down with an optional comment (rateAnswer). The rating itself is
 // read from answer_feedback, and the input tokens and cost from answer_usage,
@@ -28,6 +28,11 @@ function setUncitedHidden(hidden: boolean): void {
     localStorage.setItem(HIDE_KEY, hidden ? '1' : '0');
   } catch { /* private mode: the switch holds for this page only */ }
   document.body.classList.toggle('hide-uncited', hidden);
+}
+
+/** The owner's line for an answer whose model searched their cards: how often, never what for. */
+export function searchedText(searches: number): string {
+  return `searched your cards ${searches}×`;
 }
 
 export class AnswerFooter {
@@ -99,6 +104,7 @@ export class AnswerFooter {
       row('Model', msg.model ? this.label(msg.model) : '—', 'model'),
       row('Tokens', u ? tokensLine(u, out) : out, 'tokens'),
       u ? row('Cost', formatCost(u.cost_usd), 'cost') : null,
+      u?.card_searches ? row('Looked further', searchedText(u.card_searches), 'searches') : null,
       row('First words after', t ? formatSeconds(t.ttft) : '—', 'ttft'),
       row('Total time', t ? formatSeconds(t.total) : '—', 'total'));
   }

@@ -6,7 +6,7 @@ import type { ChatDoc, ChatPrivateDoc } from '../data/shapes';
 
 const chat: ChatDoc = {
   id: 'c1', owner: 'u1', title: 'Tides', model: 'm', created: null, last_updated: null,
-  published: false, public_citations: {}, message_count: 2,
+  published: false, look_further: false, public_citations: {}, message_count: 2,
 };
 
 function priv(cardsByOthers: number, cardsChanged = 0): ChatPrivateDoc {
@@ -90,5 +90,22 @@ describe('the cards changed since the chat started', () => {
   });
   it('has nothing to show a reader who is not the owner, who never reads chat_private', () => {
     expect(line(false, null)).toBeNull();
+  });
+});
+
+describe('the look-further switch', () => {
+  const toggle = (header: ChatHeader) => header.el.querySelector<HTMLInputElement>('[data-testid=look-further-toggle]');
+
+  it("shows the owner the chat's setting", () => {
+    const header = new ChatHeader(true, (id) => id, 'u1');
+    header.render(chat, priv(0));
+    expect(toggle(header)?.checked).toBe(false);
+    header.render({ ...chat, look_further: true }, priv(0));
+    expect(toggle(header)?.checked).toBe(true);
+  });
+  it('is never shown to a reader who is not the owner', () => {
+    const header = new ChatHeader(false, (id) => id, 'u2');
+    header.render({ ...chat, published: true, look_further: true }, null);
+    expect(toggle(header)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-// The chat's header: what it is built on, and the owner's publish / delete.
+// The chat's header: what it is built on, and the owner's publish / look further / delete.
 // What it is built on (cards, collection, the chat it branched from) is the
 // owner's alone: it comes from chat_private, which a visitor never reads.
 import { continueChat, deleteChat } from '../data/api';
@@ -9,7 +9,7 @@ import { confirmAction } from '../app/confirm';
 import { copyText, flash, h, replaceChildren } from '../app/dom';
 import { describeError } from '../app/errors';
 import { chatPath, router } from '../app/router';
-import { setPublished } from '../data/publish';
+import { setLookFurther, setPublished } from '../data/publish';
 import { cardsChanged } from './cardschanged';
 import { chatOrigin } from './chatorigin';
 import { openShareDialog } from './sharedialog';
@@ -41,6 +41,8 @@ export class ChatHeader {
   readonly el = h('header', { class: 'chat-header' });
   private publishBusy = false;
   private publishError = '';
+  private lookBusy = false;
+  private lookError = '';
   private last: [ChatDoc, ChatPrivateDoc | null] | null = null;
   /** The author chip's name: set once chat_authors answers, null when the reader may not see it. */
   private author: string | null = null;
@@ -129,6 +131,31 @@ export class ChatHeader {
         `Open the ${n} card${n === 1 ? '' : 's'} in the background`)), ...contextWhy(priv, this.pins)];
   }
 
+  /** The owner's look-further switch: the model may search this chat's cards while it answers. */
+  private lookFurtherSwitch(chat: ChatDoc): HTMLElement {
+    const toggle = h('input', { type: 'checkbox', id: 'look-further-toggle', 'data-testid': 'look-further-toggle',
+      disabled: this.lookBusy });
+    toggle.checked = chat.look_further;
+    toggle.addEventListener('change', async () => {
+      this.lookBusy = true;
+      this.lookError = '';
+      toggle.disabled = true;
+      try {
+        await setLookFurther(chat.id, toggle.checked);
+      } catch (err) {
+        this.lookError = describeError(err, 'Changing the setting');
+        toggle.checked = !toggle.checked;
+      }
+      this.lookBusy = false;
+      if (this.last) this.render(...this.last);
+    });
+    return h('span', { class: 'look-further' },
+      h('label', { class: 'switch', for: 'look-further-toggle',
+        title: 'Each search costs another call to the model, and the answer starts later' }, toggle,
+        h('span', null, 'Look further', h('span', { class: 'wide-only' }, ': the model may search this chat\'s cards'))),
+      this.lookError ? h('span', { class: 'error', role: 'alert' }, this.lookError) : null);
+  }
+
   private ownerControls(chat: ChatDoc, priv: ChatPrivateDoc | null): HTMLElement {
     const toggle = h('input', { type: 'checkbox', id: 'publish-toggle', 'data-testid': 'publish-toggle', disabled: this.publishBusy });
     toggle.checked = chat.published;
@@ -163,6 +190,7 @@ export class ChatHeader {
         h('span', null, 'Published', h('span', { class: 'wide-only' }, ': anyone with the link can read it'))),
       chat.published ? h('span', { class: 'share' }, linkBox, copy) : null,
       errorEl,
+      this.lookFurtherSwitch(chat),
       h('span', { class: 'spacer' }),
       this.ownerActions,
       share,

@@ -21,7 +21,8 @@ describe('the owner\'s why', () => {
       ...base,
       context_turns: [
         { message_index: 3, considered: 1106, cut: 2, dropped: [],
-          added: [{ card: 'git rebase', n: 15, rank: 1, score: 0.61234 }, { card: 'x', n: 16, rank: 4, score: null }] },
+          added: [{ card: 'git rebase', n: 15, rank: 1, score: 0.61234, searched: false },
+            { card: 'x', n: 16, rank: 4, score: null, searched: true }] },
         { message_index: 5, considered: 1, cut: 0, dropped: [15, 16], added: [] },
       ],
     });
@@ -30,7 +31,7 @@ describe('the owner\'s why', () => {
         heading: 'Question 2 added',
         cards: [
           { label: '[15]', href: '/card/git%20rebase', title: 'rank 1, similarity 0.61', cardId: 'git rebase' },
-          { label: '[16]', href: '/card/x', title: 'rank 4, not embedded yet', cardId: 'x' },
+          { label: '[16]', href: '/card/x', title: 'found by the model\'s search, rank 4, not embedded yet', cardId: 'x' },
         ],
         note: '1,106 cards ranked · 2 more cut by the turn\'s budget',
       },

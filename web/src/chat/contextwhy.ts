@@ -33,7 +33,8 @@ export function contextTurns(p: ChatPrivateDoc): WhyTurn[] {
         label: `[${a.n}]`,
         cardId: a.card,
         href: cardHref(a.card),
-        title: `rank ${fmt.format(a.rank)}` + (a.score === null ? ', not embedded yet' : `, similarity ${a.score.toFixed(2)}`),
+        title: (a.searched ? 'found by the model\'s search, ' : '') + `rank ${fmt.format(a.rank)}`
+          + (a.score === null ? ', not embedded yet' : `, similarity ${a.score.toFixed(2)}`),
       })),
       note: notes.join(' · '),
     };

@@ -4,7 +4,7 @@ import type { ChatDoc } from './shapes';
 
 const chat = (id: string, at: number | null): ChatDoc => ({
   id, owner: 'u1', title: id, model: 'm', created: null, last_updated: at === null ? null : new Date(at),
-  published: false, public_citations: {}, message_count: 2,
+  published: false, look_further: false, public_citations: {}, message_count: 2,
 });
 
 describe('chats shared with me', () => {

@@ -35,6 +35,8 @@ export interface ChatDoc {
   created: Date | null;
   last_updated: Date | null;
   published: boolean;
+  /** The owner's switch: the model may search the chat's cards while it answers. */
+  look_further: boolean;
   /** Citation number → id, for public cards only: the links a visitor gets. */
   public_citations: Record<string, string>;
   message_count: number;
@@ -75,7 +77,8 @@ export interface ContextTurnDoc {
   message_index: number;
   considered: number;
   /** score: cosine similarity to the question, null for a card not embedded yet. */
-  added: { card: string; n: number; rank: number; score: number | null }[];
+  /** searched: found by the model's search while it answered (look further), not ranked before it. */
+  added: { card: string; n: number; rank: number; score: number | null; searched: boolean }[];
   cut: number;
   dropped: number[];
 }
@@ -124,6 +127,8 @@ export interface AnswerUsageDoc {
   cost_usd: number | null;
   /** the token counts are the server's estimate: the provider sent none */
   estimated: boolean;
+  /** how many times the model searched the chat's cards while it answered (never what for) */
+  card_searches: number;
 }
 
 export interface ProviderWait {

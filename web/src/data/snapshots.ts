@@ -51,6 +51,7 @@ export function toChat(s: DocumentSnapshot<DocumentData>): ChatDoc {
     created: toDate(d.created),
     last_updated: toDate(d.last_updated),
     published: d.published === true,
+    look_further: d.look_further === true,
     public_citations: citations,
     message_count: Number(d.message_count ?? 0),
   };
@@ -131,6 +132,7 @@ function toContextTurns(raw: unknown): ContextTurnDoc[] {
         n: Number(a.n ?? 0),
         rank: Number(a.rank ?? 0),
         score: typeof a.score === 'number' ? a.score : null,
+        searched: a.searched === true,
       }))
       : [],
     cut: Number(t.cut ?? 0),
@@ -163,6 +165,7 @@ export function toAnswerUsage(s: DocumentSnapshot<DocumentData>): AnswerUsageDoc
     cached_input_tokens: Number(u.cached_input_tokens ?? 0),
     cost_usd: d.cost_usd === null ? null : Number(d.cost_usd ?? 0),
     estimated: u.estimated === true,
+    card_searches: Number(d.card_searches ?? 0),
   };
 }
 
