@@ -84,7 +84,9 @@ class PacedSource:
         self.rate = rate
         self.emitted: list[float] = []
 
-    def stream(self, spec: Any, messages: Any, system: str, max_tokens: int) -> Iterator[str | Usage]:
+    def stream(
+        self, spec: Any, messages: Any, system: str, max_tokens: int, search: Any = None
+    ) -> Iterator[str | Usage]:
         start = time.monotonic()
         for i, token in enumerate(self.tokens):
             delay = start + i / self.rate - time.monotonic()

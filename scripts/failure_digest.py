@@ -36,7 +36,7 @@ def tap_failures(lines: list[str]) -> list[str]:
 
 def pytest_failures(lines: list[str]) -> list[str]:
     """pytest -q: the short summary's FAILED/ERROR lines, then the first `E ` lines and locations."""
-    named = [line for line in lines if re.match(r"^(FAILED|ERROR) ", line)]
+    named = [line for line in lines if re.match(r"^(FAILED|ERROR)[ :]", line)]
     reasons = [line for line in lines if re.match(r"^(E  |_{3,} .* _{3,}$|[\w/]+\.py:\d+: )", line)]
     return named + reasons[: PER_SUITE - len(named)] if named or reasons else []
 

@@ -119,7 +119,8 @@ async function checkAccountPages(page, collectionId, found) {
   await openPage(page, `/collections/${encodeURIComponent(collectionId)}`, 'collection-title');
   await axeOn(page, 'a collection', found);
   await openPage(page, `/review?collection=${encodeURIComponent(collectionId)}`, 'review');
-  await page.locator('[data-testid=review-body][data-loaded=true]').waitFor({ timeout: 60_000 });
+  // A callable's first call starts its function worker and loads the model: slow on a loaded runner.
+  await page.locator('[data-testid=review-body][data-loaded=true]').waitFor({ timeout: 150_000 });
   await axeOn(page, 'Review cards', found);
   await openPage(page, '/settings', 'mcp-url');
   await axeOn(page, 'Settings', found);
@@ -129,7 +130,7 @@ async function checkAccountPages(page, collectionId, found) {
   await axeOn(page, 'Check a draft', found);
   await page.getByLabel('Draft').fill('A commit records a snapshot of the project. Rebasing rewrites every commit it replays.');
   await page.getByTestId('draft-check').click();
-  await page.getByTestId('draft-summary').waitFor({ timeout: 60_000 });
+  await page.getByTestId('draft-summary').waitFor({ timeout: 150_000 });
   await axeOn(page, 'Check a draft, checked', found);
   await page.goto(`${APP_URL}/no/such/page`);
   await page.getByRole('heading', { name: 'Not found' }).waitFor();

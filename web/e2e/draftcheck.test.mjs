@@ -51,7 +51,8 @@ async function checkTheDraft(page) {
   await page.getByLabel('Draft').fill(DRAFT);
   assert.match(await page.getByTestId('draft-count').textContent() ?? '', new RegExp(`^${DRAFT.length} / 20,000 characters`));
   await page.getByTestId('draft-check').click();
-  await page.getByTestId('draft-summary').waitFor({ timeout: 60_000 });
+  // checkDraft's first call starts its function worker and loads the model: slow on a loaded runner.
+  await page.getByTestId('draft-summary').waitFor({ timeout: 150_000 });
 }
 
 /** Each claim's verdict in words, its cards linked with their passages; the stranger's card nowhere. */

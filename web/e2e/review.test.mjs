@@ -52,7 +52,8 @@ async function reviewsFromTheCardsPage(page, ids) {
   await page.goto(`${APP_URL}/`);
   await page.getByTestId('review-cards').click();
   await page.waitForURL((url) => url.pathname === '/review', { timeout: 30_000 });
-  await page.getByTestId('overlap-pair').nth(1).waitFor({ timeout: 60_000 });
+  // findOverlaps' first call starts its function worker: slow on a loaded runner.
+  await page.getByTestId('overlap-pair').nth(1).waitFor({ timeout: 150_000 });
   const pairs = await page.getByTestId('overlap-pair').evaluateAll((els) => els.map((e) => ({
     kind: e.getAttribute('data-kind'), ids: [e.getAttribute('data-a'), e.getAttribute('data-b')].sort(),
     reason: e.querySelector('[data-testid=overlap-reason]')?.textContent,
@@ -89,7 +90,7 @@ async function marksOneOutdatedFromTheCollection(page, ids, collectionId, idToke
   await page.goto(`${APP_URL}/collections/${encodeURIComponent(collectionId)}`);
   await page.getByTestId('review-collection').click();
   await page.waitForURL((url) => url.pathname === '/review', { timeout: 30_000 });
-  await page.getByTestId('overlap-pair').first().waitFor({ timeout: 60_000 });
+  await page.getByTestId('overlap-pair').first().waitFor({ timeout: 150_000 });
   assert.equal(await page.getByTestId('overlap-pair').count(), 1);
   await page.locator(`[data-testid=overlap-outdated][data-card-id="${ids.old}"]`).click();
   await page.getByTestId('overlap-status').filter({ hasText: 'marked outdated' }).waitFor({ timeout: 30_000 });
