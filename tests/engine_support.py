@@ -61,6 +61,16 @@ def store_embedded(db: firestore.Client, cards: dict[str, Card]) -> list[str]:
 
 
 TIDES = "Why do tides rise and fall twice a day?"
+#: A card a follow-up (or a search during an answer) must find, beside the tide notes: the first
+#: answer's background cannot hold it.
+LENS = "card-lighthouse-lens"
+# Longer than the room a full background leaves, so createChat's packing cannot slip it in at the end.
+LENS_CARD = Card(
+    "The lighthouse lens",
+    "The lighthouse on the headland uses a first-order Fresnel lens, ground in Paris in 1871.\n\n"
+    + "The keeper's log lists every storm, every ship that passed and every repair of the lamp. " * 12,
+    "u1",
+)
 BREAD = {"bread": Card("Baking bread", "Sourdough needs a lively starter and a hot oven with steam.", "u1")}
 
 

@@ -20,21 +20,13 @@ from cardchat.parsing import requests
 from cardchat.repo import messages as messages_repo
 from cardchat.repo.chats import read_background
 from cardchat.schema.accounts import ANSWER_USAGE
-from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS, Card
-from engine_support import CLAUDE, anthropic_wire, quick, store_embedded, tide_notes
+from cardchat.schema.documents import CHAT_MESSAGES, CHAT_MESSAGES_STREAMING, CHAT_PRIVATE, CHATS
+from engine_support import CLAUDE, LENS, LENS_CARD, anthropic_wire, quick, store_embedded, tide_notes
 from provider_wire import anthropic_text, anthropic_tool_use
 
 pytestmark = pytest.mark.emulator
 __all__ = ["anthropic_wire", "quick"]  # fixtures, used by name
 
-LENS = "card-lighthouse-lens"
-# Longer than the room a full background leaves, so createChat's packing cannot slip it in at the end.
-LENS_CARD = Card(
-    "The lighthouse lens",
-    "The lighthouse on the headland uses a first-order Fresnel lens, ground in Paris in 1871.\n\n"
-    + "The keeper's log lists every storm, every ship that passed and every repair of the lamp. " * 12,
-    "u1",
-)
 QUERIES = ["lighthouse lens", "keeper log", "storm repairs", "anything else"]
 
 
