@@ -196,3 +196,24 @@ def test_an_index_built_with_older_terms_is_rebuilt_on_the_next_change(db):
     assert shards.is_current(shards.read_head(db, owner), MODEL)
     loaded = reader.load(db, owner)
     assert loaded is not None and set(loaded[1].row_of) == {"a", "b"}
+
+
+def test_an_index_whose_shard_was_deleted_under_its_head_is_rebuilt_by_the_next_change(db):
+    """A wiped or half-restored database can leave a head naming a shard that is gone: reading again
+    never finds it, so the next reader reports no index and the next change rebuilds it."""
+    owner = "wiped"
+    cards = {f"d{i}": Card(f"card {i}", "tide moon", owner) for i in range(6)}
+    for cid, card in cards.items():
+        _store(db, owner, cid, card, _vector(int(cid[1:])))
+    rebuild(db, owner, MODEL)
+    head = shards.read_head(db, owner)
+    assert head is not None
+    db.collection(RETRIEVAL_INDEX_SHARDS).document(head["shards"][0]).delete()
+    reader.clear_cache()
+    assert reader.load(db, owner) is None
+    new = Card("new card", "reflog stash", owner)
+    _store(db, owner, "d99", new, _vector(99))
+    apply_changes(db, owner, [Change("d99", new, _vector(99))], MODEL)
+    assert set(reader.all_entries(db, owner)) == set(cards) | {"d99"}
+    loaded = reader.load(db, owner)
+    assert loaded is not None and len(loaded[1]) == len(cards) + 1

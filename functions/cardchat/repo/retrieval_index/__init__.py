@@ -17,7 +17,8 @@ version it started from (a concurrent writer's swap makes it start again),
 then deletes the shards it replaced. A reader reads the head, then the
 shards it names that it does not hold yet (cached by document id, so a warm
 instance reads the head alone); a shard deleted under it means a newer head:
-it reads again.
+it reads again. A shard missing under a head that has not moved was deleted from
+outside (a wiped database): the index reads as absent, and is rebuilt.
 
 The modules, each building on the ones before it:
 - shards: heads and shard documents (keys, slots, reads through the shard cache, writes, the head swap);

@@ -59,6 +59,9 @@ def _apply_partition(db: firestore.Client, owner: str, public: bool, changes: Se
             return rebuild(db, owner, model_id, public=public)
         try:
             return _apply_once(db, key, head, changes)
+        except _ShardGone:
+            if shards.damaged(db, owner, public, head):
+                return rebuild(db, owner, model_id, public=public)
         except IndexConflict:
             continue
         except _TooBig:
@@ -70,6 +73,10 @@ class _TooBig(Exception):
     pass
 
 
+class _ShardGone(IndexConflict):
+    """A shard the head named was not there: replaced by a newer head, or deleted under it (shards.damaged)."""
+
+
 def _apply_once(db: firestore.Client, key: str, head: dict[str, Any], changes: Sequence[Change]) -> int:
     slots = int(head["slots"])
     by_slot: dict[int, list[Change]] = {}
@@ -78,7 +85,7 @@ def _apply_once(db: firestore.Client, key: str, head: dict[str, Any], changes: S
     old_ids = {s: head["shards"][s] for s in by_slot}
     blobs = shards.packed(db, list(old_ids.values()))
     if blobs is None:
-        raise IndexConflict("a shard was replaced")
+        raise _ShardGone("a shard was replaced")
     dim = int(head.get("dim") or 0)
     version = int(head["version"]) + 1
     new_docs: dict[int, bytes] = {}

@@ -29,7 +29,8 @@ def load(
     db: firestore.Client, owner: str, public: bool = False, head: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any], Snapshot] | None:
     """The owner's head and index (`public`: of their public cards) in memory (None: no index
-    yet). Warm: one read, none when the caller hands in the `head` it just read."""
+    yet, or one whose shards were deleted under its head). Warm: one read, none when the caller
+    hands in the `head` it just read."""
     key = index_key(owner, public)
     for _ in range(ATTEMPTS):
         head = head or read_head(db, owner, public)
@@ -43,6 +44,8 @@ def load(
             return head, cached[1]
         found = shards.packed(db, head["shards"])
         if found is None:
+            if shards.damaged(db, owner, public, head):
+                return None  # no usable index: the caller rebuilds it, or reads the cards
             head = None
             continue  # replaced while we read: a newer head names the new ones
         snapshot = from_packed(owner, [found[d] for d in head["shards"]])

@@ -102,6 +102,15 @@ def read_head(db: firestore.Client, owner: str, public: bool = False) -> dict[st
     return snap.to_dict() if snap.exists else None
 
 
+def damaged(db: firestore.Client, owner: str, public: bool, head: dict[str, Any]) -> bool:
+    """Whether a shard `head` names is gone for good: the stored head, read again, still names the
+    same shards. A writer deletes the shards it replaced only after its head swap, so a shard missing
+    under an unchanged head was deleted from outside (a wiped or half-restored database); reading
+    again would never find it, and only a rebuild mends the index."""
+    stored = read_head(db, owner, public)
+    return stored is not None and list(stored["shards"]) == list(head["shards"])
+
+
 def packed(db: firestore.Client, doc_ids: Sequence[str]) -> dict[str, Packed] | None:
     """The shards named, from the cache or read; None if one is gone (a newer head replaced it)."""
     with _cache_lock:
