@@ -113,3 +113,28 @@ def test_a_check_takes_a_slot_of_the_search_minute(world):
     with pytest.raises(ResourceExhausted) as e:
         check_draft(world, "ann", req, now=T0 + timedelta(seconds=5), per_minute=2)
     assert "at most 2 a minute" in e.value.message
+
+
+def test_each_claim_is_embedded_once_for_ranking_and_judging(world):
+    """The offline ranker and the checks share MiniLM: the claims' vectors made to rank are the
+    ones judged, so a check embeds each claim once, then only the passages it needs."""
+    from cardchat.generation import citation_checks
+
+    text = "Python 3.12 was released in October 2023. A lighthouse keeper counts the gulls at dawn."
+    claims = draft_claims(text)
+    embedder = get_embedder()
+    seen: list[str] = []
+    real = embedder.embed
+
+    def counting(texts):
+        seen.extend(texts)
+        return real(texts)
+
+    citation_checks._shared = None  # a fresh process's cache: nothing judged yet
+    embedder.embed = counting
+    try:
+        verdicts(world, text)
+    finally:
+        del embedder.embed
+        citation_checks._shared = None
+    assert claims and all(seen.count(c) == 1 for c in claims), seen

@@ -135,6 +135,15 @@ class VectorCache:
             found.update(made)
         return found
 
+    def put(self, vectors: dict[str, np.ndarray]) -> None:
+        """Vectors made elsewhere by the same model (a draft's claims, embedded to rank)."""
+        with self._lock:
+            self._vectors.update(vectors)
+            for t in vectors:
+                self._vectors.move_to_end(t)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
+
 
 @dataclass(frozen=True)
 class _Plan:

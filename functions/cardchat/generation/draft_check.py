@@ -134,7 +134,11 @@ def _best_cards(db: Db, uid: str, req: CheckDraftRequest, said: list[str]) -> _B
     if not len(pool):
         return _Best({}, [[] for _ in said])
     unique = list(dict.fromkeys(said))
-    rankings = pool.ranker().rank_all(unique, embed_queries(get_embedder(), unique))
+    embedder = get_embedder()
+    vectors = embed_queries(embedder, unique)
+    if embedder is get_embedder("minilm"):  # the checks' own model: judging reuses these (none for a zero vector)
+        citation_checks.shared_vectors().put({c: v for c, v in zip(unique, vectors, strict=True) if v.any()})
+    rankings = pool.ranker().rank_all(unique, vectors)
     ranked = {
         claim: [pool.ids[i] for i in islice(r.order, CARDS_PER_CLAIM)]
         for claim, r in zip(unique, rankings, strict=True)
