@@ -1,7 +1,8 @@
 // Any model, the browser half: Settings stores a local OpenAI-compatible server (a server of this
 // test, on 127.0.0.1) as the user's own endpoint, shown by its host; the start dialog offers its
 // model as "model (via host)"; a chat on it shows what the server streamed, and the answer's
-// details say the token counts are estimates and the cost unknown. The key is deleted at the end.
+// details say the token counts are estimates and the cost unknown; "Look further" ticked in the start
+// dialog offers that server the card search. The key is deleted at the end.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
@@ -11,6 +12,8 @@ const MODEL = 'e2e-local-model';
 const ANSWER = ['A local model ', 'answered ', 'from your cards.'];
 let browser;
 let server;
+/** The tool names each chat completion request offered the model. */
+const offered = [];
 
 /** GET /v1/models and a streamed POST /v1/chat/completions with no usage chunk, as Ollama's /v1 sends them. */
 function compatibleServer() {
@@ -25,8 +28,10 @@ function compatibleServer() {
       res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model' }] }));
       return;
     }
-    req.resume();
+    let body = '';
+    req.on('data', (d) => { body += d; });
     req.on('end', () => {
+      offered.push((JSON.parse(body).tools ?? []).map((t) => t.function?.name));
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end([...ANSWER.map((d) => chunk({ content: d }, null)), chunk({}, 'stop'), 'data: [DONE]\n\n'].join(''));
     });
@@ -81,11 +86,14 @@ async function chatOnIt(page, host) {
   const option = page.locator('[data-testid=model-picker] option', { hasText: `${MODEL} (via ${host})` });
   await page.getByTestId('model-picker').selectOption(await option.getAttribute('value'));
   await page.getByTestId('start-message').fill('What do my cards say about rebasing?');
+  await page.getByTestId('start-look-further').check();
   await page.getByTestId('start-submit').click();
   await page.waitForURL(/\/chat\/[^/]+$/, { timeout: 120_000 });
   const answer = page.locator('[data-testid=message][data-role=assistant]').first();
   await answer.and(page.locator('[data-phase=complete]')).waitFor({ timeout: 120_000 });
   assert.equal((await answer.getByTestId('message-body').textContent())?.trim(), ANSWER.join(''));
+  assert.deepEqual(offered[0], ['search_cards'], 'the answer\'s request offered the card search');
+  assert.equal(await page.getByTestId('look-further-toggle').isChecked(), true);
   await answer.getByTestId('details-toggle').click();
   await answer.getByTestId('answer-details').waitFor();
   await page.waitForFunction(() => /estimated/.test(document.querySelector('[data-testid=detail-tokens]')?.textContent ?? ''),

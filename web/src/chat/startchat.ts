@@ -44,6 +44,11 @@ class StartChatDialog {
   private readonly budget = h('output', { for: 'start-background', 'data-testid': 'budget', class: 'hint' });
   private readonly offlineNote = h('p', { class: 'hint', hidden: true, 'data-testid': 'offline-note' },
     'The offline answerer uses no AI model: it quotes the passages of your cards that best match your question.');
+  private readonly lookFurther = h('input', { type: 'checkbox', id: 'start-look-further', 'data-testid': 'start-look-further' });
+  // Off by default: each search is another call to the model, and the answer starts later. The
+  // offline answerer never searches, so it is not offered there.
+  private readonly lookFurtherRow = h('label', { class: 'switch', for: 'start-look-further' }, this.lookFurther,
+    h('span', null, 'Look further: the model may search these cards while it answers (each search costs another call)'));
   private readonly error = h('p', { class: 'error', role: 'alert', 'data-testid': 'start-error' });
   private readonly submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'start-submit', disabled: true }, 'Start chat');
   private readonly cancel = h('button', { type: 'button', 'data-testid': 'start-cancel' }, 'Cancel');
@@ -65,6 +70,7 @@ class StartChatDialog {
       h('label', { for: 'start-background' }, 'Share of the context window for your cards: ', this.sliderLabel),
       this.slider,
       this.budget,
+      this.lookFurtherRow,
       this.error,
       this.status,
       h('div', { class: 'actions' }, this.cancel, this.submit),
@@ -124,11 +130,12 @@ class StartChatDialog {
     this.budget.textContent = m ? describeBudget(pct, m) : '';
     this.budget.dataset.tokens = m ? String(budgetTokens(pct, m.context_window)) : '';
     this.offlineNote.hidden = !m?.offline;
+    this.lookFurtherRow.hidden = !m || m.offline;
   }
 
   private setBusy(b: boolean): void {
     this.busy = b;
-    for (const el of [this.message, this.model, this.slider, this.submit, this.cancel]) {
+    for (const el of [this.message, this.model, this.slider, this.lookFurther, this.submit, this.cancel]) {
       el.disabled = b || (el === this.model && !this.models);
     }
     this.submit.disabled = b || !this.models;
@@ -153,6 +160,7 @@ class StartChatDialog {
         background_percentage: clampPercent(Number(this.slider.value)) / 100,
         collection: { description: this.req.description, configuration: this.req.configuration },
         ...(this.req.pinnedCardIds?.length ? { pinned_card_ids: this.req.pinnedCardIds } : {}),
+        ...(this.lookFurther.checked && !this.lookFurtherRow.hidden ? { look_further: true } : {}),
       });
       justCreated.add(chat_id);
       // Navigate first, close second: the chat view replaces the cards view

@@ -49,6 +49,8 @@ export interface CreateChatRequest {
   collection?: { description: string; configuration?: Record<string, unknown> };
   /** Cards always in the background ("Chat about this card"), at most 50. */
   pinned_card_ids?: string[];
+  /** The model may search the chat's cards while it answers (off unless asked). */
+  look_further?: boolean;
 }
 
 function call<Req, Res>(name: string) {
