@@ -43,6 +43,8 @@ from cardchat.parsing import requests as parsing
 from cardchat.repo.retrieval_index.rebuild import rebuild
 
 QUESTION = "how do I undo the last commit?"
+#: A follow-up of its own for each temper: the warm one must not find its candidates kept by the first.
+FOLLOW_UPS = {"first in the process": "and how do I undo a merge?", "warm": "and what if I already pushed it?"}
 #: Reads a follow-up's answer may take, whatever the chat's size.
 GOAL_READS = 60
 
@@ -53,9 +55,9 @@ def _create(db: Any, uid: str, cards: list[str]) -> str:
     return chats.create_chat(db, uid, req, limits=ai.admit(req.model)).chat_id
 
 
-def _post(db: Any, uid: str, chat_id: str) -> str:
+def _post(db: Any, uid: str, chat_id: str, question: str) -> str:
     limits = access.ai_access(db, uid).admit(access.model_of_chat(db, chat_id))
-    return turns.post_message(db, uid, chat_id, "and how do I undo a merge?", limits=limits)
+    return turns.post_message(db, uid, chat_id, question, limits=limits)
 
 
 def _search(db: Any, uid: str) -> None:
@@ -117,7 +119,7 @@ def _costs(db: Any, deck: Deck | int) -> tuple[list[str], int]:
         lines.append(line)
         first = first_message_id(chat_id, 1)
         lines.append(_measure(counter, "  its answer and title (generateAnswer)", _answer, db, first)[0])
-        line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id)
+        line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id, FOLLOW_UPS[temper])
         lines.append(line)
         with counter.counting() as ops:
             _answer(db, stub)
