@@ -10,8 +10,12 @@ checked against its account); the answers are made by answer_runs.run_answer,
 generateAnswer's body (the task's answer), with Anthropic's API faked on loopback
 (benchmarks/fake_provider.py: 100 tokens, 50 a second). A user's cards are
 demo-deck cards with their vectors and retrieval index, as after an embedded
-import. The first call of each kind in a process fills caches (the retrieval
-index, vectors, text hashes); "warm" is a second one, as on a warm instance.
+import; at 10,000 cards, the synthetic deck of benchmarks/decks.py, of which
+the chat packs what the default background share of the model's window holds.
+The first call of each kind in a process fills caches (the retrieval index,
+vectors, text hashes); "warm" is a second one, as on a warm instance. The last
+line sets the warm follow-up answer's reads at each size side by side: they
+must not grow with the chat from 300 to 10,000 cards.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from benchmarks.bench_load import ANSWER_WORDS, KEYED
 from benchmarks.common import sized
+from benchmarks.decks import seed_owner
 from benchmarks.fake_provider import FakeAnthropic
 from benchmarks.load_users import Deck
 from benchmarks.op_counter import OpCounter
@@ -38,6 +43,10 @@ from cardchat.parsing import requests as parsing
 from cardchat.repo.retrieval_index.rebuild import rebuild
 
 QUESTION = "how do I undo the last commit?"
+#: A follow-up of its own for each temper: the warm one must not find its candidates kept by the first.
+FOLLOW_UPS = {"first in the process": "and how do I undo a merge?", "warm": "and what if I already pushed it?"}
+#: Reads a follow-up's answer may take, whatever the chat's size.
+GOAL_READS = 60
 
 
 def _create(db: Any, uid: str, cards: list[str]) -> str:
@@ -46,9 +55,9 @@ def _create(db: Any, uid: str, cards: list[str]) -> str:
     return chats.create_chat(db, uid, req, limits=ai.admit(req.model)).chat_id
 
 
-def _post(db: Any, uid: str, chat_id: str) -> str:
+def _post(db: Any, uid: str, chat_id: str, question: str) -> str:
     limits = access.ai_access(db, uid).admit(access.model_of_chat(db, chat_id))
-    return turns.post_message(db, uid, chat_id, "and how do I undo a merge?", limits=limits)
+    return turns.post_message(db, uid, chat_id, question, limits=limits)
 
 
 def _search(db: Any, uid: str) -> None:
@@ -74,7 +83,7 @@ def _mcp(db: Any, token: str) -> None:
         raise RuntimeError(f"MCP search_cards: {response.status_code} {response.get_data()[:300]!r}")
 
 
-def _user(db: Any, deck: Deck) -> tuple[str, list[str]]:
+def _user(db: Any, deck: Deck | int) -> tuple[str, list[str]]:
     """An Auth emulator account (an MCP token acts only for a live one) with AI use, cards, vectors and index."""
     import firebase_admin
     from firebase_admin import auth
@@ -84,7 +93,7 @@ def _user(db: Any, deck: Deck) -> tuple[str, list[str]]:
     uid = f"costs-{uuid.uuid4().hex[:10]}"
     auth.create_user(uid=uid)
     grant_ai(db, uid, True)
-    cards = deck.give(db, uid)
+    cards = deck.give(db, uid) if isinstance(deck, Deck) else seed_owner(db, deck, uid)
     rebuild(db, uid)
     return uid, cards
 
@@ -100,8 +109,9 @@ def _answer(db: Any, message_id: str) -> Any:
     return answer_runs.run_answer(db, message_id)
 
 
-def _costs(db: Any, deck: Deck) -> list[str]:
-    counter, lines = OpCounter(db), []
+def _costs(db: Any, deck: Deck | int) -> tuple[list[str], int]:
+    """Each call's line; the reads of the warm follow-up's answer."""
+    counter, lines, follow_up_reads = OpCounter(db), [], 0
     uid, cards = _user(db, deck)
     token = access_tokens.create(db, uid, "bench").token
     for temper in ("first in the process", "warm"):
@@ -109,12 +119,15 @@ def _costs(db: Any, deck: Deck) -> list[str]:
         lines.append(line)
         first = first_message_id(chat_id, 1)
         lines.append(_measure(counter, "  its answer and title (generateAnswer)", _answer, db, first)[0])
-        line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id)
+        line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id, FOLLOW_UPS[temper])
         lines.append(line)
-        lines.append(_measure(counter, "  its answer (generateAnswer)", _answer, db, stub)[0])
+        with counter.counting() as ops:
+            _answer(db, stub)
+        lines.append(f"  {'  its answer (generateAnswer)':44s} {ops.line()}")
+        follow_up_reads = ops.reads
         lines.append(_measure(counter, f"searchCards ({temper})", _search, db, uid)[0])
         lines.append(_measure(counter, f"MCP search_cards ({temper})", _mcp, db, token)[0])
-    return lines
+    return lines, follow_up_reads
 
 
 def run(db: Any) -> list[str]:
@@ -123,12 +136,22 @@ def run(db: Any) -> list[str]:
     with FakeAnthropic(0, words=ANSWER_WORDS) as fake:
         os.environ.update(ANTHROPIC_BASE_URL=f"http://127.0.0.1:{fake.port}", ANTHROPIC_API_KEY="sk-ant-bench-fake")
         try:
-            for n in sized((30, 300), (5,)):
-                deck = Deck(n)
-                lines.append(
-                    f"a user with {len(deck.cards)} cards, a chat over all of them (Firestore reads / writes per call):"
-                )
-                lines += _costs(db, deck)
+            follow_ups = {}
+            # (cards, of the synthetic deck): the demo deck has about 1,100 cards
+            for n, synthetic in sized(((30, False), (300, False), (10_000, True)), ((5, False), (40, True))):
+                deck = n if synthetic else Deck(n)
+                lines.append(f"a user with {n} cards, a chat over all of them (Firestore reads / writes per call):")
+                costs, follow_ups[n] = _costs(db, deck)
+                lines += costs
+            sizes = " / ".join(f"{n:,}" for n in follow_ups)
+            reads = " / ".join(str(r) for r in follow_ups.values())
+            # the goal is for the two largest sizes (300 and 10,000 cards)
+            largest = sorted(follow_ups)[-2:]
+            met = max(follow_ups.values()) <= GOAL_READS and len({follow_ups[n] for n in largest}) == 1
+            lines.append(
+                f"reads per warm follow-up answer at {sizes} cards: {reads}"
+                f" (goal ≤ {GOAL_READS}, the same at {largest[0]:,} and {largest[1]:,}: {'met' if met else 'MISSED'})"
+            )
         finally:
             for k, v in saved.items():
                 os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)

@@ -11,18 +11,15 @@ Reads are counted in the repo layer (documents asked of Firestore), not timed.
 from __future__ import annotations
 
 import os
-import random
 import resource
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-import numpy as np
-
 from benchmarks.bench_create_chat import UNLIMITED
 from benchmarks.common import sized
-from benchmarks.decks import VOCAB, DeckWriter, unit_vector, words
+from benchmarks.decks import seed_owner
 from cardchat.chat import create as chats
 from cardchat.embeddings import get_embedder
 from cardchat.generation import turn_context
@@ -33,25 +30,10 @@ from cardchat.repo import cards as card_repo
 from cardchat.repo import embeddings as emb_repo
 from cardchat.repo.retrieval_index import reader, shards
 from cardchat.repo.retrieval_index.rebuild import rebuild
-from cardchat.schema.documents import Card
 
 R = TypeVar("R")
 
 QUESTION = "how do I rebase my branch onto main?"
-
-
-def _seed(db: Any, n: int, owner: str) -> list[str]:
-    rng = random.Random(n)
-    vec_rng = np.random.default_rng(n)
-    deck, ids = DeckWriter(db), []
-    for i in range(n):
-        body = words(rng, 20, 120)
-        card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
-        cid = f"{owner}-{i:06d}"
-        deck.card(cid, card, unit_vector(vec_rng), owner)
-        ids.append(cid)
-    deck.close()
-    return ids
 
 
 def _timed(fn: Callable[[], R], runs: int = 3) -> tuple[float, R]:
@@ -103,7 +85,7 @@ def _select(db: Any, owner: str, query: CollectionQuery) -> Callable[[], chats.S
 def _one_deck(db: Any, n: int) -> list[str]:
     owner = f"bench-index-{n}"
     start = time.perf_counter()
-    ids = _seed(db, n, owner)
+    ids = seed_owner(db, n, owner)
     seeded = time.perf_counter() - start
     start = time.perf_counter()
     rebuild(db, owner)

@@ -109,3 +109,21 @@ class DeckWriter:
         if self._pending:
             self._batch.commit()
         self._batch, self._pending = self.db.batch(), 0
+
+
+def seed_owner(db: Any, n: int, owner: str) -> list[str]:
+    """`n` private cards of `owner` about several subjects, each with a stored vector, as after an
+    embedded import (its retrieval index is the caller's to build: `rebuild`); their ids."""
+    from cardchat.schema.documents import Card
+
+    rng = random.Random(n)
+    vec_rng = np.random.default_rng(n)
+    deck, ids = DeckWriter(db), []
+    for i in range(n):
+        body = words(rng, 20, 120)
+        card = Card(f"card {i} {rng.choice(VOCAB)}", body, owner, visibility="private")
+        cid = f"{owner}-{i:06d}"
+        deck.card(cid, card, unit_vector(vec_rng), owner)
+        ids.append(cid)
+    deck.close()
+    return ids

@@ -7,10 +7,10 @@ from typing import Any
 from firebase_functions import https_fn, options, scheduler_fn
 
 from cardchat.parsing import requests, token_requests
-from endpoints.base import ai_access, caller, db, endpoint, secrets_for
+from endpoints.base import WAITS_ON_FIRESTORE, ai_access, caller, db, endpoint, secrets_for
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("listModels"))
+@https_fn.on_call(memory=options.MemoryOption.MB_256, secrets=secrets_for("listModels"), **WAITS_ON_FIRESTORE)
 @endpoint
 def listModels(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import model_list

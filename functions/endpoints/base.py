@@ -5,18 +5,39 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from firebase_functions import https_fn, options
 
 from cardchat.errors import CardchatError, Unauthenticated
 from cardchat.llm import secret_keys
+from cardchat.repo import answer_tasks
 from cardchat.schema.documents import REGION
 
 log = logging.getLogger("cardchat")
 
 options.set_global_options(region=REGION, max_instances=20)
+
+
+class Shared(TypedDict):
+    """The options of a function whose instance serves several calls at once."""
+
+    cpu: int
+    concurrency: int
+
+
+#: Calls one instance of a frequent callable serves at once: such a call mostly waits on Firestore
+#: (a transaction, a few reads), so its instance's vCPU is idle most of the time. Cloud Run allows a
+#: concurrency above 1 only on a whole vCPU; the calls a rare callable makes would seldom meet on one
+#: instance, and stay one to an instance on a fraction of a vCPU, the cheaper there (docs/scale.md).
+WAITING_CALLS = 16
+WAITS_ON_FIRESTORE = Shared(cpu=1, concurrency=WAITING_CALLS)
+#: The Functions Framework's gunicorn runs 4 threads per CPU it sees unless THREADS says otherwise: a
+#: 1-vCPU instance would run 4 of the calls Cloud Run gives it and keep the rest waiting. Read when the
+#: framework starts its server, after it has imported this module.
+os.environ.setdefault("THREADS", str(max(WAITING_CALLS, answer_tasks.ANSWERS_PER_INSTANCE)))
 
 # The API keys this deployment holds as Firebase secrets (llm/secret_keys.py: CARDCHAT_SECRETS in functions/.env,
 # plus a remote embedder's); locally the keys come from functions/.secret.local or the environment.
@@ -55,15 +76,17 @@ def _init_app() -> None:
 
 _init_app()
 _db = None
+_db_lock = threading.Lock()  # an instance serving several calls makes one client, not one per first caller
 
 
 def db() -> Any:
     """The Firestore client (google.cloud.firestore.Client), made on first use."""
     global _db
-    if _db is None:
-        from firebase_admin import firestore
+    with _db_lock:
+        if _db is None:
+            from firebase_admin import firestore
 
-        _db = firestore.client()
+            _db = firestore.client()
     return _db
 
 

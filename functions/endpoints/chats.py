@@ -8,7 +8,7 @@ from typing import Any
 from firebase_functions import https_fn, options
 
 from cardchat.parsing import requests
-from endpoints.base import ai_access, caller, db, endpoint, secrets_for
+from endpoints.base import WAITS_ON_FIRESTORE, ai_access, caller, db, endpoint, secrets_for
 
 log = logging.getLogger("cardchat")
 
@@ -26,7 +26,7 @@ def createChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return result.answer()
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_512)
+@https_fn.on_call(memory=options.MemoryOption.MB_512, **WAITS_ON_FIRESTORE)
 @endpoint
 def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
@@ -38,7 +38,7 @@ def postMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {"message_id": turns.post_message(db(), uid, chat_id, content, limits=limits)}
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@https_fn.on_call(memory=options.MemoryOption.MB_256, **WAITS_ON_FIRESTORE)
 @endpoint
 def retryMessage(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.access import permissions
@@ -115,7 +115,7 @@ def leaveChat(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return {}
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@https_fn.on_call(memory=options.MemoryOption.MB_256, **WAITS_ON_FIRESTORE)
 @endpoint
 def rateAnswer(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     from cardchat.chat import feedback

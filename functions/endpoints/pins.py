@@ -7,10 +7,10 @@ from typing import Any
 from firebase_functions import https_fn, options
 
 from cardchat.parsing import pin_requests
-from endpoints.base import caller, db, endpoint
+from endpoints.base import WAITS_ON_FIRESTORE, caller, db, endpoint
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@https_fn.on_call(memory=options.MemoryOption.MB_256, **WAITS_ON_FIRESTORE)
 @endpoint
 def pinCard(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """{chat_id, card_id, pinned?}: the card always in the chat's background (pinned: false unpins it)."""
@@ -21,7 +21,7 @@ def pinCard(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     return pins.choose(db(), uid, chat_id, card_id, "pin" if pinned else "unpin").to_dict()
 
 
-@https_fn.on_call(memory=options.MemoryOption.MB_256)
+@https_fn.on_call(memory=options.MemoryOption.MB_256, **WAITS_ON_FIRESTORE)
 @endpoint
 def excludeCard(req: https_fn.CallableRequest[Any]) -> dict[str, Any]:
     """{chat_id, card_id, excluded?}: the card never again in the chat's background (excluded: false undoes it)."""
