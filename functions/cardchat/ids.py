@@ -61,3 +61,16 @@ def synced_card_id(owner: str, source: str, path: str) -> str:
     every sync, in the owner's namespace; hashed, since a path may hold what an id may not ('/')."""
     digest = hashlib.sha256(f"{source}\n{path}".encode()).hexdigest()[:32]
     return own_card_id(owner, f"sync-{digest}")
+
+
+def sync_run_key(owner: str, source: str, run: str) -> str:
+    """card_sync_runs/{key}: the head of the client's run `run` over the owner's `source`; hashed,
+    so a run id another owner or source uses names another run."""
+    digest = hashlib.sha256(f"{source}\n{run}".encode()).hexdigest()[:32]
+    return f"{owner}:{digest}"
+
+
+def sync_run_part_id(key: str, card_ids: list[str]) -> str:
+    """A part of the run `key`: from the cards it lists, so a request sent again writes the same part."""
+    digest = hashlib.sha256("\n".join(sorted(card_ids)).encode()).hexdigest()[:16]
+    return f"{key}:{digest}"

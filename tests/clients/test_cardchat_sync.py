@@ -88,6 +88,24 @@ def test_a_folder_syncs_skips_what_it_should_and_follows_edits(app_db, vault):
     assert run(vault).stdout.strip() == "0 created, 0 updated, 3 unchanged, 0 deleted"
 
 
+def test_delete_works_for_a_folder_over_one_request(app_db, vault):
+    """1,200 files: three requests of the listing, one run; only the removed files' cards go."""
+    for i in range(1_200):
+        (vault["root"] / "many" / f"n{i:04d}.md").parent.mkdir(exist_ok=True)
+        (vault["root"] / "many" / f"n{i:04d}.md").write_text(f"Note {i}.\n")
+    assert run(vault, "--delete").returncode == 0
+    removed = {f"many/n{i:04d}.md" for i in (0, 499, 500, 1_199)}  # either side of a request's edge
+    for rel in removed:
+        (vault["root"] / rel).unlink()
+    out = run(vault, "--delete")
+    assert out.returncode == 0 and "0 created, 0 updated, 1199 unchanged, 4 deleted" in out.stdout, out.stdout
+    col = app_db.collection(CARDS)
+    every = [f"many/n{i:04d}.md" for i in range(1_200)] + ["merge.md", "notes/rebase.md", "readme.txt"]
+    refs = [col.document(ids.synced_card_id(vault["uid"], "My-Vault", p)) for p in every]
+    there = {snap.id for snap in app_db.get_all(refs) if snap.exists}
+    assert {p for p in every if ids.synced_card_id(vault["uid"], "My-Vault", p) not in there} == removed
+
+
 def test_watch_sends_a_saved_file(app_db, vault):
     argv = [sys.executable, str(CLIENT), str(vault["root"]), "--url", vault["url"], "--token", vault["token"]]
     watching = subprocess.Popen([*argv, "--watch", "--interval", "0.2"], stdout=subprocess.PIPE, text=True)

@@ -13,6 +13,10 @@ of at most MAX_FILES files.
   `visibility` from front matter, else the card's as it is (a new card: private).
 - Beside each card, card_syncs/{card_id} records where it came from and the card's content
   (content_hash) as the sync left it.
+- delete_missing deletes the source's cards whose file the request does not list; with `run`,
+  those no request of that run listed (card_sync_runs records what each listed): a client lists a
+  folder of any size in requests of one run, then sends delete_missing in the run's last. A run
+  unknown to this owner and source, or expired, deletes nothing: the request is refused.
 
 A card edited in the app and then changed in the folder: the app's edit wins and nothing is lost.
 The file is refused (`refused`, saying so) while the card differs from what the last sync wrote,
@@ -29,7 +33,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from cardchat import ids
-from cardchat.errors import FailedPrecondition
+from cardchat.errors import FailedPrecondition, InvalidArgument
 from cardchat.parsing import card_validity, markdown_notes
 from cardchat.parsing.sync_requests import SyncFile, SyncRequest
 from cardchat.schema.card_syncs import CardSync, content_hash
@@ -45,6 +49,10 @@ EDITED_IN_APP = (
     "or undo the edit in the app, and sync again"
 )
 NOT_DELETED = "edited in the app since the last sync: not deleted; delete it in the app if you mean to"
+RUN_UNKNOWN = (
+    "run: no such run of this source (unknown, or expired a day after its first request): "
+    "list the folder again in requests of a new run, then send delete_missing in it"
+)
 
 
 @dataclass
@@ -90,17 +98,19 @@ class _Sync:
 def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None) -> SyncResult:
     """What the request changes, written; FailedPrecondition when a card changed in the app
     while it ran (what was written stays, and a second run finds it unchanged)."""
-    from cardchat.repo import card_syncs, card_writes
+    from cardchat.repo import card_sync_runs, card_syncs, card_writes
 
+    when = when or now()
     listed = {f.path: ids.synced_card_id(owner, request.source, f.path) for f in request.files}
+    kept = _kept(db, owner, request, list(listed.values()), when)
     if request.delete_missing:
         records = card_syncs.records_of(db, owner, request.source)
     else:  # by id: a request of the folder's hashes reads its own files' records, not the source's
         records = card_syncs.records_among(db, list(listed.values()))
-    gone = [p for p in records if p not in listed] if request.delete_missing else []
+    gone = [p for p, r in records.items() if r.card not in kept] if request.delete_missing else []
     sent = [listed[f.path] for f in request.files if f.markdown is not None]  # only these may write
-    cids = [*sent, *(ids.synced_card_id(owner, request.source, p) for p in gone)]
-    state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when or now())
+    cids = [*sent, *(records[p].card for p in gone)]
+    state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when)
     linking = any("[[" in (f.markdown or "") for f in request.files)
     known = list(records) if request.delete_missing or not linking else card_syncs.paths_of(db, owner, request.source)
     links = _link_targets(state, known) if linking else {}
@@ -112,9 +122,29 @@ def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None)
         card_syncs.write(db, state.writes)
     except card_syncs.SyncConflict as e:
         raise FailedPrecondition("files: a card changed in the app during the sync; run it again") from e
+    if request.delete_missing and request.run is not None:
+        card_sync_runs.end(db, owner, ids.sync_run_key(owner, request.source, request.run))
     for kind in state.counted:
         setattr(state.result, kind, getattr(state.result, kind) + 1)
     return state.result
+
+
+def _kept(db: Db, owner: str, request: SyncRequest, listed: list[str], when: datetime) -> set[str]:
+    """The cards delete_missing keeps: those the request lists and, in a run, those its earlier
+    requests listed; a request of a run that does not delete adds what it lists to the run."""
+    from cardchat.repo import card_sync_runs
+
+    if request.run is None:
+        return set(listed)
+    key = ids.sync_run_key(owner, request.source, request.run)
+    if not request.delete_missing:
+        if not card_sync_runs.join(db, owner, key, listed, when):
+            raise InvalidArgument(RUN_UNKNOWN)
+        return set(listed)
+    earlier = card_sync_runs.listed(db, owner, key, when)
+    if earlier is None:
+        raise InvalidArgument(RUN_UNKNOWN)
+    return earlier | set(listed)
 
 
 def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from cardchat.schema.documents import COLLECTIONS, Card, _dict, now
 
 #: card_syncs/{card_id}: owner-readable (the app's "synced from"), server-written.
 CARD_SYNCS = COLLECTIONS["card_syncs"]
+#: card_sync_runs/{key}: server-only, expiring (firestore.indexes.json TTL on `expires`).
+CARD_SYNC_RUNS = COLLECTIONS["card_sync_runs"]
+#: How long a sync run may take, from its first request to its last: its records expire together then.
+SYNC_RUN_TTL = timedelta(days=1)
 
 
 @dataclass
@@ -46,6 +50,27 @@ class CardSync:
             card_hash=str(d.get("card_hash", "")),
             synced=d.get("synced") or now(),
         )
+
+
+@dataclass
+class SyncRun:
+    """What the requests of one sync run (syncCards `run`) listed, so that its last request's
+    delete_missing deletes only the cards of files no request of the run listed. The run's head
+    (ids.sync_run_key) has no `cards` and fixes `expires` at the run's first request; each other
+    request adds a part with the cards it listed and the head's `expires`, so that the TTL policy
+    takes a run whole and a run past `expires` is refused whole, whatever the policy left of it."""
+
+    owner: str
+    run: str  # the head's key
+    expires: datetime
+    cards: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SyncRun:
+        return cls(str(d.get("owner", "")), str(d.get("run", "")), d["expires"], [str(c) for c in d.get("cards", [])])
 
 
 def content_hash(card: Card) -> str:
