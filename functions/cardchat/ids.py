@@ -5,6 +5,7 @@ import secrets
 import string
 import uuid
 
+from cardchat.schema.card_syncs import PATH_SHARDS
 from cardchat.schema.documents import SHARED
 
 _ID_ALPHABET = string.ascii_letters + string.digits
@@ -61,6 +62,13 @@ def synced_card_id(owner: str, source: str, path: str) -> str:
     every sync, in the owner's namespace; hashed, since a path may hold what an id may not ('/')."""
     digest = hashlib.sha256(f"{source}\n{path}".encode()).hexdigest()[:32]
     return own_card_id(owner, f"sync-{digest}")
+
+
+def sync_paths_id(owner: str, source: str, name: str) -> str:
+    """card_sync_paths/{id}: the shard of the owner's `source`'s path index that holds the paths of
+    link_name `name` (one of schema/card_syncs.PATH_SHARDS)."""
+    shard = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % PATH_SHARDS
+    return f"{owner}:{hashlib.sha256(source.encode()).hexdigest()[:32]}:{shard}"
 
 
 def sync_run_key(owner: str, source: str, run: str) -> str:

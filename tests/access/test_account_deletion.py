@@ -84,6 +84,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "chat_search_messages": ("per-chat", "keyed by chat id"),
     "account_deletions": ("per-user", "keyed by uid; goes with the deletion's later pass"),
     "card_syncs": ("per-user", "`owner`, keyed by the synced card's id"),
+    "card_sync_paths": ("per-user", "`owner`, keyed by uid:hash:shard"),
     "card_sync_runs": ("per-user", "`owner`, keyed by uid:hash; expires under a TTL policy"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that

@@ -133,6 +133,21 @@ def test_a_run_of_another_owner_or_source_or_an_expired_one_deletes_nothing(app_
     assert card(app_db, vault, "a.md") is not None and card(app_db, vault, "b.md") is not None
 
 
+def test_a_file_sent_alone_links_to_the_files_synced_before(app_db, vault):
+    folder = {"git/rebase.md": REBASE, "a/same.md": "# A\nOne.\n", "b/same.md": "# B\nTwo.\n"}
+    sync(vault, [entry(p, t) for p, t in folder.items()])
+    cid = {p: ids.synced_card_id(vault["uid"], "my-vault", p) for p in folder}
+    sync(vault, [entry("links.md", "# Links\nSee [[rebase]], [[git/rebase|by path]], [[same]] and [[a/same]].\n")])
+    assert card(app_db, vault, "links.md").get("body") == (
+        f"See [rebase](/card/{cid['git/rebase.md']}), [by path](/card/{cid['git/rebase.md']}), "
+        f"[[same]] and [a/same](/card/{cid['a/same.md']})."  # two files are named "same": neither is meant
+    )
+    kept = [entry(p, folder[p], send=False) for p in ("git/rebase.md", "b/same.md")]
+    sync(vault, kept, delete_missing=True)  # a/same.md went: "same" names one file now
+    sync(vault, [entry("again.md", "# Again\nSee [[same]].\n")])
+    assert card(app_db, vault, "again.md").get("body") == f"See [same](/card/{cid['b/same.md']})."
+
+
 def test_an_edit_in_the_app_wins_and_nothing_is_lost(app_db, vault):
     sync(vault, [entry("merge.md", MERGE), entry("rebase.md", REBASE)])
     ref = card(app_db, vault, "merge.md").reference

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from cardchat import ids
 from cardchat.errors import FailedPrecondition, InvalidArgument
 from cardchat.parsing import card_validity, markdown_notes
+from cardchat.parsing.markdown_notes import wikilink_targets
 from cardchat.parsing.sync_requests import SyncFile, SyncRequest
 from cardchat.schema.card_syncs import CardSync, content_hash
 from cardchat.schema.documents import Card, now
@@ -111,15 +112,13 @@ def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None)
     sent = [listed[f.path] for f in request.files if f.markdown is not None]  # only these may write
     cids = [*sent, *(records[p].card for p in gone)]
     state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when)
-    linking = any("[[" in (f.markdown or "") for f in request.files)
-    known = list(records) if request.delete_missing or not linking else card_syncs.paths_of(db, owner, request.source)
-    links = _link_targets(state, known) if linking else {}
+    links = _link_targets(state, _linkable(db, state)) if _named(request) else {}
     for f in request.files:
         _plan_file(state, f, links)
     for path in gone:
         _plan_delete(state, path)
     try:
-        card_syncs.write(db, state.writes)
+        card_syncs.write(db, owner, request.source, state.writes)
     except card_syncs.SyncConflict as e:
         raise FailedPrecondition("files: a card changed in the app during the sync; run it again") from e
     if request.delete_missing and request.run is not None:
@@ -145,6 +144,22 @@ def _kept(db: Db, owner: str, request: SyncRequest, listed: list[str], when: dat
     if earlier is None:
         raise InvalidArgument(RUN_UNKNOWN)
     return earlier | set(listed)
+
+
+def _named(request: SyncRequest) -> set[str]:
+    """The bare names (link_name) of the files the request's `[[wikilinks]]` may name."""
+    targets = {t for f in request.files if f.markdown and "[[" in f.markdown for t in wikilink_targets(f.markdown)}
+    return {PurePosixPath(t).name for t in targets}
+
+
+def _linkable(db: Db, state: _Sync) -> list[str]:
+    """The synced paths a link of the request may name: those of the names it links by, read by
+    name (a request links to few of a large source's files), or the source's records when read."""
+    from cardchat.repo import card_syncs
+
+    if state.request.delete_missing:
+        return list(state.records)
+    return card_syncs.paths_named(db, state.owner, state.request.source, sorted(_named(state.request)))
 
 
 def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:
@@ -178,29 +193,29 @@ def _plan_file(state: _Sync, f: SyncFile, links: dict[str, str]) -> None:
         return
     new = CardSync(state.owner, cid, state.request.source, f.path, f.sha256, content_hash(card), state.when)
     if stored is None:
-        state.writes.append(_write(cid, card, new))
+        state.writes.append(_write(f.path, card, new))
         state.counted.append("created")
         return
     held = content_hash(stored.card)
     if held == new.card_hash:
-        state.writes.append(_write(cid, None, new))  # the file now says what the card says
+        state.writes.append(_write(f.path, None, new))  # the file now says what the card says
         state.result.unchanged += 1
     elif record is not None and held != record.card_hash:
         state.refuse(f.path, EDITED_IN_APP)
     else:
         fields = {"title": card.title, "body": card.body, "tags": card.tags, "visibility": card.visibility}
-        state.writes.append(_write(cid, card, new, stored.update_time, dict(fields, updated=state.when)))
+        state.writes.append(_write(f.path, card, new, stored.update_time, dict(fields, updated=state.when)))
         state.counted.append("updated")
 
 
 def _write(
-    cid: str, card: Card | None, record: CardSync | None, read_time: Any = None, fields: Any = None
+    path: str, card: Card | None, record: CardSync | None, read_time: Any = None, fields: Any = None
 ) -> FileWrite:
-    """A card created (no read_time), updated (`fields`, on `read_time`), deleted (no card, on
-    `read_time`) or left alone (neither), with its record written or (None) deleted."""
+    """The file `path`'s card created (no read_time), updated (`fields`, on `read_time`), deleted
+    (no card, on `read_time`) or left alone (neither), with its record written or (None) deleted."""
     from cardchat.repo.card_syncs import FileWrite
 
-    return FileWrite(cid, card, record, read_time, fields)
+    return FileWrite(path, card, record, read_time, fields)
 
 
 def _card_of(state: _Sync, f: SyncFile, links: dict[str, str], stored: Card | None) -> Card | str:
@@ -228,6 +243,6 @@ def _plan_delete(state: _Sync, path: str) -> None:
     if stored is not None and content_hash(stored.card) != record.card_hash:
         state.refuse(path, NOT_DELETED)
         return
-    state.writes.append(_write(cid, None, None, stored.update_time if stored else None))
+    state.writes.append(_write(path, None, None, stored.update_time if stored else None))
     if stored is not None:
         state.counted.append("deleted")

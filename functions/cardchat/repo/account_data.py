@@ -39,7 +39,7 @@ from ..schema.accounts import (
     VIEWER_LOOKUPS,
     AccountDeletion,
 )
-from ..schema.card_syncs import CARD_SYNC_RUNS, CARD_SYNCS
+from ..schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNC_RUNS, CARD_SYNCS
 from ..schema.documents import (
     CARD_EMBEDDINGS,
     CARDS,
@@ -87,6 +87,7 @@ _OWNED = (
     SAVED_COLLECTIONS,
     CARD_SYNCS,
     CARD_SYNC_RUNS,
+    CARD_SYNC_PATHS,
 )
 #: Other users' documents that may list this uid: (Firestore collection, array field).
 _MENTIONS = (
