@@ -71,6 +71,11 @@ def sync_paths_id(owner: str, source: str, name: str) -> str:
     return f"{owner}:{hashlib.sha256(source.encode()).hexdigest()[:32]}:{shard}"
 
 
+def sync_paths_built_id(owner: str, source: str) -> str:
+    """card_sync_paths/{id}: the mark that the owner's `source` has its path index (a shard is never named so)."""
+    return f"{owner}:{hashlib.sha256(source.encode()).hexdigest()[:32]}:built"
+
+
 def sync_run_key(owner: str, source: str, run: str) -> str:
     """card_sync_runs/{key}: the head of the client's run `run` over the owner's `source`; hashed,
     so a run id another owner or source uses names another run."""

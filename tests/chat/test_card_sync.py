@@ -17,7 +17,7 @@ from cardchat.chat import card_sync
 from cardchat.chat.card_sync import EDITED_IN_APP, NOT_DELETED
 from cardchat.errors import InvalidArgument
 from cardchat.parsing.sync_requests import SyncRequest
-from cardchat.schema.card_syncs import CARD_SYNC_RUNS, CARD_SYNCS, SYNC_RUN_TTL
+from cardchat.schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNC_RUNS, CARD_SYNCS, SYNC_RUN_TTL
 from cardchat.schema.documents import CARDS, now
 
 pytestmark = pytest.mark.functions
@@ -137,6 +137,8 @@ def test_a_file_sent_alone_links_to_the_files_synced_before(app_db, vault):
     folder = {"git/rebase.md": REBASE, "a/same.md": "# A\nOne.\n", "b/same.md": "# B\nTwo.\n"}
     sync(vault, [entry(p, t) for p, t in folder.items()])
     cid = {p: ids.synced_card_id(vault["uid"], "my-vault", p) for p in folder}
+    for snap in app_db.collection(CARD_SYNC_PATHS).stream():  # as a source synced before it had a path index
+        snap.reference.delete()
     sync(vault, [entry("links.md", "# Links\nSee [[rebase]], [[git/rebase|by path]], [[same]] and [[a/same]].\n")])
     assert card(app_db, vault, "links.md").get("body") == (
         f"See [rebase](/card/{cid['git/rebase.md']}), [by path](/card/{cid['git/rebase.md']}), "

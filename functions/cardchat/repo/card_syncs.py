@@ -64,11 +64,33 @@ def records_among(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, Ca
 
 def paths_named(db: firestore.Client, owner: str, source: str, names: Sequence[str]) -> list[str]:
     """The paths the owner's `source` has synced whose link_name is one of `names`: read by id
-    from the source's path index (card_sync_paths), never by a query over its records."""
+    from the source's path index (card_sync_paths), never by a query over its records, but once
+    for a source synced before it had an index, which builds it."""
     col, wanted = db.collection(CARD_SYNC_PATHS), set(names)
-    shards = {ids.sync_paths_id(owner, source, n) for n in wanted}
-    found = (s for s in db.get_all([col.document(i) for i in sorted(shards)]) if s.exists)
-    return [p for s in found for p in SyncPaths.from_dict(s.to_dict() or {}).paths if link_name(p) in wanted]
+    built = ids.sync_paths_built_id(owner, source)
+    keys = sorted({ids.sync_paths_id(owner, source, n) for n in wanted})
+    snaps = {s.id: s for s in db.get_all([col.document(k) for k in [built, *keys]])}
+    if not snaps[built].exists:
+        paths = list(records_of(db, owner, source))
+        _build_index(db, owner, source, paths)
+    else:
+        found = (snaps[k] for k in keys if snaps[k].exists)
+        paths = [p for s in found for p in SyncPaths.from_dict(s.to_dict() or {}).paths]
+    return [p for p in paths if link_name(p) in wanted]
+
+
+def _build_index(db: firestore.Client, owner: str, source: str, paths: list[str]) -> None:
+    """The index of a source from its records, then its mark: from then on every write keeps it."""
+    shards: dict[str, list[str]] = defaultdict(list)
+    for p in paths:
+        shards[ids.sync_paths_id(owner, source, link_name(p))].append(p)
+    col, items = db.collection(CARD_SYNC_PATHS), list(shards.items())
+    for i in range(0, len(items), 400):
+        batch = db.batch()
+        for key, part in items[i : i + 400]:
+            batch.set(col.document(key), {"owner": owner, "paths": firestore.ArrayUnion(part)}, merge=True)
+        batch.commit()
+    col.document(ids.sync_paths_built_id(owner, source)).set({"owner": owner})
 
 
 def write(db: firestore.Client, owner: str, source: str, changes: Sequence[FileWrite]) -> int:
