@@ -19,9 +19,10 @@ from cardchat.repo.card_writes import BATCH_BYTES
 from cardchat.schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNCS, CardSync, SyncPaths, link_name
 from cardchat.schema.documents import CARDS, Card
 
-#: Files per batch: a card and its record are two writes, and at most one of the path index's
-#: shards each, under Firestore's 500.
-_FILES_PER_BATCH = 160
+#: Files per batch: a card and its record are two writes, and the path index's shards at most
+#: 128 more (64 added to, 64 removed from), each counted twice where a transform counts as a write
+#: of its own: under Firestore's 500.
+_FILES_PER_BATCH = 120
 
 
 @dataclass
