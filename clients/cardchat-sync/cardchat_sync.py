@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import sys
 import time
 import urllib.error
@@ -92,8 +93,9 @@ class Server:
     def __init__(self, url: str, token: str, source: str) -> None:
         self.url, self.token, self.source = url, token, source
 
-    def post(self, files: list[dict[str, Any]], delete_missing: bool = False) -> dict[str, Any]:
-        body = json.dumps({"source": self.source, "files": files, "delete_missing": delete_missing}).encode()
+    def post(self, files: list[dict[str, Any]], delete_missing: bool = False, run: str | None = None) -> dict[str, Any]:
+        fields = {"source": self.source, "files": files, "delete_missing": delete_missing}
+        body = json.dumps({**fields, **({"run": run} if run else {})}).encode()
         headers = {"Content-Type": "application/json", "Authorization": "Bearer " + self.token}
         for _ in range(10):
             request = urllib.request.Request(self.url, data=body, method="POST", headers=headers)
@@ -165,18 +167,18 @@ def progress(done: int, total: int, what: str) -> None:
 
 
 def sync(server: Server, root: Path, listing: dict[str, str], delete: bool, dry_run: bool) -> Totals:
-    """Hashes first, then the texts the server asks for; deletions only when the whole listing
-    fits one request (delete_missing deletes whatever that request does not list)."""
+    """Hashes first, then the texts the server asks for. With `delete`, every request of the
+    listing names one run, and a last request of that run deletes the cards of the files none of
+    them listed: a folder of any size, and only once the whole folder was listed."""
     totals = Totals()
     paths = sorted(listing)
     if delete and not paths:
         raise SyncError("the folder has no notes to sync: --delete would delete every card of the source")
-    if delete and len(paths) > MAX_FILES:
-        raise SyncError(f"--delete needs the folder in one request: at most {MAX_FILES} files, not {len(paths)}")
+    run = secrets.token_urlsafe(16) if delete and not dry_run else None
     need: list[str] = []
     for start in range(0, max(len(paths), 1), MAX_FILES):
         part = [{"path": p, "sha256": listing[p]} for p in paths[start : start + MAX_FILES]]
-        answer = server.post(part, delete_missing=delete and not dry_run)
+        answer = server.post(part, run=run)
         totals.add(answer)
         need += answer.get("need") or []
         progress(min(start + MAX_FILES, len(paths)), len(paths), "listed")
@@ -188,6 +190,8 @@ def sync(server: Server, root: Path, listing: dict[str, str], delete: bool, dry_
         totals.add(server.post(batch))
         sent += len(batch)
         progress(sent, len(need), "sent")
+    if run is not None:
+        totals.add(server.post([], delete_missing=True, run=run))
     return totals
 
 

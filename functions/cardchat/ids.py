@@ -5,6 +5,7 @@ import secrets
 import string
 import uuid
 
+from cardchat.schema.card_syncs import PATH_SHARDS
 from cardchat.schema.documents import SHARED
 
 _ID_ALPHABET = string.ascii_letters + string.digits
@@ -61,3 +62,28 @@ def synced_card_id(owner: str, source: str, path: str) -> str:
     every sync, in the owner's namespace; hashed, since a path may hold what an id may not ('/')."""
     digest = hashlib.sha256(f"{source}\n{path}".encode()).hexdigest()[:32]
     return own_card_id(owner, f"sync-{digest}")
+
+
+def sync_paths_id(owner: str, source: str, name: str) -> str:
+    """card_sync_paths/{id}: the shard of the owner's `source`'s path index that holds the paths of
+    link_name `name` (one of schema/card_syncs.PATH_SHARDS)."""
+    shard = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % PATH_SHARDS
+    return f"{owner}:{hashlib.sha256(source.encode()).hexdigest()[:32]}:{shard}"
+
+
+def sync_paths_built_id(owner: str, source: str) -> str:
+    """card_sync_paths/{id}: the mark that the owner's `source` has its path index (a shard is never named so)."""
+    return f"{owner}:{hashlib.sha256(source.encode()).hexdigest()[:32]}:built"
+
+
+def sync_run_key(owner: str, source: str, run: str) -> str:
+    """card_sync_runs/{key}: the head of the client's run `run` over the owner's `source`; hashed,
+    so a run id another owner or source uses names another run."""
+    digest = hashlib.sha256(f"{source}\n{run}".encode()).hexdigest()[:32]
+    return f"{owner}:{digest}"
+
+
+def sync_run_part_id(key: str, card_ids: list[str]) -> str:
+    """A part of the run `key`: from the cards it lists, so a request sent again writes the same part."""
+    digest = hashlib.sha256("\n".join(sorted(card_ids)).encode()).hexdigest()[:16]
+    return f"{key}:{digest}"

@@ -52,7 +52,7 @@ def mcp(req: Request) -> Any:
 
 @https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=300)
 def syncCards(req: Request) -> Any:
-    """POST {source, files, delete_missing} with a write token (cardchat/chat/card_sync.py). Refusals: 401 a
+    """POST {source, files, delete_missing, run?} with a write token (cardchat/chat/card_sync.py). Refusals: 401 a
     missing, unknown or revoked token or a deleted account; 403 a read token; 400 a malformed field,
     named; 413 a body over MAX_REQUEST_BYTES; 405, 409, 429."""
     from cardchat.access import access_tokens

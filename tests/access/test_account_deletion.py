@@ -24,7 +24,7 @@ from cardchat.chat.recheck import withdraw_cards_of
 from cardchat.repo import account_data
 from cardchat.repo.chats import read_background
 from cardchat.schema.accounts import CARD_SOURCES, CardSources, FollowedSource
-from cardchat.schema.card_syncs import CARD_SYNCS, CardSync
+from cardchat.schema.card_syncs import CARD_SYNC_RUNS, CARD_SYNCS, SYNC_RUN_TTL, CardSync, SyncRun
 from cardchat.schema.documents import (
     CARD_EMBEDDINGS,
     CHAT_BACKGROUND_PARTS,
@@ -84,6 +84,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "chat_search_messages": ("per-chat", "keyed by chat id"),
     "account_deletions": ("per-user", "keyed by uid; goes with the deletion's later pass"),
     "card_syncs": ("per-user", "`owner`, keyed by the synced card's id"),
+    "card_sync_paths": ("per-user", "`owner`, keyed by uid:hash:shard"),
+    "card_sync_runs": ("per-user", "`owner`, keyed by uid:hash; expires under a TTL policy"),
 }
 #: Where another user's document may still hold the leaver's card text: the answers that
 #: user already got are their transcript (chunks are that transcript while it streams).
@@ -103,14 +105,16 @@ SEEN_BEFORE = (
     "collections/",
     "answer_usage/",
     "card_syncs/",
+    "card_sync_runs/",
 )
 
 
 def test_scratch_documents_expire_under_the_ttl_policies_the_repository_declares():
-    """Streaming chunks are scratch: a run that dies leaves them to the TTL policy."""
+    """Streaming chunks and sync runs are scratch: a run that dies (an answer's, a sync client's)
+    leaves them to the TTL policy."""
     overrides = json.loads((Path(__file__).parents[2] / "firestore.indexes.json").read_text())["fieldOverrides"]
     ttl = {(o["collectionGroup"], o["fieldPath"]) for o in overrides if o.get("ttl")}
-    assert ttl == {(COLLECTIONS["chat_messages_streaming"], "expires")}
+    assert ttl == {(COLLECTIONS["chat_messages_streaming"], "expires"), (CARD_SYNC_RUNS, "expires")}
     chunk = StreamChunk("chat", "message", 1, 0, "text")
     assert chunk.to_dict()["expires"] == chunk.timestamp + SCRATCH_TTL
 
@@ -179,6 +183,9 @@ def _leaver_with_everything(call, app_db, leaver, stayer) -> dict[str, str]:
     )
     app_db.collection(CARD_SYNCS).document("leaver-private").set(
         CardSync(me, "leaver-private", "vault", "lighthouse.md", "0" * 64, "1" * 64).to_dict()
+    )
+    app_db.collection(CARD_SYNC_RUNS).document(f"{me}:run").set(
+        SyncRun(me, f"{me}:run", now() + SYNC_RUN_TTL, ["leaver-private"]).to_dict()
     )
     call("searchCards", {"text": "lighthouse"}, token)  # the search minute: rate_limits/{uid}/windows
     call("setApiKey", {"provider": "anthropic", "key": "sk-ant-api03-" + "LEAVER0123456789" * 3}, token)

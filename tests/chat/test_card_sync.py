@@ -6,15 +6,19 @@ says why (chat/card_sync.py)."""
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 import pytest
 from conftest import _post
 from sync_support import entry, post_sync
 
 from cardchat import ids
+from cardchat.chat import card_sync
 from cardchat.chat.card_sync import EDITED_IN_APP, NOT_DELETED
-from cardchat.schema.card_syncs import CARD_SYNCS
-from cardchat.schema.documents import CARDS
+from cardchat.errors import InvalidArgument
+from cardchat.parsing.sync_requests import SyncRequest
+from cardchat.schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNC_RUNS, CARD_SYNCS, SYNC_RUN_TTL
+from cardchat.schema.documents import CARDS, now
 
 pytestmark = pytest.mark.functions
 
@@ -29,10 +33,9 @@ def vault(app_db, sign_up, call, functions_base):
     return {"url": f"{functions_base}/syncCards", "uid": uid, "id_token": id_token, "token": write}
 
 
-def sync(vault, files, delete_missing=False, source="my-vault", token=None):
-    status, out = post_sync(
-        vault["url"], {"source": source, "files": files, "delete_missing": delete_missing}, token or vault["token"]
-    )
+def sync(vault, files, delete_missing=False, source="my-vault", token=None, run=None):
+    body = {"source": source, "files": files, "delete_missing": delete_missing, **({"run": run} if run else {})}
+    status, out = post_sync(vault["url"], body, token or vault["token"])
     assert status == 200, out
     return out
 
@@ -92,6 +95,61 @@ def test_changes_deletions_and_renames(app_db, vault):
     assert card(app_db, vault, "rebase.md").update_time == before.update_time
 
 
+def test_a_run_deletes_what_none_of_its_requests_listed(app_db, vault):
+    files = {f"n{i}.md": f"# Note {i}\nText {i}.\n" for i in range(5)}
+    sync(vault, [entry(p, t) for p, t in files.items()])
+    run = "run-0123456789"
+    for part in (["n0.md", "n1.md"], ["n3.md"]):  # n2.md and n4.md left the folder
+        sync(vault, [entry(p, files[p], send=False) for p in part], run=run)
+    out = sync(vault, [], delete_missing=True, run=run)
+    assert counts(out) == {"created": 0, "updated": 0, "unchanged": 0, "deleted": 2} and out["refused"] == []
+    assert {p for p in files if card(app_db, vault, p)} == {"n0.md", "n1.md", "n3.md"}
+    assert list(app_db.collection(CARD_SYNC_RUNS).stream()) == []  # an ended run leaves nothing behind
+    status, again = post_sync(
+        vault["url"], {"source": "my-vault", "files": [], "delete_missing": True, "run": run}, vault["token"]
+    )
+    assert (status, again["error"].split(":")[0]) == (400, "run")  # an ended run deletes no more
+
+
+def test_a_run_of_another_owner_or_source_or_an_expired_one_deletes_nothing(app_db, vault, sign_up, call):
+    sync(vault, [entry("a.md", MERGE), entry("b.md", REBASE)])
+    run = "run-abcdefghij"
+    sync(vault, [entry("a.md", MERGE, send=False)], run=run, source="other-vault")
+    _, other_token = sign_up()
+    theirs = call("createAccessToken", {"label": "x", "scope": "write"}, other_token)["token"]
+    sync(vault, [entry("a.md", MERGE, send=False)], run=run, token=theirs)
+    for body, token in (
+        ({"source": "my-vault", "files": [], "delete_missing": True, "run": run}, vault["token"]),  # another source's
+        ({"source": "my-vault", "files": [], "delete_missing": True, "run": "never-listed"}, vault["token"]),
+    ):
+        status, out = post_sync(vault["url"], body, token)
+        assert (status, out["error"].split(":")[0]) == (400, "run"), out
+    sync(vault, [entry("a.md", MERGE, send=False)], run=run)  # now a run of mine, expired a day later
+    later = now() + SYNC_RUN_TTL + timedelta(minutes=1)
+    with pytest.raises(InvalidArgument, match=r"^run:"):
+        card_sync.sync(app_db, vault["uid"], SyncRequest("my-vault", [], True, run), when=later)
+    with pytest.raises(InvalidArgument, match=r"^run:"):  # nor does it take more of the folder's listing
+        card_sync.sync(app_db, vault["uid"], SyncRequest("my-vault", [], False, run), when=later)
+    assert card(app_db, vault, "a.md") is not None and card(app_db, vault, "b.md") is not None
+
+
+def test_a_file_sent_alone_links_to_the_files_synced_before(app_db, vault):
+    folder = {"git/rebase.md": REBASE, "a/same.md": "# A\nOne.\n", "b/same.md": "# B\nTwo.\n"}
+    sync(vault, [entry(p, t) for p, t in folder.items()])
+    cid = {p: ids.synced_card_id(vault["uid"], "my-vault", p) for p in folder}
+    for snap in app_db.collection(CARD_SYNC_PATHS).stream():  # as a source synced before it had a path index
+        snap.reference.delete()
+    sync(vault, [entry("links.md", "# Links\nSee [[rebase]], [[git/rebase|by path]], [[same]] and [[a/same]].\n")])
+    assert card(app_db, vault, "links.md").get("body") == (
+        f"See [rebase](/card/{cid['git/rebase.md']}), [by path](/card/{cid['git/rebase.md']}), "
+        f"[[same]] and [a/same](/card/{cid['a/same.md']})."  # two files are named "same": neither is meant
+    )
+    kept = [entry(p, folder[p], send=False) for p in ("git/rebase.md", "b/same.md")]
+    sync(vault, kept, delete_missing=True)  # a/same.md went: "same" names one file now
+    sync(vault, [entry("again.md", "# Again\nSee [[same]].\n")])
+    assert card(app_db, vault, "again.md").get("body") == f"See [same](/card/{cid['b/same.md']})."
+
+
 def test_an_edit_in_the_app_wins_and_nothing_is_lost(app_db, vault):
     sync(vault, [entry("merge.md", MERGE), entry("rebase.md", REBASE)])
     ref = card(app_db, vault, "merge.md").reference
@@ -134,6 +192,8 @@ BAD = [
     ({"source": "v"}, "files"),
     ({"source": "v", "files": {}}, "files"),
     ({"source": "v", "files": [], "delete_missing": "yes"}, "delete_missing"),
+    ({"source": "v", "files": [], "run": "short"}, "run"),
+    ({"source": "v", "files": [], "run": "has a space"}, "run"),
     ({"source": "v", "files": ["a.md"]}, "files[0]"),
     ({"source": "v", "files": [{"path": "../a.md", "sha256": "0" * 64}]}, "files[0].path"),
     ({"source": "v", "files": [{"path": "a//b.md", "sha256": "0" * 64}]}, "files[0].path"),

@@ -10,9 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
+from test_embed_burst import triggers_paused
+from test_endpoints import add_cards, wait_for
 
 from cardchat import ids
-from cardchat.schema.documents import CARDS
+from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card
 
 pytestmark = pytest.mark.functions
 
@@ -86,6 +88,33 @@ def test_a_folder_syncs_skips_what_it_should_and_follows_edits(app_db, vault):
     assert renamed.returncode == 0 and "1 created" in renamed.stdout and "1 deleted" in renamed.stdout
     assert set(cards(app_db, vault)) == {"notes/rebase.md", "joined.md", "readme.txt"}
     assert run(vault).stdout.strip() == "0 created, 0 updated, 3 unchanged, 0 deleted"
+
+
+def test_delete_works_for_a_folder_over_one_request(app_db, vault):
+    """1,200 files: three requests of the listing, one run; only the removed files' cards go."""
+    for i in range(1_200):
+        (vault["root"] / "many" / f"n{i:04d}.md").parent.mkdir(exist_ok=True)
+        (vault["root"] / "many" / f"n{i:04d}.md").write_text(f"Note {i}.\n")
+    removed = {f"many/n{i:04d}.md" for i in (0, 499, 500, 1_199)}  # either side of a request's edge
+    with triggers_paused():  # 1,200 cards to embed would hold up the triggers of the tests after this one
+        assert run(vault, "--delete").returncode == 0
+        for rel in removed:
+            (vault["root"] / rel).unlink()
+        out = run(vault, "--delete")
+    assert out.returncode == 0 and "0 created, 0 updated, 1199 unchanged, 4 deleted" in out.stdout, out.stdout
+    col = app_db.collection(CARDS)
+    every = [f"many/n{i:04d}.md" for i in range(1_200)] + ["merge.md", "notes/rebase.md", "readme.txt"]
+    refs = [col.document(ids.synced_card_id(vault["uid"], "My-Vault", p)) for p in every]
+    there = {snap.id for snap in app_db.get_all(refs) if snap.exists}
+    assert {p for p in every if ids.synced_card_id(vault["uid"], "My-Vault", p) not in there} == removed
+    # The paused writes' events are still delivered (and dropped) one at a time: once a card written
+    # now is embedded, they are gone.
+    add_cards(
+        app_db, vault["uid"], {f"{vault['uid']}_barrier": Card("Barrier", "Written after the sync.", vault["uid"])}
+    )
+    wait_for(
+        lambda: app_db.collection(CARD_EMBEDDINGS).document(f"{vault['uid']}_barrier").get().exists, what="barrier"
+    )
 
 
 def test_watch_sends_a_saved_file(app_db, vault):

@@ -13,6 +13,10 @@ of at most MAX_FILES files.
   `visibility` from front matter, else the card's as it is (a new card: private).
 - Beside each card, card_syncs/{card_id} records where it came from and the card's content
   (content_hash) as the sync left it.
+- delete_missing deletes the source's cards whose file the request does not list; with `run`,
+  those no request of that run listed (card_sync_runs records what each listed): a client lists a
+  folder of any size in requests of one run, then sends delete_missing in the run's last. A run
+  unknown to this owner and source, or expired, deletes nothing: the request is refused.
 
 A card edited in the app and then changed in the folder: the app's edit wins and nothing is lost.
 The file is refused (`refused`, saying so) while the card differs from what the last sync wrote,
@@ -29,8 +33,9 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from cardchat import ids
-from cardchat.errors import FailedPrecondition
+from cardchat.errors import FailedPrecondition, InvalidArgument
 from cardchat.parsing import card_validity, markdown_notes
+from cardchat.parsing.markdown_notes import wikilink_targets
 from cardchat.parsing.sync_requests import SyncFile, SyncRequest
 from cardchat.schema.card_syncs import CardSync, content_hash
 from cardchat.schema.documents import Card, now
@@ -45,6 +50,10 @@ EDITED_IN_APP = (
     "or undo the edit in the app, and sync again"
 )
 NOT_DELETED = "edited in the app since the last sync: not deleted; delete it in the app if you mean to"
+RUN_UNKNOWN = (
+    "run: no such run of this source (unknown, or expired a day after its first request): "
+    "list the folder again in requests of a new run, then send delete_missing in it"
+)
 
 
 @dataclass
@@ -90,31 +99,67 @@ class _Sync:
 def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None) -> SyncResult:
     """What the request changes, written; FailedPrecondition when a card changed in the app
     while it ran (what was written stays, and a second run finds it unchanged)."""
-    from cardchat.repo import card_syncs, card_writes
+    from cardchat.repo import card_sync_runs, card_syncs, card_writes
 
+    when = when or now()
     listed = {f.path: ids.synced_card_id(owner, request.source, f.path) for f in request.files}
+    kept = _kept(db, owner, request, list(listed.values()), when)
     if request.delete_missing:
         records = card_syncs.records_of(db, owner, request.source)
     else:  # by id: a request of the folder's hashes reads its own files' records, not the source's
         records = card_syncs.records_among(db, list(listed.values()))
-    gone = [p for p in records if p not in listed] if request.delete_missing else []
+    gone = [p for p, r in records.items() if r.card not in kept] if request.delete_missing else []
     sent = [listed[f.path] for f in request.files if f.markdown is not None]  # only these may write
-    cids = [*sent, *(ids.synced_card_id(owner, request.source, p) for p in gone)]
-    state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when or now())
-    linking = any("[[" in (f.markdown or "") for f in request.files)
-    known = list(records) if request.delete_missing or not linking else card_syncs.paths_of(db, owner, request.source)
-    links = _link_targets(state, known) if linking else {}
+    cids = [*sent, *(records[p].card for p in gone)]
+    state = _Sync(owner, request, records, card_writes.read_cards(db, cids), when)
+    links = _link_targets(state, _linkable(db, state)) if _named(request) else {}
     for f in request.files:
         _plan_file(state, f, links)
     for path in gone:
         _plan_delete(state, path)
     try:
-        card_syncs.write(db, state.writes)
+        card_syncs.write(db, owner, request.source, state.writes)
     except card_syncs.SyncConflict as e:
         raise FailedPrecondition("files: a card changed in the app during the sync; run it again") from e
+    if request.delete_missing and request.run is not None:
+        card_sync_runs.end(db, owner, ids.sync_run_key(owner, request.source, request.run))
     for kind in state.counted:
         setattr(state.result, kind, getattr(state.result, kind) + 1)
     return state.result
+
+
+def _kept(db: Db, owner: str, request: SyncRequest, listed: list[str], when: datetime) -> set[str]:
+    """The cards delete_missing keeps: those the request lists and, in a run, those its earlier
+    requests listed; a request of a run that does not delete adds what it lists to the run."""
+    from cardchat.repo import card_sync_runs
+
+    if request.run is None:
+        return set(listed)
+    key = ids.sync_run_key(owner, request.source, request.run)
+    if not request.delete_missing:
+        if not card_sync_runs.join(db, owner, key, listed, when):
+            raise InvalidArgument(RUN_UNKNOWN)
+        return set(listed)
+    earlier = card_sync_runs.listed(db, owner, key, when)
+    if earlier is None:
+        raise InvalidArgument(RUN_UNKNOWN)
+    return earlier | set(listed)
+
+
+def _named(request: SyncRequest) -> set[str]:
+    """The bare names (link_name) of the files the request's `[[wikilinks]]` may name."""
+    targets = {t for f in request.files if f.markdown and "[[" in f.markdown for t in wikilink_targets(f.markdown)}
+    return {PurePosixPath(t).name for t in targets}
+
+
+def _linkable(db: Db, state: _Sync) -> list[str]:
+    """The synced paths a link of the request may name: those of the names it links by, read by
+    name (a request links to few of a large source's files), or the source's records when read."""
+    from cardchat.repo import card_syncs
+
+    if state.request.delete_missing:
+        return list(state.records)
+    return card_syncs.paths_named(db, state.owner, state.request.source, sorted(_named(state.request)))
 
 
 def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:
@@ -148,29 +193,29 @@ def _plan_file(state: _Sync, f: SyncFile, links: dict[str, str]) -> None:
         return
     new = CardSync(state.owner, cid, state.request.source, f.path, f.sha256, content_hash(card), state.when)
     if stored is None:
-        state.writes.append(_write(cid, card, new))
+        state.writes.append(_write(f.path, card, new))
         state.counted.append("created")
         return
     held = content_hash(stored.card)
     if held == new.card_hash:
-        state.writes.append(_write(cid, None, new))  # the file now says what the card says
+        state.writes.append(_write(f.path, None, new))  # the file now says what the card says
         state.result.unchanged += 1
     elif record is not None and held != record.card_hash:
         state.refuse(f.path, EDITED_IN_APP)
     else:
         fields = {"title": card.title, "body": card.body, "tags": card.tags, "visibility": card.visibility}
-        state.writes.append(_write(cid, card, new, stored.update_time, dict(fields, updated=state.when)))
+        state.writes.append(_write(f.path, card, new, stored.update_time, dict(fields, updated=state.when)))
         state.counted.append("updated")
 
 
 def _write(
-    cid: str, card: Card | None, record: CardSync | None, read_time: Any = None, fields: Any = None
+    path: str, card: Card | None, record: CardSync | None, read_time: Any = None, fields: Any = None
 ) -> FileWrite:
-    """A card created (no read_time), updated (`fields`, on `read_time`), deleted (no card, on
-    `read_time`) or left alone (neither), with its record written or (None) deleted."""
+    """The file `path`'s card created (no read_time), updated (`fields`, on `read_time`), deleted
+    (no card, on `read_time`) or left alone (neither), with its record written or (None) deleted."""
     from cardchat.repo.card_syncs import FileWrite
 
-    return FileWrite(cid, card, record, read_time, fields)
+    return FileWrite(path, card, record, read_time, fields)
 
 
 def _card_of(state: _Sync, f: SyncFile, links: dict[str, str], stored: Card | None) -> Card | str:
@@ -198,6 +243,6 @@ def _plan_delete(state: _Sync, path: str) -> None:
     if stored is not None and content_hash(stored.card) != record.card_hash:
         state.refuse(path, NOT_DELETED)
         return
-    state.writes.append(_write(cid, None, None, stored.update_time if stored else None))
+    state.writes.append(_write(path, None, None, stored.update_time if stored else None))
     if stored is not None:
         state.counted.append("deleted")

@@ -89,6 +89,11 @@ def read_note(text: str) -> Note:
     return Note(meta, title, body.strip(), tags)
 
 
+def wikilink_targets(text: str) -> set[str]:
+    """Every target link_wikilinks would look up in `text`."""
+    return {m.group(1).partition("|")[0].split("#")[0].strip() for m in _WIKILINK.finditer(text)}
+
+
 def link_wikilinks(body: str, card_of: Callable[[str], str | None]) -> str:
     """`[[target]]`, `[[target|label]]` and `[[target#heading]]` as a Markdown link to the card
     `card_of(target)` names (the app's /card/<id>); a target it does not know stays as written."""

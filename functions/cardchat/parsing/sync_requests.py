@@ -1,7 +1,11 @@
 """syncCards' request, apart from parsing/requests.py as token_requests.py is: each field checked
 once, InvalidArgument naming it (`files[3].path: ...`), before anything is read or written.
 
-{"source": "my-vault", "files": [{"path", "sha256", "markdown"?}], "delete_missing": false}
+{"source": "my-vault", "files": [{"path", "sha256", "markdown"?}], "delete_missing": false, "run"?: "<id>"}
+
+`run` (optional) names one sync run of the client over the folder: every request of the run
+carries it, and the last one's delete_missing deletes the cards of the files no request of the run
+listed (without `run`: those this request does not list), so a folder of any size can delete.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ MAX_REQUEST_BYTES = 10 * 1024 * 1024
 MAX_PATH_CHARS = 512
 _SOURCE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+_RUN = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,8 @@ class SyncRequest:
     source: str
     files: list[SyncFile]
     delete_missing: bool = False
+    #: The client's sync run this request is part of (None: the request stands alone).
+    run: str | None = None
 
 
 def sync_request(data: Any) -> SyncRequest:
@@ -50,13 +57,16 @@ def sync_request(data: Any) -> SyncRequest:
     delete_missing = data.get("delete_missing", False)
     if not isinstance(delete_missing, bool):
         raise InvalidArgument("delete_missing: true or false")
+    run = data.get("run")
+    if run is not None and (not isinstance(run, str) or not _RUN.fullmatch(run)):
+        raise InvalidArgument("run: 8-64 characters of A-Z, a-z, 0-9, '_' or '-', the same in every request of one run")
     parsed = [_file(f, i) for i, f in enumerate(files)]
     seen: set[str] = set()
     for i, f in enumerate(parsed):
         if f.path in seen:
             raise InvalidArgument(f"files[{i}].path: repeats an earlier file's path")
         seen.add(f.path)
-    return SyncRequest(source, parsed, delete_missing)
+    return SyncRequest(source, parsed, delete_missing, run)
 
 
 def _file(raw: Any, i: int) -> SyncFile:

@@ -39,7 +39,7 @@ from ..schema.accounts import (
     VIEWER_LOOKUPS,
     AccountDeletion,
 )
-from ..schema.card_syncs import CARD_SYNCS
+from ..schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNC_RUNS, CARD_SYNCS
 from ..schema.documents import (
     CARD_EMBEDDINGS,
     CARDS,
@@ -86,6 +86,8 @@ _OWNED = (
     EMBEDDING_SKIPS,
     SAVED_COLLECTIONS,
     CARD_SYNCS,
+    CARD_SYNC_RUNS,
+    CARD_SYNC_PATHS,
 )
 #: Other users' documents that may list this uid: (Firestore collection, array field).
 _MENTIONS = (
