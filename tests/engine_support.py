@@ -161,6 +161,11 @@ class ChunkWatcher:
             time.sleep(0.02)
         raise AssertionError("the listener never saw the expected chunks")
 
+    def wait_until_streamed(self, timeout: float = 10.0) -> None:
+        """Until the listener has seen chunks come and every one of them go. "None present" alone
+        also holds before a loaded emulator delivers the first chunks: the text would read empty."""
+        self.wait_until(lambda w: w.seen and w.present == 0, timeout)
+
     def close(self) -> None:
         self.watch.unsubscribe()
 

@@ -68,7 +68,7 @@ def test_eight_answers_at_once_in_one_process_each_keep_to_their_own(db, fake_an
     with ThreadPoolExecutor(max_workers=ANSWERS) as pool:
         statuses = dict(zip(stubs, pool.map(lambda s: generate(db, s), stubs), strict=True))
     for w in watchers.values():
-        w.wait_until(lambda w: w.present == 0)
+        w.wait_until_streamed()
         w.close()
 
     assert len(fake_anthropic.calls) == ANSWERS  # and all eight passed the barrier together

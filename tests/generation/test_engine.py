@@ -55,7 +55,7 @@ def test_streams_coalesced_chunks_then_one_final_write_and_no_chunk_left(db, pac
     before = db.collection(CHATS).document("chat1").get().get("last_updated")
     watcher = ChunkWatcher(db, stub)
     status = generate(db, stub)
-    watcher.wait_until(lambda w: w.present == 0)
+    watcher.wait_until_streamed()
     watcher.close()
 
     assert status == "complete"
@@ -96,7 +96,7 @@ def test_chunks_are_visible_while_the_answer_is_still_being_written(db, anthropi
     finally:
         release.set()
         worker.join(60)
-    watcher.wait_until(lambda w: w.present == 0)
+    watcher.wait_until_streamed()
     watcher.close()
 
     assert during["status"] == "streaming"

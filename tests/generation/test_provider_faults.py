@@ -59,7 +59,7 @@ def test_a_connection_dropped_after_k_tokens_keeps_them_and_a_retry_answers_once
     provider.replies = [stream()]
     watcher = ChunkWatcher(db, stub)
     assert generate(db, stub) == "complete"
-    watcher.wait_until(lambda w: w.present == 0)
+    watcher.wait_until_streamed()
     watcher.close()
     assert message(db, stub)["content"] == WHOLE == watcher.text()  # the dropped words not shown twice
     assert chunks_left(db) == 0
