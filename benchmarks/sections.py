@@ -74,6 +74,7 @@ SECTIONS = [
     Section("emulator_jvm", default=False),
     Section("pipeline", stack="pipeline"),
     Section("load", stack="pipeline", default=False),
+    Section("sync_watch", stack="pipeline", default=False),
     Section("embed_burst", stack="functions"),
     Section("browser_ttft", stack="browser", tiny_env={"BENCH_RUNS": "1"}),
     Section("browser_import", stack="browser", tiny_env={"BENCH_FILES": "3", "BENCH_EMBED_WAIT_S": "1"}),
