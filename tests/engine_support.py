@@ -161,9 +161,10 @@ class ChunkWatcher:
             time.sleep(0.02)
         raise AssertionError("the listener never saw the expected chunks")
 
-    def wait_until_streamed(self, timeout: float = 10.0) -> None:
-        """Until the listener has seen chunks come and every one of them go. "None present" alone
-        also holds before a loaded emulator delivers the first chunks: the text would read empty."""
+    def wait_until_streamed(self, timeout: float = 30.0) -> None:
+        """Until the listener has seen a completed answer's chunks come and every one of them go.
+        "None present" alone also holds before a loaded emulator delivers the first chunks: the
+        text would read empty. (A failed run may write no chunk: wait on `present` there.)"""
         self.wait_until(lambda w: w.seen and w.present == 0, timeout)
 
     def close(self) -> None:
