@@ -33,13 +33,11 @@ import sys
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from benchmarks.common import sized
+from benchmarks.common import sized, triggers_paused
 from benchmarks.decks import seed_owner
 from benchmarks.fake_provider import FakeAnthropic
 from benchmarks.load_users import QUESTIONS, ChatListener
@@ -182,23 +180,10 @@ def _send(
     return chat_id, {k: v * 1000 for k, v in ms.items()}
 
 
-@contextmanager
-def _triggers_paused() -> Iterator[None]:
-    """Background triggers off while a deck is written, as scripts/seed does: its cards need no embedCard."""
-    hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
-    # Resuming re-discovers the functions in a Python process (FUNCTIONS_DISCOVERY_TIMEOUT, scripts/lib.sh):
-    # on a loaded machine that took over 10 s.
-    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=90)
-    try:
-        yield
-    finally:
-        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=90)
-
-
 def _deck_unembedded(db: Any, uid: str) -> list[str]:
     """The whole demo deck as the user's cards, none embedded yet (as right
     after scripts/dev's import), written with background triggers paused."""
-    with _triggers_paused():
+    with triggers_paused():
         ids = []
         for start in range(0, len(deck := build_deck()[: sized(None, 5)]), 400):
             batch = db.batch()
@@ -215,7 +200,7 @@ def _deck_unembedded(db: Any, uid: str) -> list[str]:
 def _big_deck(db: Any, uid: str, n: int) -> list[str]:
     """`n` synthetic cards of the user's with stored vectors and their retrieval index, as after an
     embedded import (benchmarks/decks.py), written with background triggers paused."""
-    with _triggers_paused():
+    with triggers_paused():
         ids = seed_owner(db, n, uid)
     rebuild(db, uid)
     return ids

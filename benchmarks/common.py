@@ -8,7 +8,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -67,3 +69,16 @@ def in_fresh_process(module: str, args: list[str], project: str, code: Path) -> 
         raise RuntimeError(f"{' '.join(args)} in {code}: {out.stderr[-2000:]}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
+
+
+@contextmanager
+def triggers_paused() -> Iterator[None]:
+    """Background triggers off meanwhile, as scripts/seed does: the cards written need no embedCard."""
+    hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
+    # Resuming re-discovers the functions in a Python process (FUNCTIONS_DISCOVERY_TIMEOUT, scripts/lib.sh):
+    # on a loaded machine that took over 10 s.
+    urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=90)
+    try:
+        yield
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{hub}/enableBackgroundTriggers", method="PUT"), timeout=90)

@@ -60,7 +60,7 @@ SECTIONS = [
     Section("citation_checks"),
     Section("search_cards"),
     Section("search_chats"),
-    Section("card_sync", default=False),
+    Section("card_sync", stack="pipeline", default=False),
     Section("related_cards", default=False),
     Section("overlaps", default=False),
     Section("draft_check", default=False),
