@@ -56,24 +56,32 @@ def records_of(db: firestore.Client, owner: str, source: str) -> dict[str, CardS
 
 
 def records_among(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, CardSync]:
-    """The records of the cards `card_ids` (by id: one read each, however many the source holds), by path."""
+    """The records of the cards `card_ids` (by id in one batched read, however many the source
+    holds), by path; what a sync decides by, without `synced` (left at its default): a re-sync
+    reads a record per file it lists, and decoding the time was a good part of each."""
     col = db.collection(CARD_SYNCS)
-    found = (s for s in db.get_all([col.document(i) for i in dict.fromkeys(card_ids)]) if s.exists)
+    refs = [col.document(i) for i in dict.fromkeys(card_ids)]
+    found = (s for s in db.get_all(refs, field_paths=_DECIDED_BY) if s.exists)
     records = (CardSync.from_dict(s.to_dict() or {}) for s in found)
     return {r.path: r for r in records}
 
 
-def paths_named(db: firestore.Client, owner: str, source: str, names: Sequence[str]) -> list[str]:
+#: The fields of a record records_among reads.
+_DECIDED_BY = ["owner", "card", "source", "path", "sha256", "card_hash"]
+
+
+def paths_named(db: firestore.Client, owner: str, source: str, names: Sequence[str], build: bool = True) -> list[str]:
     """The paths the owner's `source` has synced whose link_name is one of `names`: read by id
     from the source's path index (card_sync_paths), never by a query over its records, but once
-    for a source synced before it had an index, which builds it."""
+    for a source synced before it had an index, which builds it (unless not `build`: a dry run)."""
     col, wanted = db.collection(CARD_SYNC_PATHS), set(names)
     built = ids.sync_paths_built_id(owner, source)
     keys = sorted({ids.sync_paths_id(owner, source, n) for n in wanted})
     snaps = {s.id: s for s in db.get_all([col.document(k) for k in [built, *keys]])}
     if not snaps[built].exists:
         paths = list(records_of(db, owner, source))
-        _build_index(db, owner, source, paths)
+        if build:
+            _build_index(db, owner, source, paths)
     else:
         found = (snaps[k] for k in keys if snaps[k].exists)
         paths = [p for s in found for p in SyncPaths.from_dict(s.to_dict() or {}).paths]
