@@ -1,4 +1,5 @@
-"""Speaking to syncCards over HTTP, for the endpoint's tests and the sync client's."""
+"""Speaking to syncCards over HTTP, for the endpoint's tests and the sync client's, and what a
+sync wrote."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import json
 import urllib.error
 import urllib.request
 from typing import Any
+
+from google.cloud.firestore import FieldFilter
+
+from cardchat.schema.card_syncs import CARD_SYNC_PATHS, CARD_SYNC_RUNS, CARD_SYNCS
+from cardchat.schema.documents import CARDS
 
 
 def sha(text: str) -> str:
@@ -32,3 +38,13 @@ def post_sync(
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"{}")
+
+
+def written(db: Any, owner: str) -> dict[str, Any]:
+    """Every document a sync writes of `owner` (cards, records, path index, runs), by path, with
+    its update time: equal before and after what must write nothing."""
+    out = {}
+    for name in (CARDS, CARD_SYNCS, CARD_SYNC_PATHS, CARD_SYNC_RUNS):
+        query = db.collection(name).where(filter=FieldFilter("owner", "==", owner)).select([])
+        out.update({s.reference.path: s.update_time for s in query.stream()})
+    return out

@@ -93,9 +93,15 @@ class Server:
     def __init__(self, url: str, token: str, source: str) -> None:
         self.url, self.token, self.source = url, token, source
 
-    def post(self, files: list[dict[str, Any]], delete_missing: bool = False, run: str | None = None) -> dict[str, Any]:
-        fields = {"source": self.source, "files": files, "delete_missing": delete_missing}
-        body = json.dumps({**fields, **({"run": run} if run else {})}).encode()
+    def post(
+        self, files: list[dict[str, Any]], delete_missing: bool = False, run: str | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        fields: dict[str, Any] = {"source": self.source, "files": files, "delete_missing": delete_missing}
+        if run:
+            fields["run"] = run
+        if dry_run:
+            fields["dry_run"] = True
+        body = json.dumps(fields).encode()
         headers = {"Content-Type": "application/json", "Authorization": "Bearer " + self.token}
         for _ in range(10):
             request = urllib.request.Request(self.url, data=body, method="POST", headers=headers)
@@ -148,12 +154,14 @@ class Totals:
     def __init__(self) -> None:
         self.counts = {"created": 0, "updated": 0, "unchanged": 0, "deleted": 0}
         self.refused: list[dict[str, str]] = []
+        self.deletions: list[str] = []
 
     def add(self, answer: dict[str, Any], unchanged: bool = True) -> None:
         for key in self.counts:
             if key != "unchanged" or unchanged:
                 self.counts[key] += int(answer.get(key) or 0)
         self.refused += answer.get("refused") or []
+        self.deletions += answer.get("deletions") or []
 
     def report(self) -> str:
         lines = [", ".join(f"{v} {k}" for k, v in self.counts.items())]
@@ -169,21 +177,24 @@ def progress(done: int, total: int, what: str) -> None:
 def sync(server: Server, root: Path, listing: dict[str, str], delete: bool, dry_run: bool) -> Totals:
     """Hashes first, then the texts the server asks for. With `delete`, every request of the
     listing names one run, and a last request of that run deletes the cards of the files none of
-    them listed: a folder of any size, and only once the whole folder was listed."""
+    them listed: a folder of any size, and only once the whole folder was listed. A dry run lists
+    (its last request asking what `delete` would delete) and sends nothing else."""
     totals = Totals()
     paths = sorted(listing)
     if delete and not paths:
         raise SyncError("the folder has no notes to sync: --delete would delete every card of the source")
     run = secrets.token_urlsafe(16) if delete and not dry_run else None
     need: list[str] = []
-    for start in range(0, max(len(paths), 1), MAX_FILES):
+    starts = range(0, max(len(paths), 1), MAX_FILES)
+    for start in starts:
         part = [{"path": p, "sha256": listing[p]} for p in paths[start : start + MAX_FILES]]
-        answer = server.post(part, run=run)
-        totals.add(answer)
+        answer = server.post(part, delete_missing=dry_run and delete and start == starts[-1], run=run, dry_run=dry_run)
+        totals.add(answer if not dry_run else unlisted_only(answer, part, listing))
         need += answer.get("need") or []
         progress(min(start + MAX_FILES, len(paths)), len(paths), "listed")
     if dry_run:
-        print("\n".join(f"would send {p}" for p in need) or "nothing would change")
+        lines = [f"would send {p}" for p in need] + [f"would delete {p}" for p in totals.deletions]
+        print("\n".join(lines) or "nothing would change")
         return totals
     sent = 0
     for batch in chunks(need, root):
@@ -193,6 +204,15 @@ def sync(server: Server, root: Path, listing: dict[str, str], delete: bool, dry_
     if run is not None:
         totals.add(server.post([], delete_missing=True, run=run))
     return totals
+
+
+def unlisted_only(answer: dict[str, Any], part: list[dict[str, Any]], listing: dict[str, str]) -> dict[str, Any]:
+    """A dry run's answer with the deletions it may not mean: a request says what it would delete
+    of the files it does not list, and the folder lists more than one request does."""
+    own = {f["path"] for f in part}
+    deletions = [p for p in answer.get("deletions") or [] if p not in listing]
+    refused = [r for r in answer.get("refused") or [] if r.get("path") in own or r.get("path") not in listing]
+    return {**answer, "deleted": len(deletions), "deletions": deletions, "refused": refused}
 
 
 def watch(server: Server, root: Path, delete: bool, interval: float, seen: Seen, last: dict[str, str]) -> None:

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import pytest
 from conftest import _post
-from sync_support import entry, post_sync
+from sync_support import entry, post_sync, written
 
 from cardchat import ids
 from cardchat.chat import card_sync
@@ -33,8 +33,9 @@ def vault(app_db, sign_up, call, functions_base):
     return {"url": f"{functions_base}/syncCards", "uid": uid, "id_token": id_token, "token": write}
 
 
-def sync(vault, files, delete_missing=False, source="my-vault", token=None, run=None):
+def sync(vault, files, delete_missing=False, source="my-vault", token=None, run=None, dry_run=False):
     body = {"source": source, "files": files, "delete_missing": delete_missing, **({"run": run} if run else {})}
+    body.update({"dry_run": True} if dry_run else {})
     status, out = post_sync(vault["url"], body, token or vault["token"])
     assert status == 200, out
     return out
@@ -93,6 +94,21 @@ def test_changes_deletions_and_renames(app_db, vault):
         .exists
     )
     assert card(app_db, vault, "rebase.md").update_time == before.update_time
+
+
+def test_a_dry_run_answers_what_would_change_and_writes_nothing(app_db, vault):
+    sync(vault, [entry("rebase.md", REBASE), entry("merge.md", MERGE), entry("idea.md", "# Idea\nLater.\n")])
+    before = written(app_db, vault["uid"])
+    # merge.md changed, new.md added, rebase.md left the folder; the texts sent, as a sync's second step
+    files = [entry("merge.md", MERGE + "\nFast-forward.\n"), entry("new.md", "# New\nSee [[idea]].\n")]
+    files.append(entry("idea.md", "# Idea\nLater.\n", send=False))
+    dry = sync(vault, files, delete_missing=True, dry_run=True)
+    assert counts(dry) == {"created": 1, "updated": 1, "unchanged": 1, "deleted": 1}
+    assert (dry["deletions"], dry["need"], dry["refused"]) == (["rebase.md"], [], [])
+    assert written(app_db, vault["uid"]) == before
+    out = sync(vault, files, delete_missing=True)
+    assert counts(out) == counts(dry) and out["deletions"] == ["rebase.md"]
+    assert card(app_db, vault, "rebase.md") is None and card(app_db, vault, "new.md") is not None
 
 
 def test_a_run_deletes_what_none_of_its_requests_listed(app_db, vault):
@@ -187,6 +203,8 @@ def test_a_write_token_writes_only_its_owners_cards(app_db, vault, sign_up, call
 
 BAD = [
     ({"files": []}, "source"),
+    ({"source": "v", "files": [], "dry_run": "yes"}, "dry_run"),
+    ({"source": "v", "files": [], "dry_run": True, "run": "run-0123456789"}, "dry_run"),
     ({"source": "my vault", "files": []}, "source"),
     ({"source": "x" * 65, "files": []}, "source"),
     ({"source": "v"}, "files"),

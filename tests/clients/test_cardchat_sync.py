@@ -1,6 +1,7 @@
 """cardchat-sync (clients/cardchat-sync/cardchat_sync.py), run as a user runs it, against the
 Functions, Auth and Firestore emulators, over a temporary folder the test edits: what it skips,
-dry runs, changes, renames with --delete, --watch, and how it stops on a bad token or URL."""
+dry runs (what they would send and delete, nothing written), changes, renames with --delete,
+--watch, and how it stops on a bad token or URL."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from sync_support import written
 from test_embed_burst import triggers_paused
 from test_endpoints import add_cards, wait_for
 
@@ -84,6 +86,10 @@ def test_a_folder_syncs_skips_what_it_should_and_follows_edits(app_db, vault):
     assert cards(app_db, vault)["merge.md"]["body"] == "Join two branches, or fast-forward."
 
     (vault["root"] / "merge.md").rename(vault["root"] / "joined.md")
+    state = written(app_db, vault["uid"])
+    dry = run(vault, "--dry-run", "--delete")
+    assert dry.returncode == 0 and "would send joined.md\nwould delete merge.md\n" in dry.stdout, dry.stdout
+    assert written(app_db, vault["uid"]) == state
     renamed = run(vault, "--delete")
     assert renamed.returncode == 0 and "1 created" in renamed.stdout and "1 deleted" in renamed.stdout
     assert set(cards(app_db, vault)) == {"notes/rebase.md", "joined.md", "readme.txt"}
@@ -100,6 +106,11 @@ def test_delete_works_for_a_folder_over_one_request(app_db, vault):
         assert run(vault, "--delete").returncode == 0
         for rel in removed:
             (vault["root"] / rel).unlink()
+        state = written(app_db, vault["uid"])
+        dry = run(vault, "--dry-run", "--delete")  # each request's answer names the files listed in others
+        would = {line.removeprefix("would delete ") for line in dry.stdout.splitlines() if line.startswith("would")}
+        assert would == removed, dry.stdout
+        assert written(app_db, vault["uid"]) == state
         out = run(vault, "--delete")
     assert out.returncode == 0 and "0 created, 0 updated, 1199 unchanged, 4 deleted" in out.stdout, out.stdout
     col = app_db.collection(CARDS)

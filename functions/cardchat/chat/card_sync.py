@@ -17,6 +17,8 @@ of at most MAX_FILES files.
   those no request of that run listed (card_sync_runs records what each listed): a client lists a
   folder of any size in requests of one run, then sends delete_missing in the run's last. A run
   unknown to this owner and source, or expired, deletes nothing: the request is refused.
+- dry_run answers the same (`deletions` naming the files whose cards would go) and writes
+  nothing: no card, no record, no path index, no run.
 
 A card edited in the app and then changed in the folder: the app's edit wins and nothing is lost.
 The file is refused (`refused`, saying so) while the card differs from what the last sync wrote,
@@ -64,6 +66,8 @@ class SyncResult:
     deleted: int = 0
     need: list[str] = field(default_factory=list)
     refused: list[dict[str, str]] = field(default_factory=list)
+    #: The paths whose cards `deleted` counts: what a dry run's client lists before deleting.
+    deletions: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +77,7 @@ class SyncResult:
             "deleted": self.deleted,
             "need": self.need,
             "refused": self.refused,
+            "deletions": self.deletions,
         }
 
 
@@ -87,7 +92,8 @@ class _Sync:
     when: datetime
     result: SyncResult = field(default_factory=SyncResult)
     writes: list[FileWrite] = field(default_factory=list)
-    counted: list[str] = field(default_factory=list)
+    #: (what the write counts as, its path), counted once written.
+    counted: list[tuple[str, str]] = field(default_factory=list)
 
     def card_id(self, path: str) -> str:
         return ids.synced_card_id(self.owner, self.request.source, path)
@@ -97,8 +103,8 @@ class _Sync:
 
 
 def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None) -> SyncResult:
-    """What the request changes, written; FailedPrecondition when a card changed in the app
-    while it ran (what was written stays, and a second run finds it unchanged)."""
+    """What the request changes, written (a dry run: nothing written); FailedPrecondition when a
+    card changed in the app while it ran (what was written stays, and a second run finds it unchanged)."""
     from cardchat.repo import card_sync_runs, card_syncs, card_writes
 
     when = when or now()
@@ -118,13 +124,16 @@ def sync(db: Db, owner: str, request: SyncRequest, when: datetime | None = None)
     for path in gone:
         _plan_delete(state, path)
     try:
-        card_syncs.write(db, owner, request.source, state.writes)
+        if not request.dry_run:
+            card_syncs.write(db, owner, request.source, state.writes)
     except card_syncs.SyncConflict as e:
         raise FailedPrecondition("files: a card changed in the app during the sync; run it again") from e
     if request.delete_missing and request.run is not None:
         card_sync_runs.end(db, owner, ids.sync_run_key(owner, request.source, request.run))
-    for kind in state.counted:
+    for kind, path in state.counted:
         setattr(state.result, kind, getattr(state.result, kind) + 1)
+        if kind == "deleted":
+            state.result.deletions.append(path)
     return state.result
 
 
@@ -159,7 +168,8 @@ def _linkable(db: Db, state: _Sync) -> list[str]:
 
     if state.request.delete_missing:
         return list(state.records)
-    return card_syncs.paths_named(db, state.owner, state.request.source, sorted(_named(state.request)))
+    names = sorted(_named(state.request))
+    return card_syncs.paths_named(db, state.owner, state.request.source, names, build=not state.request.dry_run)
 
 
 def _link_targets(state: _Sync, synced: list[str]) -> dict[str, str]:
@@ -194,7 +204,7 @@ def _plan_file(state: _Sync, f: SyncFile, links: dict[str, str]) -> None:
     new = CardSync(state.owner, cid, state.request.source, f.path, f.sha256, content_hash(card), state.when)
     if stored is None:
         state.writes.append(_write(f.path, card, new))
-        state.counted.append("created")
+        state.counted.append(("created", f.path))
         return
     held = content_hash(stored.card)
     if held == new.card_hash:
@@ -205,7 +215,7 @@ def _plan_file(state: _Sync, f: SyncFile, links: dict[str, str]) -> None:
     else:
         fields = {"title": card.title, "body": card.body, "tags": card.tags, "visibility": card.visibility}
         state.writes.append(_write(f.path, card, new, stored.update_time, dict(fields, updated=state.when)))
-        state.counted.append("updated")
+        state.counted.append(("updated", f.path))
 
 
 def _write(
@@ -245,4 +255,4 @@ def _plan_delete(state: _Sync, path: str) -> None:
         return
     state.writes.append(_write(path, None, None, stored.update_time if stored else None))
     if stored is not None:
-        state.counted.append("deleted")
+        state.counted.append(("deleted", path))

@@ -1,11 +1,14 @@
 """syncCards' request, apart from parsing/requests.py as token_requests.py is: each field checked
 once, InvalidArgument naming it (`files[3].path: ...`), before anything is read or written.
 
-{"source": "my-vault", "files": [{"path", "sha256", "markdown"?}], "delete_missing": false, "run"?: "<id>"}
+{"source": "my-vault", "files": [{"path", "sha256", "markdown"?}], "delete_missing": false, "run"?: "<id>",
+ "dry_run"?: false}
 
 `run` (optional) names one sync run of the client over the folder: every request of the run
 carries it, and the last one's delete_missing deletes the cards of the files no request of the run
 listed (without `run`: those this request does not list), so a folder of any size can delete.
+`dry_run` (optional): the same answer, nothing written; it names no run (a run's requests write
+what they listed).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class SyncRequest:
     delete_missing: bool = False
     #: The client's sync run this request is part of (None: the request stands alone).
     run: str | None = None
+    #: Answer what the request would change, writing nothing.
+    dry_run: bool = False
 
 
 def sync_request(data: Any) -> SyncRequest:
@@ -60,13 +65,18 @@ def sync_request(data: Any) -> SyncRequest:
     run = data.get("run")
     if run is not None and (not isinstance(run, str) or not _RUN.fullmatch(run)):
         raise InvalidArgument("run: 8-64 characters of A-Z, a-z, 0-9, '_' or '-', the same in every request of one run")
+    dry_run = data.get("dry_run", False)
+    if not isinstance(dry_run, bool):
+        raise InvalidArgument("dry_run: true or false")
+    if dry_run and run is not None:
+        raise InvalidArgument("dry_run: a dry run names no run (a run's requests record what they listed)")
     parsed = [_file(f, i) for i, f in enumerate(files)]
     seen: set[str] = set()
     for i, f in enumerate(parsed):
         if f.path in seen:
             raise InvalidArgument(f"files[{i}].path: repeats an earlier file's path")
         seen.add(f.path)
-    return SyncRequest(source, parsed, delete_missing, run)
+    return SyncRequest(source, parsed, delete_missing, run, dry_run)
 
 
 def _file(raw: Any, i: int) -> SyncFile:
