@@ -57,8 +57,8 @@ def records_of(db: firestore.Client, owner: str, source: str) -> dict[str, CardS
 
 def records_among(db: firestore.Client, card_ids: Sequence[str]) -> dict[str, CardSync]:
     """The records of the cards `card_ids` (by id in one batched read, however many the source
-    holds), by path; what a sync decides by, without `synced` (left at its default): a re-sync
-    reads a record per file it lists, and decoding the time was a good part of each."""
+    holds), by path; only what a sync decides by, `synced` left at its default: a re-sync reads a
+    record per file it lists, and nothing reads the rest of it."""
     col = db.collection(CARD_SYNCS)
     refs = [col.document(i) for i in dict.fromkeys(card_ids)]
     found = (s for s in db.get_all(refs, field_paths=_DECIDED_BY) if s.exists)
