@@ -42,10 +42,11 @@ pick_java() {
   fi
   export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH" FIREBASE JAVA_FALLBACK
   # Whichever CLI runs the emulators hands each port for a Python worker out once, across every
-  # stack on the machine, and sends each call to a worker on a connection of its own
-  # (scripts/worker_ports.cjs, scripts/worker_connections.cjs say why). Nested scripts inherit them once.
+  # stack on the machine, sends each call to a worker on a connection of its own, and starts each
+  # worker as a fork of one that has imported main.py (scripts/worker_ports.cjs,
+  # scripts/worker_connections.cjs, scripts/worker_fork.cjs say why). Nested scripts inherit them once.
   local name preload
-  for name in worker_ports worker_connections; do
+  for name in worker_ports worker_connections worker_fork; do
     preload="--require \"$ROOT/scripts/$name.cjs\""
     [[ " ${NODE_OPTIONS:-} " == *" $preload "* ]] || export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }$preload"
   done

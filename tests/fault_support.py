@@ -8,6 +8,7 @@ on sys.path).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import socket
@@ -23,6 +24,8 @@ from google.cloud import firestore
 
 from cardchat.repo import messages as repo
 from cardchat.schema.messages import StreamChunk
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: The Firestore API calls that read or write documents (what Firestore bills).
 BILLED_RPCS = (
@@ -194,14 +197,36 @@ def _answers(host: str) -> bool:
         return False
 
 
-def stack_workers(function: str) -> list[int]:
+def _worker_fork() -> Any:
+    """scripts/worker_fork.py, which knows where a launcher's worker is recorded."""
+    spec = importlib.util.spec_from_file_location("worker_fork", ROOT / "scripts" / "worker_fork.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _group(pgid: int) -> list[int]:
+    members = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[2]) == pgid:
+                members.append(int(proc.name))
+        except (OSError, ValueError):
+            continue
+    return members
+
+
+def stack_workers(function: str, project: str | None = None) -> list[int]:
     """The pids of the Functions emulator's workers serving `function` in this
-    test run's stack (the one whose Firestore is FIRESTORE_EMULATOR_HOST):
-    never another stack's on the same machine."""
+    test run's stack (the one whose Firestore is FIRESTORE_EMULATOR_HOST, and
+    `project` where given): never another stack's on the same machine. A worker
+    started through scripts/worker_fork.py is the fork its launcher names: the
+    launcher alone shows the environment the CLI gave it."""
     want = {
         f"FUNCTION_TARGET={function}".encode(),
         f"FIRESTORE_EMULATOR_HOST={os.environ['FIRESTORE_EMULATOR_HOST']}".encode(),
-    }
+    } | ({f"GCLOUD_PROJECT={project}".encode()} if project else set())
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -211,6 +236,13 @@ def stack_workers(function: str) -> list[int]:
             cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue  # gone, or not ours to read
-        if want <= env and b"python" in cmdline:
+        if not (want <= env and b"python" in cmdline):
+            continue
+        if b"worker_fork.py" not in cmdline:
             found.append(int(proc.name))
+            continue
+        try:
+            found += _group(int(Path(_worker_fork().registry_entry(int(proc.name))).read_text()))
+        except (OSError, ValueError):
+            continue  # its worker is still starting, or has ended
     return found

@@ -29,6 +29,7 @@ from cardchat.schema.documents import (
     UserDoc,
     now,
 )
+from fault_support import stack_workers
 
 pytestmark = pytest.mark.functions
 
@@ -325,19 +326,11 @@ def _workers(target: str) -> list[int]:
     """Niceness of every Functions-emulator worker process of this stack (its Firestore emulator: other
     stacks on the machine run the same project) that serves `target`."""
     found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
+    for pid in stack_workers(target, APP_PROJECT):
         try:
-            env = dict(v.split("=", 1) for v in (proc / "environ").read_text().split("\0") if "=" in v)
-            if (
-                env.get("FUNCTION_TARGET") == target
-                and env.get("GCLOUD_PROJECT") == APP_PROJECT
-                and env.get("FIRESTORE_EMULATOR_HOST") == os.environ["FIRESTORE_EMULATOR_HOST"]
-            ):
-                found.append(int((proc / "stat").read_text().rsplit(")", 1)[1].split()[16]))  # its niceness
+            found.append(int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16]))  # its niceness
         except (OSError, ValueError):
-            continue  # the process ended, or is not ours to read
+            continue  # the process ended
     return found
 
 
