@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 #: the window per turn, 3:1) 16 candidates put the answering card in the
 #: context for 0.88 of follow-ups, 20 for 0.90 (8 at an eighth of the window: 0.80).
 TURN_CANDIDATES = 20
+#: Candidates given their indexed length and score, in TURN_CANDIDATES: room for some gone since
+#: indexed; one further down is sized as empty, so it is read before it is planned.
+SIZED_CANDIDATES = 4
 #: Tokens per request kept free beside background, history and answer (provider framing).
 MARGIN_TOKENS = 256
 #: Additions kept across turns, in per-turn budgets: older ones leave first,
@@ -288,7 +291,8 @@ def rank_source(
         cards, gone = turn_cards.first_readable(db, owner, pool, outside, TURN_CANDIDATES)
     else:
         cards, gone = turn_cards.read(db, owner, pool, outside[:TURN_CANDIDATES], kept_only=True)
-    sims, has, sized = pool.similarities(query_vec) if len(pool) else np.zeros(0), pool.has_vector(), set(outside)
+    sized = set(cards) if read else set(outside[: SIZED_CANDIDATES * TURN_CANDIDATES])
+    sims, has = pool.similarities(query_vec) if len(pool) else np.zeros(0), pool.has_vector()
     scores = {c: round(float(sims[i]), 4) if has[i] else None for i, c in enumerate(pool.ids) if c in sized}
     chars = {} if read else {c: int(pool.chars[i]) for i, c in enumerate(pool.ids) if c in sized}
     return Ranked([c for c in ids if c not in gone], cards, scores, chars, pool)
