@@ -15,7 +15,9 @@ the chat packs what the default background share of the model's window holds.
 The first call of each kind in a process fills caches (the retrieval index,
 vectors, text hashes); "warm" is a second one, as on a warm instance. The last
 line sets the warm follow-up answer's reads at each size side by side: they
-must not grow with the chat from 300 to 10,000 cards.
+must not grow with the chat from 300 to 10,000 cards. Beside them, how many of
+them were cards: those the turn added that the instance did not keep (at 300
+cards the background holds every card and a follow-up has none to add).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ from cardchat.chat import create as chats
 from cardchat.generation import answer_runs
 from cardchat.ids import first_message_id
 from cardchat.parsing import requests as parsing
+from cardchat.repo import cards as card_repo
 from cardchat.repo.retrieval_index.rebuild import rebuild
+from cardchat.schema.documents import CARDS
 
 QUESTION = "how do I undo the last commit?"
 #: A follow-up of its own for each temper: the warm one must not find its candidates kept by the first.
@@ -109,9 +113,9 @@ def _answer(db: Any, message_id: str) -> Any:
     return answer_runs.run_answer(db, message_id)
 
 
-def _costs(db: Any, deck: Deck | int) -> tuple[list[str], int]:
-    """Each call's line; the reads of the warm follow-up's answer."""
-    counter, lines, follow_up_reads = OpCounter(db), [], 0
+def _costs(db: Any, deck: Deck | int) -> tuple[list[str], tuple[int, int]]:
+    """Each call's line; the reads of the warm follow-up's answer, and how many of them were cards."""
+    counter, lines, follow_up_reads = OpCounter(db), [], (0, 0)
     uid, cards = _user(db, deck)
     token = access_tokens.create(db, uid, "bench").token
     for temper in ("first in the process", "warm"):
@@ -121,10 +125,11 @@ def _costs(db: Any, deck: Deck | int) -> tuple[list[str], int]:
         lines.append(_measure(counter, "  its answer and title (generateAnswer)", _answer, db, first)[0])
         line, stub = _measure(counter, f"postMessage ({temper})", _post, db, uid, chat_id, FOLLOW_UPS[temper])
         lines.append(line)
+        cards_before = card_repo.READS[CARDS]
         with counter.counting() as ops:
             _answer(db, stub)
         lines.append(f"  {'  its answer (generateAnswer)':44s} {ops.line()}")
-        follow_up_reads = ops.reads
+        follow_up_reads = ops.reads, card_repo.READS[CARDS] - cards_before
         lines.append(_measure(counter, f"searchCards ({temper})", _search, db, uid)[0])
         lines.append(_measure(counter, f"MCP search_cards ({temper})", _mcp, db, token)[0])
     return lines, follow_up_reads
@@ -144,13 +149,15 @@ def run(db: Any) -> list[str]:
                 costs, follow_ups[n] = _costs(db, deck)
                 lines += costs
             sizes = " / ".join(f"{n:,}" for n in follow_ups)
-            reads = " / ".join(str(r) for r in follow_ups.values())
+            reads = " / ".join(str(r) for r, _ in follow_ups.values())
+            cards = " / ".join(str(c) for _, c in follow_ups.values())
             # the goal is for the two largest sizes (300 and 10,000 cards)
-            largest = sorted(follow_ups)[-2:]
-            met = max(follow_ups.values()) <= GOAL_READS and len({follow_ups[n] for n in largest}) == 1
+            smaller, largest = sorted(follow_ups)[-2:]
+            most = max(r for r, _ in follow_ups.values())
+            met = most <= GOAL_READS and follow_ups[largest][0] <= follow_ups[smaller][0]
             lines.append(
-                f"reads per warm follow-up answer at {sizes} cards: {reads}"
-                f" (goal ≤ {GOAL_READS}, the same at {largest[0]:,} and {largest[1]:,}: {'met' if met else 'MISSED'})"
+                f"reads per warm follow-up answer at {sizes} cards: {reads}, of them cards: {cards}"
+                f" (goal ≤ {GOAL_READS}, no more at {largest:,} than at {smaller:,}: {'met' if met else 'MISSED'})"
             )
         finally:
             for k, v in saved.items():

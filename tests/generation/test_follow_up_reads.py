@@ -1,9 +1,9 @@
 """A follow-up's Firestore reads do not grow with its chat's background, on the real emulator:
 the access and edit re-check takes the packed cards' stamps from the owner's retrieval index
 (chat/card_stamps.py), and the turn's ranking reads only the cards it may add
-(generation/turn_context.py), never those already in the context. Counted on the real client as
-Firestore bills them (benchmarks/op_counter.py), over a chat of 30 cards and one of 300, each
-packing all of its cards."""
+(generation/turn_context.py), never those already in the context nor those too large to fit. Counted
+on the real client as Firestore bills them (benchmarks/op_counter.py), over a chat of 30 cards and one
+of 300, each packing all of its cards, and one whose collection is larger than its background."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pytest
+from google.cloud.firestore import FieldFilter
 
 from benchmarks.decks import GIT_WORDS, DeckWriter, unit_vector, words
 from benchmarks.op_counter import OpCounter
@@ -34,14 +35,14 @@ __all__ = ["anthropic_wire"]  # a fixture, used by name
 MOST_READS = 60
 
 
-def _chat(db, owner: str, n: int, wire, share: float = 0.5) -> str:
-    """A chat over `n` cards of `owner` (stored vectors), a `share` of the window its background (half
-    holds the whole collection), first answer given."""
+def _chat(db, owner: str, n: int, wire, share: float = 0.5, body: tuple[int, int] = (30, 60)) -> str:
+    """A chat over `n` cards of `owner` (stored vectors) of `body` words each, a `share` of the window
+    its background (half holds the whole collection of short cards), first answer given."""
     rng, np_rng = random.Random(n), np.random.default_rng(n)
     deck, ids = DeckWriter(db), []
     for i in range(n):
         cid = f"{owner}-card-{i:04d}"
-        deck.card(cid, Card(f"Card {i}", words(rng, 30, 60, GIT_WORDS) + ".", owner), unit_vector(np_rng))
+        deck.card(cid, Card(f"Card {i}", words(rng, *body, GIT_WORDS) + ".", owner), unit_vector(np_rng))
         ids.append(cid)
     deck.close()
     grant_ai(db, owner)
@@ -55,9 +56,11 @@ def _chat(db, owner: str, n: int, wire, share: float = 0.5) -> str:
     return chat_id
 
 
-def _follow_up_reads(db, owner: str, n: int, wire) -> tuple[int, int]:
-    """The reads of one follow-up's answer run in a chat of `n` cards, and the cards it packs."""
-    chat_id = _chat(db, owner, n, wire)
+def _follow_up_reads(db, owner: str, n: int, wire, **chat) -> tuple[int, int]:
+    """The reads of one follow-up's answer run in a chat of `n` cards (`chat`: _chat's options) on an
+    instance that keeps no card's text, and the cards it packs."""
+    chat_id = _chat(db, owner, n, wire, **chat)
+    card_texts.clear()
     stub = post_message(db, owner, chat_id, "and how do I stash my work?")
     wire.responses.append(anthropic_text("Stash it [2]."))
     with OpCounter(db).counting() as ops:
@@ -71,6 +74,18 @@ def test_a_follow_ups_reads_are_the_same_at_30_and_300_cards(db, anthropic_wire)
     large, large_packed = _follow_up_reads(db, "reads-large", 300, anthropic_wire)
     assert small_packed == 30 and large_packed == 300  # the whole collection is in each background
     assert large == small <= MOST_READS, (small, large)
+
+
+def test_a_follow_up_reads_no_candidate_too_large_to_fit(db, anthropic_wire):
+    """A collection larger than its background, of cards each larger than what one turn may add (a
+    keyed model's turn_budget): the turn sizes its candidates by their indexed length, so it reads none."""
+    whole, _ = _follow_up_reads(db, "reads-whole", 30, anthropic_wire)
+    large, packed = _follow_up_reads(db, "reads-long", 6, anthropic_wire, share=0.25, body=(15_000, 16_000))
+    assert 0 < packed < 6  # cards outside the background: candidates for the turn
+    private = db.collection(CHAT_PRIVATE).where(filter=FieldFilter("owner", "==", "reads-long")).get()[0]
+    turn = private.get("context_turns")[-1]
+    assert turn["added"] == [] and turn["cut"] > 0  # the candidates, none of them fitting
+    assert large == whole, (whole, large)
 
 
 def _cards_read(db, owner: str, chat_id: str, question: str, wire) -> int:

@@ -5,6 +5,8 @@ keeps its citation number for the life of the chat."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from cardchat.generation.turn_context import TURN_CANDIDATES, Ranked, plan_turn, turn_query
 from cardchat.llm.models import MODELS, OFFLINE_MODEL_ID
 from cardchat.llm.tokens import count_tokens
@@ -58,6 +60,24 @@ def test_the_budget_and_the_candidate_count_bound_what_one_turn_adds():
 
     roomy = plan_turn(bg.text, bg.tokens, bg.card_ids, [], ranked(order), 3, ROOMY, 100_000, TOKENIZER)
     assert len(roomy.turn.added) == TURN_CANDIDATES
+
+
+def test_a_candidate_not_read_is_sized_by_its_indexed_length_and_read_only_when_it_may_fit():
+    bg = background(["c0"])
+    budget = 2 * size("c1") + 5
+    chars = {c: len(CARDS[c].title) + len(CARDS[c].body) for c in CARDS} | {"c3": 100_000}  # c3: too long
+    unread = Ranked(["c1", "c3", "c2"], {"c1": CARDS["c1"]}, {}, chars)
+    plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], unread, 3, ROOMY, budget, TOKENIZER)
+    assert plan.unread == ["c2"] and plan.text == bg.text and plan.card_ids == bg.card_ids  # c3: never read
+
+    read = replace(unread, cards={**unread.cards, "c2": CARDS["c2"]})
+    plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], read, 3, ROOMY, budget, TOKENIZER)
+    assert (plan.unread, [a["card"] for a in plan.turn.added], plan.turn.cut) == ([], ["c1", "c2"], 1)
+
+    # indexed short, read long (edited since): planned again by its text, it is left out
+    grown = replace(read, cards={**read.cards, "c2": Card("Card 2", "grown " * 500, "u1")})
+    plan = plan_turn(bg.text, bg.tokens, bg.card_ids, [], grown, 3, ROOMY, budget, TOKENIZER)
+    assert [a["card"] for a in plan.turn.added] == ["c1"] and plan.tokens <= bg.tokens + budget
 
 
 def test_when_the_window_is_tight_older_additions_go_before_the_original_background():

@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 #: the window per turn, 3:1) 16 candidates put the answering card in the
 #: context for 0.88 of follow-ups, 20 for 0.90 (8 at an eighth of the window: 0.80).
 TURN_CANDIDATES = 20
+#: Candidates given their indexed length and score, in TURN_CANDIDATES: room for some gone since
+#: indexed; one further down is sized as empty, so it is read before it is planned.
+SIZED_CANDIDATES = 4
 #: Tokens per request kept free beside background, history and answer (provider framing).
 MARGIN_TOKENS = 256
 #: Additions kept across turns, in per-turn budgets: older ones leave first,
@@ -102,11 +105,15 @@ def window_room(spec: ModelSpec, tokens: int, said: Sequence[str]) -> int:
 @dataclass
 class Ranked:
     """The chat's collection ranked for a question: card ids best first (every card the
-    owner may read), the cards, and each one's cosine similarity (None when unembedded)."""
+    owner may read), the cards, and each one's cosine similarity (None when unembedded).
+    A candidate not in `cards` yet is sized by `chars` (its indexed title and body length)
+    and read (`read_chosen`) only when a plan picks it; `pool` is where it is read from."""
 
     ids: list[str]
     cards: dict[str, Card]
     scores: dict[str, float | None] = field(default_factory=dict)
+    chars: dict[str, int] = field(default_factory=dict)
+    pool: Pool | None = None
 
 
 @dataclass
@@ -116,6 +123,8 @@ class Plan:
     card_ids: list[str]
     turn: ContextTurn
     by_others: int = 0  # cards of other people given a number for the first time
+    #: cards the plan picked by their indexed size, not read yet: to read, then to plan again
+    unread: list[str] = field(default_factory=list)
 
 
 def plan_turn(
@@ -136,7 +145,9 @@ def plan_turn(
     min(`budget`, `room`) tokens; `room` is what the window leaves beside
     `text`, and older additions are dropped to make it at least `budget`.
     A redo of answer `index` (a retry) first takes out what its last run added.
-    A card not of `authors.owner` goes in marked as someone else's; a `pinned` one never leaves."""
+    A card not of `authors.owner` goes in marked as someone else's; a `pinned` one never leaves.
+    A candidate not in `ranked.cards` is sized by its indexed length: when the plan picks one, it
+    comes back in `unread` with nothing added, to be read and planned again."""
     from cardchat.llm.tokens import count_tokens
 
     ids = list(card_ids)
@@ -145,39 +156,54 @@ def plan_turn(
     ctx.drop(_redone(turns, index))
     in_context = context_ids(text, ids, turns, index, pinned)
     candidates = [c for c in ranked.ids if c not in in_context][:TURN_CANDIDATES]
-    by = {c: authors.of(ranked.cards[c]) for c in candidates}
-    # Sized with provisional numbers (a new card's final one is at most this): a digit more or less is noise.
-    sizes = (
-        count_tokens(
-            [
-                card_block(numbers.get(c, len(ids) + 1 + k), ranked.cards[c].title, ranked.cards[c].body, by[c])
-                for k, c in enumerate(candidates)
-            ],
-            tokenizer,
-        )
-        if candidates
-        else []
-    )
+    by = {c: authors.of(ranked.cards[c]) for c in candidates if c in ranked.cards}
+    sizes = _sizes(candidates, ranked, by, lambda k, c: numbers.get(c, len(ids) + 1 + k), tokenizer)
     dropped: list[int] = []
     for old in (t for t in turns if t.message_index < index):  # oldest first
         if ctx.room >= min(budget, min(sizes, default=0)):
             break
         dropped += ctx.drop({a["n"] for a in old.added})
-    allowed = min(budget, ctx.room)
+    chosen = _fitting(candidates, sizes, min(budget, ctx.room))
+    unread = [c for c in chosen if c not in ranked.cards]
+    if unread:
+        return Plan(text, tokens, ids, ContextTurn(index, len(ranked.ids), [], 0, []), unread=unread)
     added: list[dict[str, Any]] = []
     by_others = 0
-    for c, size in zip(candidates, sizes):
-        if size > allowed:
-            continue
+    for c in chosen:
         if c not in numbers:
             ids.append(c)
             numbers[c] = len(ids)
             by_others += by[c] is not None
         ctx.text += card_block(numbers[c], ranked.cards[c].title, ranked.cards[c].body, by[c])
-        allowed -= size
         added.append({"card": c, "n": numbers[c], "rank": ranked.ids.index(c) + 1, "score": ranked.scores.get(c)})
     turn = ContextTurn(index, len(ranked.ids), added, len(candidates) - len(added), dropped)
     return Plan(ctx.text, count_tokens([ctx.text], tokenizer)[0], ids, turn, by_others)
+
+
+def _sizes(candidates: list[str], ranked: Ranked, by: dict[str, str | None], number: Any, tokenizer: str) -> list[int]:
+    """Each candidate's tokens as a block: counted for a card read, estimated from its indexed
+    length (erring low) for one not read yet. Counted with provisional numbers (`number`(k, id):
+    a new card's final one is at most this): a digit more or less is noise."""
+    from cardchat.generation.turn_cards import estimated_tokens
+    from cardchat.llm.tokens import count_tokens
+
+    if not candidates:
+        return []
+    read = [(k, c) for k, c in enumerate(candidates) if c in ranked.cards]
+    blocks = [card_block(number(k, c), ranked.cards[c].title, ranked.cards[c].body, by[c]) for k, c in read]
+    *counts, framing = count_tokens(blocks + [card_block(number(0, ""), "", "")], tokenizer)
+    counted = {c: n for (_, c), n in zip(read, counts)}
+    return [counted.get(c) or framing + estimated_tokens(ranked.chars.get(c, 0), tokenizer) for c in candidates]
+
+
+def _fitting(candidates: list[str], sizes: list[int], allowed: int) -> list[str]:
+    """The candidates, best first, that fit `allowed` tokens one after another (one too large is passed over)."""
+    chosen = []
+    for c, size in zip(candidates, sizes):
+        if size <= allowed:
+            chosen.append(c)
+            allowed -= size
+    return chosen
 
 
 def _redone(turns: Sequence[ContextTurn], index: int) -> set[int]:
@@ -229,6 +255,7 @@ def rank_source(
     context_ids: Sequence[str] = (),
     excluded: Sequence[str] = (),
     matching_only: bool = False,
+    read: bool = True,
 ) -> Ranked:
     """The collection's cards `owner` may read now (its ids, or its query resolved
     again: cards added since included), ranked for `question` read with
@@ -237,13 +264,15 @@ def rank_source(
     ranked by BM25 alone (no embedding on the spot: the answer is waiting).
     Only the cards a turn can add are read: the best TURN_CANDIDATES outside
     the context (`context_ids`, whose citations the chat already holds in
-    ChatPrivate), further ones only for those gone or withdrawn since indexed.
+    ChatPrivate), further ones for those gone or withdrawn since indexed; not `read`: only
+    those kept without a read, the others sized by their indexed length (`read_chosen`).
     A card the question names by title comes first (chat/named_cards.py); an
     `excluded` one never comes. `matching_only`: only cards that share a word with
     the question (a search's, generation/look_further.py), not the whole collection in order."""
     from cardchat.chat import candidates
     from cardchat.chat.named_cards import named_first
     from cardchat.embeddings import get_embedder
+    from cardchat.generation import turn_cards
 
     pool = candidates.resolve_source(db, owner, source, named=question)
     if matching_only:
@@ -257,37 +286,27 @@ def rank_source(
     left_out = set(excluded)
     ids = [pool.ids[i] for i in order if pool.ids[i] not in left_out]
     in_context = set(context_ids)
-    cards, gone = _candidates(db, owner, pool, [c for c in ids if c not in in_context])
-    sims = pool.similarities(query_vec) if len(pool) else np.zeros(0)
-    has = pool.has_vector()
-    return Ranked(
-        [c for c in ids if c not in gone],
-        cards,
-        {c: round(float(sims[i]), 4) if has[i] else None for i, c in enumerate(pool.ids) if c in cards},
-    )
+    outside = [c for c in ids if c not in in_context]
+    if read:
+        cards, gone = turn_cards.first_readable(db, owner, pool, outside, TURN_CANDIDATES)
+    else:
+        cards, gone = turn_cards.read(db, owner, pool, outside[:TURN_CANDIDATES], kept_only=True)
+    sized = set(cards) if read else set(outside[: SIZED_CANDIDATES * TURN_CANDIDATES])
+    sims, has = pool.similarities(query_vec) if len(pool) else np.zeros(0), pool.has_vector()
+    scores = {c: round(float(sims[i]), 4) if has[i] else None for i, c in enumerate(pool.ids) if c in sized}
+    chars = {} if read else {c: int(pool.chars[i]) for i, c in enumerate(pool.ids) if c in sized}
+    return Ranked([c for c in ids if c not in gone], cards, scores, chars, pool)
 
 
-def _candidates(db: Db, owner: str, pool: Pool, outside: list[str]) -> tuple[dict[str, Card], set[str]]:
-    """The first TURN_CANDIDATES of `outside` (ranked ids not in the context) that `owner` may
-    read, as read now (loose ones as `pool` holds them, those whose text a warm instance keeps
-    for their indexed hash without a read), and those passed over: gone or withdrawn."""
-    from cardchat.access import permissions
-    from cardchat.chat import card_texts
-    from cardchat.repo import cards as card_repo
+def read_chosen(db: Db, owner: str, ranked: Ranked, chosen: list[str]) -> Ranked:
+    """`ranked` with the `chosen` candidates read (a plan's `unread`): those `owner` may still read
+    join its cards, sized now by their text; those gone or withdrawn since indexed leave its ids,
+    so that the next candidate takes their place."""
+    from cardchat.generation import turn_cards
 
-    cards: dict[str, Card] = {}
-    gone: set[str] = set()
-    start = 0
-    while start < len(outside) and len(cards) < TURN_CANDIDATES:
-        chunk = outside[start : start + TURN_CANDIDATES - len(cards)]
-        kept = {c: k for c in chunk if (k := pool.loose.get(c) or pool.kept_card(c)) is not None}
-        read = card_repo.load_cards(db, [c for c in chunk if c not in kept])
-        card_texts.remember(read.items())
-        readable = permissions.readable_cards({**read, **kept}, owner, chunk)
-        cards |= readable
-        gone |= set(chunk) - set(readable)
-        start += len(chunk)
-    return cards, gone
+    assert ranked.pool is not None
+    readable, gone = turn_cards.read(db, owner, ranked.pool, chosen)
+    return replace(ranked, ids=[c for c in ranked.ids if c not in gone], cards={**ranked.cards, **readable})
 
 
 @dataclass
@@ -346,14 +365,20 @@ def ground_turn(
     turns = [ContextTurn.from_dict(t) for t in private.context_turns]
     pinned = frozenset(private.pinned_cards)
     present = context_ids(text, private.card_ids, turns, index, pinned)
-    ranked = rank_source(db, private.owner, source_of(source), asked, before, list(present), private.excluded_cards)
+    ranked = rank_source(
+        db, private.owner, source_of(source), asked, before, list(present), private.excluded_cards, read=False
+    )
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
-    authors = AuthorBook(private.owner).authors(ranked.cards.values())
+    book, budget = AuthorBook(private.owner), turn_budget(spec)
     try:
-        budget = turn_budget(spec)
-        plan = plan_turn(
-            text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
-        )
+        while True:  # each round reads what the plan picked by indexed size: a card never read is never packed
+            authors = book.authors(ranked.cards.values())
+            plan = plan_turn(
+                text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
+            )
+            if not plan.unread:
+                break
+            ranked = read_chosen(db, private.owner, ranked, plan.unread)
     except ValueError:  # not a background in fit_background's format: nothing to append to
         log.warning("turn context %s: the background is not in card format", chat_id)
         return None
