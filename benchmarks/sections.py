@@ -19,9 +19,9 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 #: Where a section runs:
 #: firestore  `python -m benchmarks NAME` on the Firestore emulator (or no emulator at all); under
 #:            bench-smoke, on the test stack's own Firestore, in a project no trigger listens to
-#: pipeline   Auth, Firestore and Functions of its own (each section on fresh ones), the functions'
-#:            Anthropic pointed at benchmarks/fake_provider.py (the test stack's functions have no
-#:            provider key, and must not)
+#: pipeline   Auth, Firestore and Functions of its own (each section on fresh ones; the tiny run puts them
+#:            all on one, one after another), the functions' Anthropic pointed at
+#:            benchmarks/fake_provider.py (the test stack's functions have no provider key, and must not)
 #: functions  Firestore and Functions of its own, once per CARDCHAT_EMBED_BATCH (set when they start)
 #: browser    `node benchmarks/<name>.mjs` against a running stack with the demo deck seeded
 #: dev        `scripts/bench NAME` starts `scripts/dev` itself, afresh each time (its tiny run starts
