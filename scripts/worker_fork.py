@@ -38,6 +38,8 @@ PER_WORKER = {"FUNCTION_TARGET", "K_SERVICE", "PORT", "FUNCTION_SIGNATURE_TYPE",
 SHELLS = {"sh", "dash", "bash"}
 SKIP_DIRS = {"venv", "__pycache__", "node_modules", "tests"}
 START_TIMEOUT_S = 120
+#: What the zygote sends a launcher once it has forked its worker.
+FORKED = b"+"
 
 
 def fork_dir() -> str:
@@ -136,6 +138,8 @@ def launch() -> None:
         os.unlink(registry_entry(os.getpid()))
     request = json.dumps({"env": env, "cwd": cwd}).encode()
     socket.send_fds(conn, [len(request).to_bytes(4, "big") + request], [0, 1, 2])
+    if conn.recv(len(FORKED)) != FORKED:  # a zygote that was ending as this launcher came
+        os.execvp("functions-framework", ["functions-framework"])
     while conn.recv(4096):  # the worker never writes: this returns when it ends
         pass
     with contextlib.suppress(OSError):

@@ -3,17 +3,22 @@ for each launcher that connects (worker_fork.py says why and how the roles meet)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import sys
 import threading
+import time
 
-from worker_fork import registry_entry
+from worker_fork import FORKED, registry_entry
 
 #: How often the zygote looks whether its CLI is still there.
 CLI_CHECK_S = 5.0
+#: A zygote that forked nothing for this long ends (a source edit leaves the old one unused for good);
+#: the next launcher starts a new one.
+IDLE_EXIT_S = 600.0
 
 
 def _import_main() -> dict[str, str]:
@@ -82,6 +87,7 @@ def _serve_one(listener: socket.socket, conn: socket.socket, added: dict[str, st
             os._exit(1)
     for fd in fds:
         os.close(fd)
+    conn.sendall(FORKED)
 
 
 def _cli_alive(pid: int) -> bool:
@@ -93,7 +99,8 @@ def _cli_alive(pid: int) -> bool:
 
 
 def serve(path: str, cli_pid: int) -> None:
-    """Imports, listens at `path` and forks a worker per connection, until the CLI is gone."""
+    """Imports, listens at `path` and forks a worker per connection, until the CLI is gone or no
+    launcher came for IDLE_EXIT_S."""
     added = _import_main()
     if threading.active_count() != 1:  # a fork would copy locks that a thread holds
         sys.exit(f"importing main.py started threads: {threading.enumerate()}; not forking")
@@ -103,13 +110,16 @@ def serve(path: str, cli_pid: int) -> None:
     listener.bind(staging)
     listener.listen(64)
     os.replace(staging, path)  # launchers connect only once it listens
+    ours = os.stat(path).st_ino
     listener.settimeout(CLI_CHECK_S)
+    last_fork = time.monotonic()
     try:
-        while _cli_alive(cli_pid):
+        while _cli_alive(cli_pid) and time.monotonic() - last_fork < IDLE_EXIT_S:
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
                 continue
+            last_fork = time.monotonic()
             conn.settimeout(None)
             try:
                 _serve_one(listener, conn, added)
@@ -118,4 +128,6 @@ def serve(path: str, cli_pid: int) -> None:
             finally:
                 conn.close()
     finally:
-        os.unlink(path)
+        with contextlib.suppress(OSError):  # unless a later zygote has taken the path over
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
