@@ -4,7 +4,7 @@
 // focused; an answer's Copy puts the answer's text on the clipboard.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { APP_URL, DESKTOP, launch, newContext, pageErrors, signIn, signInRest } from './support.mjs';
+import { APP_URL, callFunction, DESKTOP, launch, newContext, pageErrors, signIn, signInRest, until } from './support.mjs';
 import { answeredChat, completeMessage, writeCards } from './chatsetup.mjs';
 
 const WORD = `quayside${Date.now()}`;
@@ -19,6 +19,11 @@ before(async () => {
   const { uid, idToken } = await signInRest();
   cardId = `${uid}_e2e-chatpage-${WORD}`;
   await writeCards(uid, [[cardId, `Quayside ${WORD}`, `The ${WORD} crane lifts forty tonnes and is oiled every Monday.`]]);
+  // The Cards page's filter asks the server's search, which finds a card once the embedding trigger
+  // has indexed it: behind a backlog of earlier tests' writes, that can take longer than the chats below.
+  await until(`the search to find the new card ${cardId}`, async () =>
+    (await callFunction('searchCards', { text: WORD, scope: 'mine', limit: 50 }, idToken)).cards
+      .some((c) => c.id === cardId), 180_000, 3000);
   chatId = await answeredChat(idToken, [cardId], `How much does the ${WORD} crane lift?`);
   otherId = await answeredChat(idToken, [cardId], `When is the ${WORD} crane oiled?`);
 });

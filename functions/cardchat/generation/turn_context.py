@@ -107,7 +107,7 @@ class Ranked:
     """The chat's collection ranked for a question: card ids best first (every card the
     owner may read), the cards, and each one's cosine similarity (None when unembedded).
     A candidate not in `cards` yet is sized by `chars` (its indexed title and body length)
-    and read (`read_chosen`) only when a plan picks it; `pool` is where it is read from."""
+    and read (`plan_reading`) only when a plan picks it; `pool` is where it is read from."""
 
     ids: list[str]
     cards: dict[str, Card]
@@ -265,7 +265,7 @@ def rank_source(
     Only the cards a turn can add are read: the best TURN_CANDIDATES outside
     the context (`context_ids`, whose citations the chat already holds in
     ChatPrivate), further ones for those gone or withdrawn since indexed; not `read`: only
-    those kept without a read, the others sized by their indexed length (`read_chosen`).
+    those kept without a read, the others sized by their indexed length (`plan_reading`).
     A card the question names by title comes first (chat/named_cards.py); an
     `excluded` one never comes. `matching_only`: only cards that share a word with
     the question (a search's, generation/look_further.py), not the whole collection in order."""
@@ -298,15 +298,17 @@ def rank_source(
     return Ranked([c for c in ids if c not in gone], cards, scores, chars, pool)
 
 
-def read_chosen(db: Db, owner: str, ranked: Ranked, chosen: list[str]) -> Ranked:
-    """`ranked` with the `chosen` candidates read (a plan's `unread`): those `owner` may still read
-    join its cards, sized now by their text; those gone or withdrawn since indexed leave its ids,
-    so that the next candidate takes their place."""
+def plan_reading(db: Db, owner: str, ranked: Ranked, plan_with: Any) -> tuple[Plan, Ranked]:
+    """The plan `plan_with(ranked)` makes once it picks no card unread, and `ranked` by then: each round
+    reads what it picked by indexed size (those `owner` may still read join, sized now by their text;
+    those gone or withdrawn leave, so the next candidate takes their place). Nothing unread is packed."""
     from cardchat.generation import turn_cards
 
-    assert ranked.pool is not None
-    readable, gone = turn_cards.read(db, owner, ranked.pool, chosen)
-    return replace(ranked, ids=[c for c in ranked.ids if c not in gone], cards={**ranked.cards, **readable})
+    while (plan := plan_with(ranked)).unread:
+        assert ranked.pool is not None
+        readable, gone = turn_cards.read(db, owner, ranked.pool, plan.unread)
+        ranked = replace(ranked, ids=[c for c in ranked.ids if c not in gone], cards={**ranked.cards, **readable})
+    return plan, ranked
 
 
 @dataclass
@@ -370,15 +372,13 @@ def ground_turn(
     )
     room = turn_room(spec, private.background_length, tokens, [m["content"] for m in said])
     book, budget = AuthorBook(private.owner), turn_budget(spec)
+
+    def plan_with(r: Ranked) -> Plan:
+        authors = book.authors(r.cards.values())
+        return plan_turn(text, tokens, private.card_ids, turns, r, index, room, budget, spec.tokenizer, authors, pinned)
+
     try:
-        while True:  # each round reads what the plan picked by indexed size: a card never read is never packed
-            authors = book.authors(ranked.cards.values())
-            plan = plan_turn(
-                text, tokens, private.card_ids, turns, ranked, index, room, budget, spec.tokenizer, authors, pinned
-            )
-            if not plan.unread:
-                break
-            ranked = read_chosen(db, private.owner, ranked, plan.unread)
+        plan, ranked = plan_reading(db, private.owner, ranked, plan_with)
     except ValueError:  # not a background in fit_background's format: nothing to append to
         log.warning("turn context %s: the background is not in card format", chat_id)
         return None
