@@ -1,7 +1,8 @@
 """The Firestore emulator's JVM: CPU it burns for one fixed workload, with the JVM's default tiered
-compiler (C1 then C2) and with C1 only (`-XX:TieredStopAtLevel=1`, which scripts/lib.sh sets for
-every stack). A test run keeps both cores busy, so the emulator's CPU is time taken from the tests.
-The two settings take turns, each on an emulator of its own, so both meet the same load.
+compiler (C1 then C2), with C1 only (`-XX:TieredStopAtLevel=1`), and with C1 only and the serial
+collector (`-XX:+UseSerialGC`; both are what scripts/lib.sh sets for every stack). A test run keeps
+both cores busy, so the emulator's CPU is time taken from the tests. The settings take turns, each on
+an emulator of its own, so all meet the same load.
 
     scripts/bench emulator_jvm
 """
@@ -19,7 +20,11 @@ from typing import Any
 
 from benchmarks.common import sized
 
-SETTINGS = {"tiered (default)": "", "C1 only": "-XX:TieredStopAtLevel=1"}
+SETTINGS = {
+    "tiered (default)": "",
+    "C1 only": "-XX:TieredStopAtLevel=1",
+    "C1 only, serial collector (as set)": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+}
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

@@ -50,10 +50,13 @@ pick_java() {
     preload="--require \"$ROOT/scripts/$name.cjs\""
     [[ " ${NODE_OPTIONS:-} " == *" $preload "* ]] || export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }$preload"
   done
-  # The Firestore emulator's JVM compiles with C1 only: C2's compiler threads cost more CPU than the
-  # faster code gives back in a test run or a dev session (docs/performance.md, "The emulators' JVM").
-  local c1="-XX:TieredStopAtLevel=1"
-  [[ " ${JAVA_TOOL_OPTIONS:-} " == *" $c1 "* ]] || export JAVA_TOOL_OPTIONS="${JAVA_TOOL_OPTIONS:+$JAVA_TOOL_OPTIONS }$c1"
+  # The Firestore emulator's JVM compiles with C1 only and collects with the serial collector: C2's
+  # compiler threads and G1's concurrent ones cost more CPU than they give back in a test run or a dev
+  # session on two cores (docs/performance.md, "The emulators' JVM").
+  local option
+  for option in -XX:TieredStopAtLevel=1 -XX:+UseSerialGC; do
+    [[ " ${JAVA_TOOL_OPTIONS:-} " == *" $option "* ]] || export JAVA_TOOL_OPTIONS="${JAVA_TOOL_OPTIONS:+$JAVA_TOOL_OPTIONS }$option"
+  done
 }
 
 # CARDCHAT_PORT_OFFSET shifts every emulator port, so two stacks (a developer's
