@@ -73,8 +73,9 @@ def in_fresh_process(module: str, args: list[str], project: str, code: Path) -> 
 
 @contextmanager
 def triggers_paused() -> Iterator[None]:
-    """Background triggers off meanwhile, as scripts/seed does: the cards written need no embedCard."""
-    hub = f"http://127.0.0.1:{os.environ['CARDCHAT_HUB_PORT']}/functions"
+    """Background triggers off meanwhile, as scripts/seed does: the cards written need no embedCard
+    (the Functions emulator delivers no Firestore event; its hub's switch, which emulators:exec names)."""
+    hub = f"http://{os.environ['FIREBASE_EMULATOR_HUB']}/functions"
     # Resuming re-discovers the functions in a Python process (FUNCTIONS_DISCOVERY_TIMEOUT, scripts/lib.sh):
     # on a loaded machine that took over 10 s.
     urllib.request.urlopen(urllib.request.Request(f"{hub}/disableBackgroundTriggers", method="PUT"), timeout=90)

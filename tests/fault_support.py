@@ -8,6 +8,7 @@ on sys.path).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -197,6 +198,7 @@ def _answers(host: str) -> bool:
         return False
 
 
+@functools.cache
 def _worker_fork() -> Any:
     """scripts/worker_fork.py, which knows where a launcher's worker is recorded."""
     spec = importlib.util.spec_from_file_location("worker_fork", ROOT / "scripts" / "worker_fork.py")

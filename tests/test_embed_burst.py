@@ -5,14 +5,11 @@ worker's handover starts a fresh worker (resumeEmbedding)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import urllib.request
-
 import pytest
 from google.cloud.firestore import FieldFilter
 from test_endpoints import wait_for
 
+from benchmarks.common import triggers_paused
 from cardchat.embeddings.text import text_hash
 from cardchat.repo import embed_queue
 from cardchat.schema.documents import CARD_EMBEDDINGS, CARDS, Card, now
@@ -58,22 +55,6 @@ def _all_fresh(db, cards: dict[str, Card]) -> bool:
     refs = [db.collection(CARD_EMBEDDINGS).document(card_id) for card_id in cards]
     stored = {snap.id: snap.to_dict() for snap in db.get_all(refs, field_paths=["text_hash"]) if snap.exists}
     return all(stored.get(cid, {}).get("text_hash") == text_hash(c.title, c.body) for cid, c in cards.items())
-
-
-@contextlib.contextmanager
-def triggers_paused():
-    """The Functions emulator delivers no Firestore event meanwhile (its hub's switch)."""
-    hub = os.environ["FIREBASE_EMULATOR_HUB"]
-
-    def switch(what: str) -> None:
-        req = urllib.request.Request(f"http://{hub}/functions/{what}BackgroundTriggers", method="PUT")
-        urllib.request.urlopen(req, timeout=60).close()
-
-    switch("disable")
-    try:
-        yield
-    finally:
-        switch("enable")
 
 
 def test_a_handover_starts_a_fresh_worker_that_finishes_the_queue(app_db):

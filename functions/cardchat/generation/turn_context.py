@@ -24,7 +24,7 @@ stays a short transaction, and a retry or a branch takes the same path.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -298,7 +298,7 @@ def rank_source(
     return Ranked([c for c in ids if c not in gone], cards, scores, chars, pool)
 
 
-def plan_reading(db: Db, owner: str, ranked: Ranked, plan_with: Any) -> tuple[Plan, Ranked]:
+def plan_reading(db: Db, owner: str, ranked: Ranked, plan_with: Callable[[Ranked], Plan]) -> tuple[Plan, Ranked]:
     """The plan `plan_with(ranked)` makes once it picks no card unread, and `ranked` by then: each round
     reads what it picked by indexed size (those `owner` may still read join, sized now by their text;
     those gone or withdrawn leave, so the next candidate takes their place). Nothing unread is packed."""
