@@ -90,7 +90,8 @@ async function chatOnIt(page, host) {
   await page.getByTestId('start-submit').click();
   await page.waitForURL(/\/chat\/[^/]+$/, { timeout: 120_000 });
   const answer = page.locator('[data-testid=message][data-role=assistant]').first();
-  await answer.and(page.locator('[data-phase=complete]')).waitFor({ timeout: 120_000 });
+  // Complete, and its text revealed to the end: the page reveals a streamed answer over a few frames.
+  await answer.and(page.locator('[data-phase=complete]:not(.revealing)')).waitFor({ timeout: 120_000 });
   assert.equal((await answer.getByTestId('message-body').textContent())?.trim(), ANSWER.join(''));
   assert.deepEqual(offered[0], ['search_cards'], 'the answer\'s request offered the card search');
   assert.equal(await page.getByTestId('look-further-toggle').isChecked(), true);
